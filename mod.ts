@@ -1,0 +1,24 @@
+/**
+ * mu-sessions: store, upgrade, navigate and project agent session transcripts (the
+ * tree-shaped, append-only pi / Atomic session format, format 4). Runtime-agnostic: this
+ * entry imports no Deno, Node or DOM API, so it loads in Deno, Node, browsers and edge
+ * runtimes. Persistent stores live under `stores/`.
+ *
+ * @example
+ * ```ts
+ * import { SessionManager } from "@mu/sessions";
+ * const manager = await SessionManager.inMemory("/project");
+ * await manager.appendMessage({ role: "user", content: "hello", timestamp: Date.now() });
+ * console.log(manager.buildSessionContext().messages.length); // 1
+ * ```
+ *
+ * @module
+ */
+export * from "./src/errors.ts";
+export * from "./src/schema.ts";
+export * from "./src/jsonl.ts";
+export * from "./src/migrate.ts";
+export * from "./src/tree.ts";
+export * from "./src/listing.ts";
+export * from "./stores/store.ts";
+export { MemorySessionStore } from "./stores/memory.ts";

@@ -1,0 +1,146 @@
+/**
+ * Typed errors raised by the session library. Every error extends {@link SessionError},
+ * and each has a `name` equal to its class name so it survives structured cloning
+ * (worker messages) and can be matched without `instanceof`.
+ *
+ * @module
+ */
+
+/**
+ * Base class of every error this library raises on purpose.
+ *
+ * @example
+ * ```ts
+ * import { SessionError } from "@mu/sessions";
+ * try { /* ... *\/ } catch (e) { if (e instanceof SessionError) console.error(e.message); }
+ * ```
+ */
+export class SessionError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Where in a JSONL source a format problem was found. */
+export interface SessionFormatLocation {
+  /** 1-based line number in the source (the header is line 1). */
+  line: number;
+  /** Byte offset of the start of that line in the UTF-8 source. */
+  byteOffset: number;
+  /** File path or other label for the source, when known. */
+  source?: string;
+}
+
+/**
+ * A session source is not a loadable session: torn final record, invalid JSON,
+ * structurally invalid entry, missing header, future or unrecognised version, parent cycle.
+ *
+ * @example
+ * ```ts
+ * import { parseSessionJsonl, SessionFormatError } from "@mu/sessions";
+ * try { await parseSessionJsonl('{"type":"session","version":9,"id":"x"}\n'); }
+ * catch (e) { if (e instanceof SessionFormatError) console.log(e.line, e.reason); }
+ * ```
+ */
+export class SessionFormatError extends SessionError {
+  /** 1-based line number the problem was found on (0 when not tied to a line). */
+  readonly line: number;
+  /** Byte offset of that line's first byte in the source. */
+  readonly byteOffset: number;
+  /** What is wrong, phrased so a person can act on it. */
+  readonly reason: string;
+  /** File path or label of the source, when known. */
+  readonly source?: string;
+
+  constructor(
+    reason: string,
+    location: Partial<SessionFormatLocation> = {},
+    options?: ErrorOptions,
+  ) {
+    const line = location.line ?? 0;
+    const where = [location.source, line > 0 ? `line ${line}` : undefined].filter(Boolean).join(
+      ", ",
+    );
+    super(where ? `${where}: ${reason}` : reason, options);
+    this.line = line;
+    this.byteOffset = location.byteOffset ?? 0;
+    this.reason = reason;
+    this.source = location.source;
+  }
+}
+
+/**
+ * No session with the given id (or path) exists in the store.
+ *
+ * @example
+ * ```ts
+ * import { SessionNotFoundError } from "@mu/sessions";
+ * const err = new SessionNotFoundError("abc");
+ * console.log(err.sessionId); // "abc"
+ * ```
+ */
+export class SessionNotFoundError extends SessionError {
+  readonly sessionId: string;
+  constructor(sessionId: string, message = `Session not found: ${sessionId}`) {
+    super(message);
+    this.sessionId = sessionId;
+  }
+}
+
+/**
+ * A session with the given id already exists where a new one was to be created.
+ *
+ * @example
+ * ```ts
+ * import { SessionExistsError } from "@mu/sessions";
+ * console.log(new SessionExistsError("abc").message);
+ * ```
+ */
+export class SessionExistsError extends SessionError {
+  readonly sessionId: string;
+  constructor(sessionId: string, message = `Session already exists: ${sessionId}`) {
+    super(message);
+    this.sessionId = sessionId;
+  }
+}
+
+/**
+ * Storage failed (I/O error, lock held by another writer, disk full, closed store).
+ * When a write rejects with this error nothing of that write was committed.
+ *
+ * @example
+ * ```ts
+ * import { SessionStorageError } from "@mu/sessions";
+ * throw new SessionStorageError("disk full", { cause: new Error("ENOSPC") });
+ * ```
+ */
+export class SessionStorageError extends SessionError {}
+
+/**
+ * An entry id passed to a navigation or mutation method does not exist in the session.
+ *
+ * @example
+ * ```ts
+ * import { EntryNotFoundError } from "@mu/sessions";
+ * console.log(new EntryNotFoundError("deadbeef").entryId);
+ * ```
+ */
+export class EntryNotFoundError extends SessionError {
+  readonly entryId: string;
+  constructor(entryId: string) {
+    super(`Entry ${entryId} not found`);
+    this.entryId = entryId;
+  }
+}
+
+/**
+ * An argument is not acceptable (invalid session id, deleting the open session, ...).
+ *
+ * @example
+ * ```ts
+ * import { InvalidArgumentError } from "@mu/sessions";
+ * console.log(new InvalidArgumentError("bad id").name); // "InvalidArgumentError"
+ * ```
+ */
+export class InvalidArgumentError extends SessionError {}

@@ -1,0 +1,388 @@
+/**
+ * Streaming JSONL codec for session files.
+ *
+ * Records are split on the byte 0x0A only (never on U+2028/U+2029), decoded line by line
+ * from bytes, so a stream of any size never becomes one string. Rules of the format: the
+ * first record is the session header; blank lines and a UTF-8 byte-order mark are
+ * tolerated; a complete final record without a newline is accepted; a torn final record,
+ * invalid JSON, structurally invalid entries and unknown or future versions are rejected
+ * with a {@link SessionFormatError} carrying line, byte offset and reason.
+ *
+ * The raw text of every parsed record is remembered (keyed by the parsed object), so an
+ * unchanged entry is written back byte for byte.
+ *
+ * @module
+ */
+import { SessionFormatError } from "./errors.ts";
+import { upgradeRecords } from "./migrate.ts";
+import {
+  describeSchemaError,
+  type SessionEntry,
+  type SessionHeader,
+  SessionHeaderSchema,
+  validateEntry,
+} from "./schema.ts";
+
+// ---------------------------------------------------------------- raw text keeping
+
+const rawJson = new WeakMap<object, string>();
+
+/** Remember the exact JSON text `value` was parsed from. */
+export function rememberRawJson(value: object, text: string): void {
+  rawJson.set(value, text);
+}
+
+/** The exact JSON text a parsed record came from, if it was parsed and not replaced. */
+export function rawJsonOf(value: object): string | undefined {
+  return rawJson.get(value);
+}
+
+/**
+ * One record as JSON text (no newline): its original text when it was parsed and not
+ * replaced, otherwise `JSON.stringify`. Entries are treated as immutable values: to change
+ * one, build a new object.
+ *
+ * @example
+ * ```ts
+ * import { toJsonLine } from "@mu/sessions";
+ * toJsonLine({ type: "custom" }); // '{"type":"custom"}'
+ * ```
+ */
+export function toJsonLine(value: object): string {
+  return rawJson.get(value) ?? JSON.stringify(value);
+}
+
+// ---------------------------------------------------------------- line splitting
+
+/** One non-blank record of a JSONL source. */
+export interface JsonlRecord {
+  /** The line without its terminator (and without a trailing `\r`). */
+  text: string;
+  /** 1-based physical line number. */
+  line: number;
+  /** Byte offset of the line's first byte. */
+  byteOffset: number;
+  /** False for a final line that had no `\n` after it. */
+  terminated: boolean;
+}
+
+const utf8Encoder = new TextEncoder();
+
+/**
+ * Splits bytes into records on 0x0A. Push chunks, then call {@link end}. Lines spanning
+ * chunks are joined from their parts only once complete.
+ */
+export class JsonlLineSplitter {
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  readonly #onRecord: (record: JsonlRecord) => void;
+  #parts: Uint8Array[] = [];
+  #partsLength = 0;
+  #line = 1;
+  #offset = 0; // byte offset of the current line's start
+  #source?: string;
+
+  constructor(onRecord: (record: JsonlRecord) => void, source?: string) {
+    this.#onRecord = onRecord;
+    this.#source = source;
+  }
+
+  /** Feed the next chunk of bytes. */
+  push(chunk: Uint8Array): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(10, start);
+      if (newline === -1) {
+        this.#parts.push(chunk.subarray(start));
+        this.#partsLength += chunk.length - start;
+        return;
+      }
+      this.#emit(this.#take(chunk.subarray(start, newline)), true);
+      start = newline + 1;
+    }
+  }
+
+  /** Flush the final line (one without a newline after it). */
+  end(): void {
+    if (this.#partsLength > 0) this.#emit(this.#take(new Uint8Array(0)), false);
+  }
+
+  #take(tail: Uint8Array): Uint8Array {
+    if (this.#parts.length === 0) return tail;
+    const bytes = new Uint8Array(this.#partsLength + tail.length);
+    let at = 0;
+    for (const part of this.#parts) {
+      bytes.set(part, at);
+      at += part.length;
+    }
+    bytes.set(tail, at);
+    this.#parts = [];
+    this.#partsLength = 0;
+    return bytes;
+  }
+
+  #emit(bytes: Uint8Array, terminated: boolean): void {
+    const line = this.#line++;
+    const byteOffset = this.#offset;
+    this.#offset += bytes.length + (terminated ? 1 : 0);
+    let text: string;
+    try {
+      text = this.#decoder.decode(bytes);
+    } catch {
+      throw new SessionFormatError("line is not valid UTF-8", {
+        line,
+        byteOffset,
+        source: this.#source,
+      });
+    }
+    deliver(this.#onRecord, text, line, byteOffset, terminated);
+  }
+}
+
+function deliver(
+  onRecord: (record: JsonlRecord) => void,
+  text: string,
+  line: number,
+  byteOffset: number,
+  terminated: boolean,
+): void {
+  if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+  if (text.trim() === "") return;
+  onRecord({ text, line, byteOffset, terminated });
+}
+
+/** Split a string into records (same rules as the byte splitter). */
+function splitString(input: string, onRecord: (record: JsonlRecord) => void): void {
+  let start = 0;
+  let line = 1;
+  let byteOffset = 0;
+  let asciiOnly = true; // byte offsets are computed cheaply while the text stays ASCII
+  while (start < input.length) {
+    const newline = input.indexOf("\n", start);
+    const end = newline === -1 ? input.length : newline;
+    const text = input.slice(start, end);
+    deliver(onRecord, text, line, byteOffset, newline !== -1);
+    if (asciiOnly && /[\u0080-\uffff]/.test(text)) asciiOnly = false;
+    byteOffset += (asciiOnly ? text.length : utf8Encoder.encode(text).length) + 1;
+    line++;
+    start = end + 1;
+  }
+}
+
+// ---------------------------------------------------------------- session assembly
+
+/** A parsed session. */
+export interface ParsedSession {
+  header: SessionHeader;
+  /** Entries in file order, upgraded to format 4. */
+  entries: SessionEntry[];
+  /** The version the source was written in (1-4). */
+  sourceVersion: number;
+  /** True when the source was an older format and was upgraded in memory. */
+  upgraded: boolean;
+}
+
+/** Options for {@link parseSessionJsonl}. */
+export interface ParseOptions {
+  /** File path or label used in error messages. */
+  source?: string;
+  /** Keep each record's original text for byte-identical export (default true). */
+  retainRaw?: boolean;
+  /** Called with the number of bytes consumed so far (stream input). */
+  onProgress?: (bytesRead: number) => void;
+  /** Stop reading a stream; rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Collects records into a session; shared by the sync and async entry points. */
+class SessionAssembler {
+  header?: Record<string, unknown>;
+  headerLine = 0;
+  readonly entries: Record<string, unknown>[] = [];
+  readonly lines: number[] = [];
+  readonly offsets: number[] = [];
+  constructor(readonly options: ParseOptions) {}
+
+  readonly onRecord = (record: JsonlRecord): void => {
+    const { source } = this.options;
+    let value: unknown;
+    try {
+      value = JSON.parse(record.text);
+    } catch (error) {
+      const reason = record.terminated
+        ? `invalid JSON: ${(error as Error).message}`
+        : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
+      throw new SessionFormatError(reason, {
+        line: record.line,
+        byteOffset: record.byteOffset,
+        source,
+      });
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw new SessionFormatError("record is not a JSON object", {
+        line: record.line,
+        byteOffset: record.byteOffset,
+        source,
+      });
+    }
+    if (this.options.retainRaw !== false) rawJson.set(value, record.text);
+    if (!this.header) {
+      if ((value as { type?: unknown }).type !== "session") {
+        throw new SessionFormatError('first record is not a session header (type "session")', {
+          line: record.line,
+          byteOffset: record.byteOffset,
+          source,
+        });
+      }
+      this.header = value as Record<string, unknown>;
+      this.headerLine = record.line;
+      return;
+    }
+    this.entries.push(value as Record<string, unknown>);
+    this.lines.push(record.line);
+    this.offsets.push(record.byteOffset);
+  };
+
+  finish(): ParsedSession {
+    const { source } = this.options;
+    if (!this.header) throw new SessionFormatError("empty source: no session header", { source });
+    const upgrade = (() => {
+      try {
+        return upgradeRecords(this.header!, this.entries, source);
+      } catch (error) {
+        if (error instanceof SessionFormatError) {
+          throw new SessionFormatError(error.reason, { line: this.headerLine, source });
+        }
+        throw error;
+      }
+    })();
+    const header = SessionHeaderSchema.safeParse(upgrade.header);
+    if (!header.success) {
+      throw new SessionFormatError(`invalid session header: ${describeSchemaError(header.error)}`, {
+        line: this.headerLine,
+        source,
+      });
+    }
+    const entries = upgrade.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const problem = validateEntry(entries[i]);
+      if (problem) {
+        throw new SessionFormatError(
+          `invalid ${String(entries[i].type ?? "entry")} entry: ${problem}`,
+          {
+            line: this.lines[i],
+            byteOffset: this.offsets[i],
+            source,
+          },
+        );
+      }
+    }
+    return {
+      header: upgrade.header as SessionHeader,
+      entries: entries as unknown as SessionEntry[],
+      sourceVersion: upgrade.sourceVersion,
+      upgraded: upgrade.upgraded,
+    };
+  }
+}
+
+/**
+ * Parse a whole session from a string or bytes, synchronously.
+ *
+ * @example
+ * ```ts
+ * import { parseSessionJsonlSync } from "@mu/sessions";
+ * const { header, entries } = parseSessionJsonlSync(
+ *   '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n',
+ * );
+ * ```
+ */
+export function parseSessionJsonlSync(
+  input: string | Uint8Array,
+  options: ParseOptions = {},
+): ParsedSession {
+  const assembler = new SessionAssembler(options);
+  if (typeof input === "string") {
+    splitString(input, assembler.onRecord);
+  } else {
+    const splitter = new JsonlLineSplitter(assembler.onRecord, options.source);
+    splitter.push(input);
+    splitter.end();
+  }
+  return assembler.finish();
+}
+
+/**
+ * Parse a session from a string, bytes, or a byte stream (decoded line by line; a large
+ * file is never held as one string). Older formats are upgraded in memory.
+ *
+ * @example
+ * ```ts
+ * import { parseSessionJsonl } from "@mu/sessions";
+ * const response = new Response('{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}\n');
+ * const parsed = await parseSessionJsonl(response.body!);
+ * parsed.sourceVersion; // 3
+ * parsed.upgraded; // true
+ * ```
+ */
+export async function parseSessionJsonl(
+  input: string | Uint8Array | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  options: ParseOptions = {},
+): Promise<ParsedSession> {
+  if (typeof input === "string" || input instanceof Uint8Array) {
+    return parseSessionJsonlSync(input, options);
+  }
+  const assembler = new SessionAssembler(options);
+  const splitter = new JsonlLineSplitter(assembler.onRecord, options.source);
+  let bytesRead = 0;
+  const chunks = Symbol.asyncIterator in input ? input : readableIterator(input);
+  for await (const chunk of chunks as AsyncIterable<Uint8Array>) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    splitter.push(chunk);
+    bytesRead += chunk.length;
+    options.onProgress?.(bytesRead);
+  }
+  splitter.end();
+  return assembler.finish();
+}
+
+async function* readableIterator(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
+ * Serialize a session as format-4 JSONL: one record per line, each ending in `\n`.
+ * Records that were parsed and not replaced are written as their original text.
+ *
+ * @example
+ * ```ts
+ * import { parseSessionJsonlSync, serializeSessionJsonl } from "@mu/sessions";
+ * const text = '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n';
+ * const { header, entries } = parseSessionJsonlSync(text);
+ * serializeSessionJsonl(header, entries) === text; // true
+ * ```
+ */
+export function serializeSessionJsonl(
+  header: SessionHeader,
+  entries: readonly SessionEntry[],
+): string {
+  let out = toJsonLine(header) + "\n";
+  for (const entry of entries) out += toJsonLine(entry) + "\n";
+  return out;
+}
+
+/** Serialize entries (no header) as JSONL lines, each ending in `\n`. */
+export function serializeEntries(entries: readonly object[]): string {
+  let out = "";
+  for (const entry of entries) out += toJsonLine(entry) + "\n";
+  return out;
+}

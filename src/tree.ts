@@ -1,0 +1,197 @@
+/**
+ * The index of a session's entries, built in one pass: lookup by id, children in file
+ * order, resolved labels, roots (including entries whose parent is missing), and the
+ * walks the manager and projection need. Parent cycles are rejected while indexing, so no
+ * walk can loop.
+ *
+ * @module
+ */
+import { SessionFormatError } from "./errors.ts";
+import type { SessionEntry } from "./schema.ts";
+
+/** A node of {@link SessionIndex.getTree}. */
+export interface SessionTreeNode {
+  entry: SessionEntry;
+  children: SessionTreeNode[];
+  /** The entry's current label, if any. */
+  label?: string;
+}
+
+/** Options for {@link SessionIndex.build}. */
+export interface IndexOptions {
+  /** Label for error messages (file path, session id). */
+  source?: string;
+}
+
+/**
+ * An index over a session's entries (file order). Mutated only through {@link add}, which
+ * the manager calls after an append committed.
+ *
+ * @example
+ * ```ts
+ * import { SessionIndex } from "@mu/sessions";
+ * const index = SessionIndex.build([
+ *   { type: "label", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", targetId: "a", label: "x" },
+ * ]);
+ * index.getLabel("a"); // "x"
+ * ```
+ */
+export class SessionIndex {
+  readonly entries: SessionEntry[] = [];
+  readonly byId = new Map<string, SessionEntry>();
+  /** Ids whose `parentId` is set but not present in the session (kept as roots). */
+  readonly danglingParents = new Set<string>();
+  readonly #children = new Map<string | null, SessionEntry[]>();
+  readonly #labels = new Map<string, string>();
+  readonly #depth = new Map<string, number>();
+
+  /** Index entries in file order; throws {@link SessionFormatError} on a parent cycle. */
+  static build(entries: readonly SessionEntry[], options: IndexOptions = {}): SessionIndex {
+    const index = new SessionIndex();
+    for (const entry of entries) index.#insert(entry);
+    index.#checkAcyclic(options.source);
+    return index;
+  }
+
+  /**
+   * Add one entry appended after the index was built. Its parent must already be indexed
+   * (or be null), which keeps the tree acyclic without a check.
+   */
+  add(entry: SessionEntry): void {
+    this.#insert(entry);
+    const parent = entry.parentId;
+    this.#depth.set(
+      entry.id,
+      parent === null || !this.byId.has(parent) ? 0 : this.#depthOf(parent) + 1,
+    );
+  }
+
+  #insert(entry: SessionEntry): void {
+    this.entries.push(entry);
+    // Duplicate ids: the later entry wins lookups, both stay in `entries` (anchor behaviour).
+    this.byId.set(entry.id, entry);
+    const parentKey = entry.parentId;
+    let siblings = this.#children.get(parentKey);
+    if (!siblings) this.#children.set(parentKey, siblings = []);
+    siblings.push(entry);
+    if (entry.type === "label") {
+      if (entry.label) this.#labels.set(entry.targetId, entry.label);
+      else this.#labels.delete(entry.targetId);
+    }
+  }
+
+  /** Depth-first colouring: each entry is visited once, so building is O(n). */
+  #checkAcyclic(source: string | undefined): void {
+    for (const entry of this.entries) {
+      if (entry.parentId !== null && !this.byId.has(entry.parentId)) {
+        this.danglingParents.add(entry.id);
+      }
+    }
+    for (const start of this.entries) {
+      if (this.#depth.has(start.id)) continue;
+      const trail: string[] = [];
+      const onTrail = new Set<string>();
+      let cursor: SessionEntry | undefined = start;
+      let base = -1;
+      while (cursor) {
+        const known = this.#depth.get(cursor.id);
+        if (known !== undefined) {
+          base = known;
+          break;
+        }
+        if (onTrail.has(cursor.id)) {
+          const line = this.entries.indexOf(cursor) + 2; // header is line 1
+          throw new SessionFormatError(`entry ${cursor.id} is its own ancestor (parentId cycle)`, {
+            line,
+            source,
+          });
+        }
+        trail.push(cursor.id);
+        onTrail.add(cursor.id);
+        cursor = cursor.parentId === null ? undefined : this.byId.get(cursor.parentId);
+      }
+      for (let i = trail.length - 1; i >= 0; i--) this.#depth.set(trail[i], ++base);
+    }
+  }
+
+  #depthOf(id: string): number {
+    return this.#depth.get(id) ?? 0;
+  }
+
+  /** The entry with this id, if any. */
+  get(id: string): SessionEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Direct children of an entry (or the roots for `null`), in file order. */
+  getChildren(parentId: string | null): SessionEntry[] {
+    const children = this.#children.get(parentId) ?? [];
+    if (parentId !== null) return [...children];
+    // Entries whose parent is missing are roots too.
+    return this.entries.filter((entry) =>
+      entry.parentId === null || this.danglingParents.has(entry.id)
+    );
+  }
+
+  /** The current label of an entry. */
+  getLabel(id: string): string | undefined {
+    return this.#labels.get(id);
+  }
+
+  /** All current labels, by target id. */
+  get labels(): ReadonlyMap<string, string> {
+    return this.#labels;
+  }
+
+  /**
+   * The path from the root to `leafId`, root first. Unknown or null leaf: `[]`.
+   * O(depth): the path array is preallocated from the indexed depth.
+   */
+  getPath(leafId: string | null | undefined): SessionEntry[] {
+    if (leafId === null || leafId === undefined) return [];
+    let cursor = this.byId.get(leafId);
+    if (!cursor) return [];
+    const path: SessionEntry[] = new Array(this.#depthOf(leafId) + 1);
+    for (let i = path.length - 1; i >= 0 && cursor; i--) {
+      path[i] = cursor;
+      cursor = cursor.parentId === null ? undefined : this.byId.get(cursor.parentId);
+    }
+    return path;
+  }
+
+  /** The last entry in file order, which is where a reopened session's leaf sits. */
+  get lastEntry(): SessionEntry | undefined {
+    return this.entries[this.entries.length - 1];
+  }
+
+  /**
+   * The whole tree: roots in file order, children sorted by timestamp (stable: equal or
+   * unparseable timestamps keep file order). Built iteratively, so deep trees are safe.
+   */
+  getTree(): SessionTreeNode[] {
+    const nodes = new Map<string, SessionTreeNode>();
+    const roots: SessionTreeNode[] = [];
+    for (const entry of this.entries) {
+      if (nodes.has(entry.id)) continue; // duplicate id: one node, the indexed entry
+      const indexed = this.byId.get(entry.id)!;
+      const node: SessionTreeNode = { entry: indexed, children: [] };
+      const label = this.#labels.get(entry.id);
+      if (label !== undefined) node.label = label;
+      nodes.set(entry.id, node);
+    }
+    for (const node of nodes.values()) {
+      const parentId = node.entry.parentId;
+      const parent = parentId === null ? undefined : nodes.get(parentId);
+      if (parent) parent.children.push(node);
+      else roots.push(node);
+    }
+    const time = (node: SessionTreeNode) => {
+      const ms = Date.parse(node.entry.timestamp);
+      return Number.isNaN(ms) ? 0 : ms;
+    };
+    for (const node of nodes.values()) {
+      if (node.children.length > 1) node.children.sort((a, b) => time(a) - time(b));
+    }
+    return roots;
+  }
+}

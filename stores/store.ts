@@ -1,0 +1,184 @@
+/**
+ * The one storage seam. Every driver (memory, SQLite, JSONL files, OPFS, IndexedDB, File
+ * System Access) implements {@link SessionStore}; the manager, viewer and edge handler
+ * touch storage only through it.
+ *
+ * Contract every driver keeps (checked by `tests/conformance/`):
+ * - `create` rejects with `SessionExistsError` when the id exists, and writes the header
+ *   and initial entries all-or-nothing.
+ * - `append` resolves only once the entries are committed (durable for persistent stores),
+ *   writes all of them or none, and on failure rejects with `SessionStorageError` (or a
+ *   `SessionNotFoundError` for an unknown id) having committed nothing.
+ * - `load` returns format-4 data (older formats upgraded in memory), entries in commit
+ *   order, or rejects with `SessionNotFoundError` / `SessionFormatError`.
+ * - `list` never parses whole sessions when it can avoid it; unloadable sessions are left
+ *   out and reported through `onSkipped`.
+ * - Stores never mutate entry objects passed in or handed out.
+ *
+ * @module
+ */
+import { InvalidArgumentError, SessionError, SessionStorageError } from "../src/errors.ts";
+import type { SessionInfo } from "../src/listing.ts";
+import { compareSessionInfo } from "../src/listing.ts";
+import type { SessionEntry, SessionHeader } from "../src/schema.ts";
+
+export type { SessionInfo } from "../src/listing.ts";
+
+/** A session as loaded from a store. */
+export interface LoadedSession {
+  header: SessionHeader;
+  /** Entries in commit (file) order. */
+  entries: SessionEntry[];
+  /** The version the stored data had before any in-memory upgrade (1-4). */
+  sourceVersion: number;
+  /**
+   * True when the stored data is an older format that was upgraded in memory. A writer
+   * must persist the upgrade (`SessionStore.replace`) before appending.
+   */
+  upgraded: boolean;
+  /** JSONL file location, when the store keeps one file per session. */
+  path?: string;
+}
+
+/** Why a listing left a session out. */
+export interface SkippedSession {
+  /** File path or id of the unloadable session. */
+  path: string;
+  /** The error that made it unloadable (usually a `SessionFormatError`). */
+  error: Error;
+}
+
+/** Options for {@link SessionStore.list}. */
+export interface ListOptions {
+  /** Only sessions whose header `cwd` equals this. */
+  cwd?: string;
+  /** Include classified workflow sessions (excluded by default). */
+  includeInternal?: boolean;
+  /** Abort the listing; the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called as sessions are read: `(loaded, total)`, ending with `total/total`. */
+  onProgress?: (loaded: number, total: number) => void;
+  /** Called once for every session left out because it cannot be loaded. */
+  onSkipped?: (skipped: SkippedSession) => void;
+}
+
+/** Where a created session lives. */
+export interface CreatedSession {
+  id: string;
+  /** JSONL file location, when the store keeps one file per session. */
+  path?: string;
+}
+
+/**
+ * A session store. Small and async; optional capabilities are feature-tested.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore } from "@mu/sessions";
+ * const store = new MemorySessionStore();
+ * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
+ * const rows = await store.list();
+ * ```
+ */
+export interface SessionStore {
+  /** Short driver name: "memory", "sqlite", "jsonl", "indexeddb", ... */
+  readonly kind: string;
+  /** The JSONL directory of a file-per-session store; undefined for other stores. */
+  readonly directory?: string;
+
+  /** Create a session with a format-4 header and optional initial entries (atomic). */
+  create(header: SessionHeader, entries?: readonly SessionEntry[]): Promise<CreatedSession>;
+  /** Append entries to an existing session (atomic per call). */
+  append(sessionId: string, entries: readonly SessionEntry[]): Promise<void>;
+  /** Load a session by exact id. */
+  load(sessionId: string): Promise<LoadedSession>;
+  /** Atomically replace a session's header and all its entries (persists upgrades). */
+  replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void>;
+  /** Replace only the header (e.g. workflow markers); entries are untouched. */
+  updateHeader(header: SessionHeader): Promise<void>;
+  /** List sessions, newest first. */
+  list(options?: ListOptions): Promise<SessionInfo[]>;
+  /** Delete a session; deleting an id that does not exist does nothing. */
+  delete(sessionId: string): Promise<void>;
+  /** Whether a session with this id exists. */
+  has(sessionId: string): Promise<boolean>;
+  /** Release resources; later calls reject with `SessionStorageError`. */
+  close(): Promise<void>;
+
+  /** Optional: the session as format-4 JSONL, byte-identical for unchanged imported entries. */
+  exportJsonl?(sessionId: string): Promise<string>;
+}
+
+/** The longest session id accepted. */
+export const MAX_SESSION_ID_LENGTH = 256;
+
+/**
+ * Reject ids that could escape a folder or break a file name: empty, longer than
+ * {@link MAX_SESSION_ID_LENGTH}, containing `/`, `\`, control characters, or equal to
+ * `.` / `..`.
+ *
+ * @example
+ * ```ts
+ * import { assertValidSessionId } from "@mu/sessions";
+ * assertValidSessionId("2f0c-custom.id"); // ok
+ * ```
+ */
+export function assertValidSessionId(id: unknown): asserts id is string {
+  if (typeof id !== "string" || id.length === 0) {
+    throw new InvalidArgumentError("Session id must be a non-empty string");
+  }
+  if (id.length > MAX_SESSION_ID_LENGTH) {
+    throw new InvalidArgumentError(`Session id is longer than ${MAX_SESSION_ID_LENGTH} characters`);
+  }
+  // deno-lint-ignore no-control-regex
+  if (/[/\\\u0000-\u001f\u007f]/.test(id) || id === "." || id === "..") {
+    throw new InvalidArgumentError(
+      `Session id ${JSON.stringify(id)} contains a path separator or control character`,
+    );
+  }
+}
+
+/** Throw the signal's reason when it is aborted. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason ?? new DOMException("Listing aborted", "AbortError");
+}
+
+/**
+ * Apply the listing options every store shares (cwd, internal) and sort newest first.
+ * Stores that can filter earlier (SQL) still call this to keep one ordering rule.
+ */
+export function finishListing(rows: SessionInfo[], options: ListOptions = {}): SessionInfo[] {
+  const kept = rows.filter((row) =>
+    (options.cwd === undefined || row.cwd === options.cwd) &&
+    (options.includeInternal || !row.internal)
+  );
+  return kept.sort(compareSessionInfo);
+}
+
+/**
+ * Run a storage operation, turning any non-library error into a `SessionStorageError`
+ * that names the operation (library errors pass through unchanged).
+ */
+export async function storageOperation<T>(
+  what: string,
+  operation: () => Promise<T> | T,
+): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof SessionError) throw error;
+    if (error instanceof DOMException && error.name === "AbortError") throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new SessionStorageError(`${what} failed: ${detail}`, { cause: error });
+  }
+}
+
+/** Guard for stores after `close()`. */
+export function assertOpen(closed: boolean, kind: string): void {
+  if (closed) throw new SessionStorageError(`The ${kind} session store is closed`);
+}
+
+/** Deep copy for stores that hand out entries they keep (memory, IndexedDB). */
+export function cloneJson<T>(value: T): T {
+  return structuredClone(value);
+}
