@@ -23,6 +23,7 @@ import {
   type LoadedSession,
   type SessionInfo,
   type SessionStore,
+  storageOperation,
   throwIfAborted,
 } from "./store.ts";
 
@@ -30,6 +31,12 @@ interface StoredSession {
   header: string;
   entries: string[];
   listing: ListingState;
+}
+
+function toStored(header: SessionHeader, entries: readonly SessionEntry[]): StoredSession {
+  const listing = emptyListingState();
+  for (const entry of entries) applyEntryToListing(listing, entry);
+  return { header: toJsonLine(header), entries: entries.map(toJsonLine), listing };
 }
 
 function parseKept<T extends object>(text: string): T {
@@ -60,20 +67,15 @@ export class MemorySessionStore implements SessionStore {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
     if (this.#sessions.has(header.id)) throw new SessionExistsError(header.id);
-    const listing = emptyListingState();
-    for (const entry of entries) applyEntryToListing(listing, entry);
-    this.#sessions.set(header.id, {
-      header: toJsonLine(header),
-      entries: entries.map(toJsonLine),
-      listing,
-    });
+    const stored = await storageOperation("create", () => toStored(header, entries));
+    this.#sessions.set(header.id, stored);
     return { id: header.id };
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
     const session = this.#get(sessionId);
-    const lines = entries.map(toJsonLine); // serialise all first: all or nothing
+    const lines = await storageOperation("append", () => entries.map(toJsonLine)); // all or nothing
     session.entries.push(...lines);
     for (const entry of entries) applyEntryToListing(session.listing, entry);
   }
@@ -103,7 +105,8 @@ export class MemorySessionStore implements SessionStore {
 
   async updateHeader(header: SessionHeader): Promise<void> {
     assertOpen(this.#closed, this.kind);
-    this.#get(header.id).header = toJsonLine(header);
+    const session = this.#get(header.id);
+    session.header = await storageOperation("updateHeader", () => toJsonLine(header));
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
