@@ -22,3 +22,4 @@ export * from "./src/tree.ts";
 export * from "./src/listing.ts";
 export * from "./stores/store.ts";
 export { MemorySessionStore } from "./stores/memory.ts";
+export * from "./src/runtime.ts";
