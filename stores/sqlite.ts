@@ -1,0 +1,564 @@
+/**
+ * The SQLite {@link SessionStore}, written once against a minimal database shape that
+ * `node:sqlite` (Deno, Node >= 22.5), better-sqlite3 (Node 20) and the sqlite-wasm OO1 API
+ * (browser worker) each satisfy through a few-line adapter, the way Kysely's SQLite dialect
+ * takes any `DatabaseSync`-shaped handle. This file uses no Deno, Node or DOM API.
+ *
+ * Database shape ({@link SqliteDatabase}): `exec(sql)`, `prepare(sql)` returning a
+ * statement with positional `run` / `all` / `get` (only plain `?` placeholders are used),
+ * and `close()`. Drivers are synchronous; the store's methods are async so the same
+ * interface fits every {@link SessionStore}. Transactions are plain SQL
+ * (`BEGIN IMMEDIATE` / `COMMIT` / `ROLLBACK`, see {@link sqliteTransaction}) so every driver
+ * behaves alike and a writer in another process waits (`busy_timeout`) instead of failing.
+ *
+ * Schema, version {@link SQLITE_SCHEMA_VERSION} in `PRAGMA user_version`, reached by the
+ * forward steps of {@link SQLITE_MIGRATIONS}:
+ * ```sql
+ * sessions(id TEXT PRIMARY KEY, cwd TEXT, created_at INTEGER, -- epoch ms
+ *          modified INTEGER,                                -- epoch ms, listing order
+ *          header TEXT,                                     -- raw header JSON
+ *          internal INTEGER, workflow TEXT, parent_session_id TEXT,
+ *          listing TEXT)                                    -- ListingState JSON
+ * entries(session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER,
+ *         entry_id TEXT, parent_id TEXT, type TEXT, json TEXT, -- raw entry JSON
+ *         PRIMARY KEY (session_id, seq))
+ * INDEX entries_by_entry_id (session_id, entry_id, seq); INDEX sessions_by_cwd (cwd, modified DESC, ...)
+ * ```
+ * Listing reads only `sessions` rows: the listing fold (`src/listing.ts`) is kept current
+ * inside every write transaction, so no entry is ever parsed to list.
+ *
+ * @module
+ */
+import {
+  EntryNotFoundError,
+  SessionExistsError,
+  SessionFormatError,
+  SessionNotFoundError,
+  SessionStorageError,
+} from "../src/errors.ts";
+import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
+import {
+  applyEntryToListing,
+  emptyListingState,
+  type ListingState,
+  listingToInfo,
+} from "../src/listing.ts";
+import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../src/schema.ts";
+import {
+  assertOpen,
+  assertValidSessionId,
+  type CreatedSession,
+  finishListing,
+  type ListOptions,
+  type LoadedSession,
+  type SessionInfo,
+  type SessionStore,
+  storageOperation,
+  throwIfAborted,
+} from "./store.ts";
+
+/** A value bound to a `?` placeholder. */
+export type SqliteValue = string | number | bigint | null | Uint8Array;
+
+/**
+ * A prepared statement: positional parameters, rows as plain or null-prototype objects.
+ *
+ * @example
+ * ```ts
+ * // node:sqlite's StatementSync and better-sqlite3's Statement already fit.
+ * const row = db.prepare("SELECT 1 AS one").get(); // { one: 1 }
+ * ```
+ */
+export interface SqliteStatement {
+  run(...params: SqliteValue[]): { changes: number | bigint };
+  all(...params: SqliteValue[]): Record<string, unknown>[];
+  get(...params: SqliteValue[]): Record<string, unknown> | undefined;
+}
+
+/**
+ * The minimal synchronous database handle the store needs.
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * const db: SqliteDatabase = new DatabaseSync("sessions.db");
+ * ```
+ */
+export interface SqliteDatabase {
+  exec(sql: string): void;
+  prepare(sql: string): SqliteStatement;
+  close(): void;
+}
+
+/** Options for {@link SqliteSessionStore.open}. */
+export interface SqliteStoreOptions {
+  /** `PRAGMA journal_mode`; default `"WAL"`. `null` leaves it alone (OPFS pools set their own). */
+  journalMode?: string | null;
+  /** How long a writer waits for another connection's lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  /** `PRAGMA synchronous` (`"FULL"`, `"NORMAL"`, ...); default: SQLite's own (FULL). */
+  synchronous?: string | null;
+}
+
+/**
+ * Forward schema steps: step `i` takes `user_version` from `i` to `i + 1`. Never edit a
+ * published step; append a new one.
+ *
+ * @example
+ * ```ts
+ * import { SQLITE_MIGRATIONS } from "@mu/sessions/stores/sqlite.ts";
+ * SQLITE_MIGRATIONS.length; // the current schema version
+ * ```
+ */
+export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
+  [
+    `CREATE TABLE sessions (
+      id TEXT PRIMARY KEY NOT NULL,
+      cwd TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      modified INTEGER NOT NULL,
+      header TEXT NOT NULL,
+      internal INTEGER NOT NULL DEFAULT 0,
+      workflow TEXT,
+      parent_session_id TEXT,
+      listing TEXT NOT NULL
+    )`,
+    `CREATE TABLE entries (
+      session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+      seq INTEGER NOT NULL,
+      entry_id TEXT,
+      parent_id TEXT,
+      type TEXT NOT NULL,
+      json TEXT NOT NULL,
+      PRIMARY KEY (session_id, seq)
+    )`,
+  ],
+  [
+    // loadBranch walks parents by id; the latest duplicate id wins, hence seq in the key.
+    `CREATE INDEX entries_by_entry_id ON entries (session_id, entry_id, seq)`,
+    `CREATE INDEX sessions_by_cwd ON sessions (cwd, modified DESC, created_at DESC, id)`,
+  ],
+];
+
+/** The schema version this library writes (`PRAGMA user_version`). */
+export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS.length;
+
+/**
+ * Run `fn` in one transaction: committed when it returns, rolled back when it throws.
+ * `fn` must be synchronous: an `await` inside would let other calls on the same
+ * connection run inside this transaction.
+ *
+ * @example
+ * ```ts
+ * sqliteTransaction(db, () => db.prepare("DELETE FROM entries").run());
+ * ```
+ */
+export function sqliteTransaction<T>(
+  db: SqliteDatabase,
+  fn: () => T,
+  mode: "IMMEDIATE" | "DEFERRED" = "IMMEDIATE",
+): T {
+  db.exec(`BEGIN ${mode}`);
+  let result: T;
+  try {
+    result = fn();
+    db.exec("COMMIT");
+  } catch (error) {
+    try {
+      db.exec("ROLLBACK");
+    } catch {
+      // SQLite already rolled back (e.g. after SQLITE_FULL); the original error matters.
+    }
+    throw error;
+  }
+  return result;
+}
+
+/**
+ * Bring a database to {@link SQLITE_SCHEMA_VERSION}; returns the version found before.
+ * Rejects a database written by a newer schema rather than guessing at it.
+ *
+ * @example
+ * ```ts
+ * const before = migrateSqliteSchema(db); // 0 for a new file
+ * ```
+ */
+export function migrateSqliteSchema(db: SqliteDatabase): number {
+  const readVersion = () => Number(db.prepare("PRAGMA user_version").get()?.user_version ?? 0);
+  const found = readVersion();
+  if (found > SQLITE_SCHEMA_VERSION) {
+    throw new SessionStorageError(
+      `The session database has schema version ${found}, newer than this library supports (${SQLITE_SCHEMA_VERSION}); upgrade @mu/sessions`,
+    );
+  }
+  if (found === SQLITE_SCHEMA_VERSION) return found;
+  sqliteTransaction(db, () => {
+    // Another process may have migrated while this one waited for the write lock.
+    const current = readVersion();
+    for (let step = current; step < SQLITE_SCHEMA_VERSION; step++) {
+      for (const sql of SQLITE_MIGRATIONS[step]) db.exec(sql);
+    }
+    if (current < SQLITE_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
+  });
+  return found;
+}
+
+/** The entries on the path from the root to a leaf (see {@link SqliteSessionStore.loadBranch}). */
+export interface LoadedBranch {
+  header: SessionHeader;
+  /** Root first, leaf last. */
+  entries: SessionEntry[];
+}
+
+interface EntryRow {
+  id: string | null;
+  parentId: string | null;
+  type: string;
+  json: string;
+}
+
+function toEntryRows(entries: readonly SessionEntry[]): EntryRow[] {
+  return entries.map((entry) => ({
+    id: typeof entry.id === "string" ? entry.id : null,
+    parentId: typeof entry.parentId === "string" ? entry.parentId : null,
+    type: String(entry.type),
+    json: toJsonLine(entry),
+  }));
+}
+
+/** The `sessions` columns after `id`, in {@link SESSION_COLUMNS} order. */
+function sessionColumns(header: SessionHeader, listing: ListingState): SqliteValue[] {
+  const info = listingToInfo(header, listing);
+  return [
+    info.cwd,
+    info.created.getTime(),
+    info.modified.getTime(),
+    toJsonLine(header),
+    info.internal ? 1 : 0,
+    header.workflow === undefined ? null : JSON.stringify(header.workflow) ?? null,
+    info.parentSessionId ?? null,
+    JSON.stringify(listing),
+  ];
+}
+
+const SESSION_COLUMNS =
+  "cwd, created_at, modified, header, internal, workflow, parent_session_id, listing";
+const SESSION_UPDATE = SESSION_COLUMNS.split(", ").map((column) => `${column} = ?`).join(", ");
+
+function parseKept<T extends object>(text: string, sessionId: string, line: number): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // reported below, with the same error as a non-object
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const source = `sqlite:${sessionId}`;
+    throw new SessionFormatError("stored record is not a JSON object", { line, source });
+  }
+  rememberRawJson(value, text);
+  return value as T;
+}
+
+const PRAGMA_WORD = /^[A-Za-z]+$/;
+
+/**
+ * SQLite session store over any {@link SqliteDatabase}. Use the runtime entry points
+ * (`stores/sqlite_deno.ts`, `stores/sqlite_node.ts`) to open a file.
+ *
+ * Optional capability beyond {@link SessionStore}: {@link loadBranch}, the entries on one
+ * root-to-leaf path via a recursive query (feature-test with `"loadBranch" in store`).
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * import { SqliteSessionStore } from "@mu/sessions/stores/sqlite.ts";
+ * const store = await SqliteSessionStore.open(new DatabaseSync(":memory:"));
+ * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
+ * ```
+ */
+export class SqliteSessionStore implements SessionStore {
+  readonly kind = "sqlite";
+  readonly #db: SqliteDatabase;
+  readonly #statements = new Map<string, SqliteStatement>();
+  #closed = false;
+
+  /** Configure the connection and migrate the schema; throws on failure (prefer {@link open}). */
+  constructor(db: SqliteDatabase, options: SqliteStoreOptions = {}) {
+    this.#db = db;
+    const { journalMode = "WAL", busyTimeoutMs = 5000, synchronous = null } = options;
+    // busy_timeout first: switching to WAL and migrating may wait for another process.
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    db.exec("PRAGMA foreign_keys = ON");
+    for (const [name, value] of [["journal_mode", journalMode], ["synchronous", synchronous]]) {
+      if (value === null) continue;
+      if (!PRAGMA_WORD.test(value)) throw new SessionStorageError(`Invalid ${name}: ${value}`);
+      db.prepare(`PRAGMA ${name} = ${value}`).get(); // journal_mode answers with a row
+    }
+    migrateSqliteSchema(db);
+  }
+
+  /**
+   * Open a store over a database handle; rejects with `SessionStorageError` (and closes
+   * nothing: the caller owns `db` until this resolves).
+   */
+  static async open(
+    db: SqliteDatabase,
+    options: SqliteStoreOptions = {},
+  ): Promise<SqliteSessionStore> {
+    return await storageOperation("open SQLite store", () => new SqliteSessionStore(db, options));
+  }
+
+  async create(
+    header: SessionHeader,
+    entries: readonly SessionEntry[] = [],
+  ): Promise<CreatedSession> {
+    assertOpen(this.#closed, this.kind);
+    assertValidSessionId(header.id);
+    return await this.#write("create", entries, (rows) => {
+      const columns = sessionColumns(header, listingOf(entries));
+      return () => {
+        if (this.#get("SELECT 1 AS x FROM sessions WHERE id = ?", header.id)) {
+          throw new SessionExistsError(header.id);
+        }
+        this.#statement(
+          `INSERT INTO sessions (id, ${SESSION_COLUMNS}) VALUES (?${", ?".repeat(8)})`,
+        ).run(header.id, ...columns);
+        this.#insertEntries(header.id, 0, rows);
+        return { id: header.id };
+      };
+    });
+  }
+
+  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    await this.#write("append", entries, (rows) => () => {
+      const row = this.#get("SELECT header, listing FROM sessions WHERE id = ?", sessionId);
+      if (!row) throw new SessionNotFoundError(sessionId);
+      if (rows.length === 0) return;
+      // Fold from the committed state read under the write lock, so concurrent writers in
+      // other processes never lose each other's listing updates.
+      const listing = JSON.parse(String(row.listing)) as ListingState;
+      for (const entry of entries) applyEntryToListing(listing, entry);
+      const header = JSON.parse(String(row.header)) as SessionHeader;
+      const last = this.#get("SELECT MAX(seq) AS seq FROM entries WHERE session_id = ?", sessionId);
+      this.#insertEntries(sessionId, last?.seq == null ? 0 : Number(last.seq) + 1, rows);
+      this.#statement("UPDATE sessions SET listing = ?, modified = ? WHERE id = ?").run(
+        JSON.stringify(listing),
+        listingToInfo(header, listing).modified.getTime(),
+        sessionId,
+      );
+    });
+  }
+
+  async load(sessionId: string): Promise<LoadedSession> {
+    const { header, rows } = await this.#read("load", sessionId, "seq, json");
+    return {
+      header,
+      entries: rows.map((row, i) => parseKept<SessionEntry>(String(row.json), sessionId, i + 2)),
+      sourceVersion: CURRENT_SESSION_VERSION,
+      upgraded: false,
+    };
+  }
+
+  /** The session as format-4 JSONL, joined from the stored raw texts (nothing is parsed). */
+  async exportJsonl(sessionId: string): Promise<string> {
+    const { headerText, rows } = await this.#read("exportJsonl", sessionId, "json");
+    const lines = [headerText];
+    for (const row of rows) lines.push(String(row.json));
+    return lines.join("\n") + "\n";
+  }
+
+  async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    await this.#write("replace", entries, (rows) => {
+      const columns = sessionColumns(header, listingOf(entries));
+      return () => {
+        const changed = this.#statement(`UPDATE sessions SET ${SESSION_UPDATE} WHERE id = ?`)
+          .run(...columns, header.id).changes;
+        if (Number(changed) === 0) throw new SessionNotFoundError(header.id);
+        this.#statement("DELETE FROM entries WHERE session_id = ?").run(header.id);
+        this.#insertEntries(header.id, 0, rows);
+      };
+    });
+  }
+
+  async updateHeader(header: SessionHeader): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    await this.#write("updateHeader", [], () => {
+      toJsonLine(header); // a header that cannot be serialised fails before the transaction
+      return () => {
+        const row = this.#get("SELECT listing FROM sessions WHERE id = ?", header.id);
+        if (!row) throw new SessionNotFoundError(header.id);
+        const columns = sessionColumns(header, JSON.parse(String(row.listing)));
+        this.#statement(`UPDATE sessions SET ${SESSION_UPDATE} WHERE id = ?`)
+          .run(...columns, header.id);
+      };
+    });
+  }
+
+  async list(options: ListOptions = {}): Promise<SessionInfo[]> {
+    assertOpen(this.#closed, this.kind);
+    throwIfAborted(options.signal);
+    const where: string[] = [];
+    const params: SqliteValue[] = [];
+    if (options.cwd !== undefined) {
+      where.push("cwd = ?");
+      params.push(options.cwd);
+    }
+    if (!options.includeInternal) where.push("internal = 0");
+    const sql = `SELECT id, header, listing FROM sessions${
+      where.length ? ` WHERE ${where.join(" AND ")}` : ""
+    } ORDER BY modified DESC, created_at DESC, id`;
+    const rows = await storageOperation("list", () => this.#statement(sql).all(...params));
+    const infos: SessionInfo[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      throwIfAborted(options.signal);
+      const row = rows[i];
+      try {
+        const header = JSON.parse(String(row.header)) as SessionHeader;
+        infos.push(listingToInfo(header, JSON.parse(String(row.listing)) as ListingState));
+      } catch (error) {
+        const reason = `stored session row is unreadable: ${(error as Error).message}`;
+        options.onSkipped?.({ path: String(row.id), error: new SessionFormatError(reason) });
+      }
+      options.onProgress?.(i + 1, rows.length);
+    }
+    if (rows.length === 0) options.onProgress?.(0, 0);
+    return finishListing(infos, options); // one ordering rule for every store
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    await storageOperation("delete", () =>
+      sqliteTransaction(this.#db, () => {
+        // Explicit, so deletion does not depend on the connection's foreign_keys setting.
+        this.#statement("DELETE FROM entries WHERE session_id = ?").run(sessionId);
+        this.#statement("DELETE FROM sessions WHERE id = ?").run(sessionId);
+      }));
+  }
+
+  async has(sessionId: string): Promise<boolean> {
+    assertOpen(this.#closed, this.kind);
+    return await storageOperation(
+      "has",
+      () => this.#get("SELECT 1 AS x FROM sessions WHERE id = ?", sessionId) !== undefined,
+    );
+  }
+
+  /**
+   * Optional fast path: only the entries on the path from the root to `leafId`, found by
+   * a recursive query over the `(session_id, entry_id)` index, root first. Feed them to
+   * `buildSessionProjection(entries, leafId)` without loading the whole session.
+   * `leafId` defaults to the last committed entry; `null` gives an empty path. Like the
+   * tree index, a duplicate id resolves to its latest entry.
+   *
+   * @example
+   * ```ts
+   * const { entries } = await store.loadBranch("s1"); // the current branch
+   * ```
+   */
+  async loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch> {
+    assertOpen(this.#closed, this.kind);
+    return await storageOperation("loadBranch", () =>
+      sqliteTransaction(this.#db, () => {
+        const row = this.#get("SELECT header FROM sessions WHERE id = ?", sessionId);
+        if (!row) throw new SessionNotFoundError(sessionId);
+        const header = parseKept<SessionHeader>(String(row.header), sessionId, 1);
+        const last = this.#get(
+          "SELECT seq, entry_id FROM entries WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
+          sessionId,
+        );
+        const leaf = leafId === undefined ? (last?.entry_id as string | null) ?? null : leafId;
+        if (leaf === null || !last) return { header, entries: [] };
+        const limit = Number(last.seq) + 1; // a path visits each entry at most once
+        const path = this.#statement(BRANCH_SQL)
+          .all(sessionId, leaf, sessionId, sessionId, limit, sessionId);
+        if (path.length === 0) throw new EntryNotFoundError(leaf);
+        if (Number(path[0].depth) >= limit) {
+          throw new SessionFormatError(`entry ${leaf} has a parentId cycle on its path`, {
+            source: `sqlite:${sessionId}`,
+          });
+        }
+        return {
+          header,
+          entries: path.map((r) => parseKept<SessionEntry>(String(r.json), sessionId, 0)),
+        };
+      }, "DEFERRED"));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#statements.clear();
+    await storageOperation("close", () => this.#db.close());
+  }
+
+  #statement(sql: string): SqliteStatement {
+    let statement = this.#statements.get(sql);
+    if (!statement) this.#statements.set(sql, statement = this.#db.prepare(sql));
+    return statement;
+  }
+
+  #get(sql: string, ...params: SqliteValue[]): Record<string, unknown> | undefined {
+    return this.#statement(sql).get(...params);
+  }
+
+  #insertEntries(sessionId: string, firstSeq: number, rows: readonly EntryRow[]): void {
+    const insert = this.#statement(
+      "INSERT INTO entries (session_id, seq, entry_id, parent_id, type, json) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    rows.forEach((row, i) =>
+      insert.run(sessionId, firstSeq + i, row.id, row.parentId, row.type, row.json)
+    );
+  }
+
+  /**
+   * A write: `prepare` serialises everything outside the transaction (a value JSON cannot
+   * encode rejects before anything starts) and returns the body run under the write lock.
+   */
+  async #write<T>(
+    what: string,
+    entries: readonly SessionEntry[],
+    prepare: (rows: EntryRow[]) => () => T,
+  ): Promise<T> {
+    const body = await storageOperation(what, () => prepare(toEntryRows(entries)));
+    return await storageOperation(what, () => sqliteTransaction(this.#db, body));
+  }
+
+  /** Header and entry rows of one session, read in one snapshot. */
+  async #read(what: string, sessionId: string, columns: string) {
+    assertOpen(this.#closed, this.kind);
+    return await storageOperation(what, () =>
+      sqliteTransaction(this.#db, () => {
+        const row = this.#get("SELECT header FROM sessions WHERE id = ?", sessionId);
+        if (!row) throw new SessionNotFoundError(sessionId);
+        const headerText = String(row.header);
+        const rows = this.#statement(
+          `SELECT ${columns} FROM entries WHERE session_id = ? ORDER BY seq`,
+        ).all(sessionId);
+        return { headerText, header: parseKept<SessionHeader>(headerText, sessionId, 1), rows };
+      }, "DEFERRED"));
+  }
+}
+
+function listingOf(entries: readonly SessionEntry[]): ListingState {
+  const listing = emptyListingState();
+  for (const entry of entries) applyEntryToListing(listing, entry);
+  return listing;
+}
+
+/**
+ * Walk parent links from the leaf. Each step picks the latest entry with the parent's id
+ * (duplicates resolve like the tree index); `depth < limit` stops a corrupt parent cycle.
+ */
+const BRANCH_SQL = `WITH RECURSIVE path(seq, depth) AS (
+  SELECT (SELECT seq FROM entries WHERE session_id = ? AND entry_id = ? ORDER BY seq DESC LIMIT 1), 0
+  UNION ALL
+  SELECT (SELECT p.seq FROM entries p WHERE p.session_id = ? AND p.entry_id = e.parent_id
+          ORDER BY p.seq DESC LIMIT 1), path.depth + 1
+  FROM path JOIN entries e ON e.session_id = ? AND e.seq = path.seq
+  WHERE e.parent_id IS NOT NULL AND path.depth < ?
+)
+SELECT e.json, path.depth FROM path JOIN entries e ON e.session_id = ? AND e.seq = path.seq
+ORDER BY path.depth DESC`;
