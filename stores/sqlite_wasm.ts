@@ -1,0 +1,277 @@
+/**
+ * The SQLite session store in the browser: `@sqlite.org/sqlite-wasm` on OPFS, inside a
+ * dedicated worker (OPFS sync access handles exist only in workers). The schema and every
+ * query are `stores/sqlite.ts`'s; this file only adapts the OO1 API to its minimal
+ * `SqliteDatabase` shape and picks the VFS:
+ *
+ * - `"opfs-sahpool"`: needs no special headers; one connection per origin at a time (it
+ *   holds every file handle of its pool). Journal mode stays the default rollback journal
+ *   (WAL would need `locking_mode=EXCLUSIVE` and buys nothing for one connection).
+ * - `"opfs"`: needs a cross-origin isolated page (COOP `same-origin` + COEP `require-corp`);
+ *   several tabs may share the file.
+ * - `"auto"` (default): `"opfs"` when available, else `"opfs-sahpool"`. The two keep their
+ *   files in different places: pin one VFS if a page may be served both ways.
+ *
+ * Use it from the worker script itself ({@link openSqliteWasmStore}), or run the ready-made
+ * worker `stores/sqlite_wasm_worker.ts` and connect from the page with
+ * `WorkerSessionStore.connect(worker, options)` (`stores/worker_channel_client.ts`).
+ *
+ * @module
+ */
+import sqlite3InitModule, {
+  type Database,
+  type SAHPoolUtil,
+  type Sqlite3Static,
+} from "@sqlite.org/sqlite-wasm";
+import {
+  type SqliteDatabase,
+  SqliteSessionStore,
+  type SqliteStatement,
+  type SqliteValue,
+} from "./sqlite.ts";
+import { storageOperation } from "./store.ts";
+
+/** Which OPFS VFS holds the database. */
+export type SqliteWasmVfs = "auto" | "opfs" | "opfs-sahpool";
+
+/** Options for {@link openSqliteWasmStore}. */
+export interface SqliteWasmStoreOptions {
+  /** Default `"auto"`: `"opfs"` on cross-origin isolated pages, else `"opfs-sahpool"`. */
+  vfs?: SqliteWasmVfs;
+  /** Absolute database path inside the VFS (default `/mu-sessions.sqlite3`). */
+  filename?: string;
+  /** OPFS folder of the `opfs-sahpool` pool (default sqlite-wasm's `.opfs-sahpool`). */
+  poolDirectory?: string;
+}
+
+/** The default database path. */
+export const DEFAULT_SQLITE_WASM_FILENAME = "/mu-sessions.sqlite3";
+
+let sqlite3Promise: Promise<Sqlite3Static> | undefined;
+
+/** Initialise sqlite-wasm once per worker (it finds `sqlite3.wasm` next to the bundle). */
+export function loadSqliteWasm(): Promise<Sqlite3Static> {
+  return sqlite3Promise ??= sqlite3InitModule().catch((error: unknown) => {
+    sqlite3Promise = undefined;
+    throw error;
+  });
+}
+
+/**
+ * Adapt an OO1 `Database` to the `SqliteDatabase` shape `stores/sqlite.ts` is written
+ * against: positional `?` parameters, rows as objects, `{ changes }` from `run`.
+ *
+ * @example
+ * ```ts
+ * import { loadSqliteWasm, oo1Database } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * const sqlite3 = await loadSqliteWasm();
+ * const db = oo1Database(new sqlite3.oo1.DB(":memory:"));
+ * db.prepare("SELECT ? AS x").get(1); // { x: 1 }
+ * ```
+ */
+export function oo1Database(db: Database): SqliteDatabase {
+  return {
+    exec: (sql) => void db.exec(sql),
+    prepare(sql): SqliteStatement {
+      const statement = db.prepare(sql); // finalised by db.close()
+      // Every use resets and clears bindings, so a failed step never leaks into the next.
+      const use = <T>(params: SqliteValue[], fn: () => T): T => {
+        try {
+          if (params.length) statement.bind(params);
+          return fn();
+        } finally {
+          statement.reset(true);
+        }
+      };
+      return {
+        run: (...params) =>
+          use(params, () => {
+            statement.step();
+            return { changes: db.changes() };
+          }),
+        all: (...params) =>
+          use(params, () => {
+            const rows: Record<string, unknown>[] = [];
+            while (statement.step()) rows.push(statement.get({}));
+            return rows;
+          }),
+        get: (...params) => use(params, () => statement.step() ? statement.get({}) : undefined),
+      };
+    },
+    close: () => db.close(),
+  };
+}
+
+interface PoolState {
+  util: SAHPoolUtil;
+  open: number;
+}
+
+const pools = new Map<string, Promise<PoolState>>();
+
+/** Install (once) the sahpool VFS, retrying while a closing page still holds its handles. */
+function sahPool(sqlite3: Sqlite3Static, directory: string | undefined): Promise<PoolState> {
+  const key = directory ?? "";
+  let pool = pools.get(key);
+  if (!pool) {
+    pool = (async () => {
+      const name = directory ? `opfs-sahpool-${hashName(directory)}` : undefined;
+      for (let attempt = 0;; attempt++) {
+        try {
+          const util = await sqlite3.installOpfsSAHPoolVfs(
+            {
+              ...(name ? { name, directory } : {}),
+              // Never let a failed start delete the pool (the default does): the usual cause
+              // is another tab or a not-yet-gone previous page holding the handles.
+              preserveOnInitFailure: true,
+              forceReinitIfPreviouslyFailed: true,
+            } as Parameters<Sqlite3Static["installOpfsSAHPoolVfs"]>[0],
+          );
+          return { util, open: 0 };
+        } catch (error) {
+          if (attempt >= 20) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
+        }
+      }
+    })();
+    pools.set(key, pool);
+    pool.catch(() => pools.delete(key));
+  }
+  return pool;
+}
+
+function hashName(text: string): string {
+  let hash = 5381;
+  for (let i = 0; i < text.length; i++) hash = (hash * 33 + text.charCodeAt(i)) >>> 0;
+  return hash.toString(36);
+}
+
+/** Re-take the pool's handles if an earlier close released them. */
+async function acquire(pool: PoolState): Promise<void> {
+  if (pool.util.isPaused()) {
+    for (let attempt = 0;; attempt++) {
+      try {
+        await pool.util.unpauseVfs();
+        return;
+      } catch (error) {
+        if (attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
+      }
+    }
+  }
+}
+
+/** Give the handles back when nothing is open, so another tab or worker can take over. */
+function release(pool: PoolState): void {
+  if (pool.open === 0 && !pool.util.isPaused()) pool.util.pauseVfs();
+}
+
+async function resolveVfs(sqlite3: Sqlite3Static, vfs: SqliteWasmVfs = "auto") {
+  // sqlite3.oo1.OpfsDb exists only when the opfs VFS installed (isolated pages).
+  const hasOpfs = typeof sqlite3.oo1.OpfsDb === "function";
+  if (vfs === "opfs" && !hasOpfs) {
+    throw new Error(
+      "the opfs VFS is unavailable: serve the page with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, or use opfs-sahpool",
+    );
+  }
+  return vfs === "auto" ? (hasOpfs ? "opfs" : "opfs-sahpool") : vfs;
+}
+
+/** A SQLite store that also gives its sahpool handles back when closed. */
+class SqliteWasmSessionStore extends SqliteSessionStore {
+  readonly #onClose: () => void;
+  constructor(db: SqliteDatabase, onClose: () => void) {
+    super(db, { journalMode: null });
+    this.#onClose = onClose;
+  }
+  override async close(): Promise<void> {
+    try {
+      await super.close();
+    } finally {
+      this.#onClose();
+    }
+  }
+}
+
+/**
+ * Open the SQLite session store on OPFS. Call it in a worker. Rejects with
+ * `SessionStorageError` (no OPFS, the pool held by another tab, a newer schema, ...).
+ *
+ * @example
+ * ```ts
+ * // inside a module worker
+ * import { openSqliteWasmStore } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * const store = await openSqliteWasmStore({ vfs: "opfs-sahpool", filename: "/sessions.sqlite3" });
+ * console.log(await store.list());
+ * ```
+ */
+export async function openSqliteWasmStore(
+  options: SqliteWasmStoreOptions = {},
+): Promise<SqliteSessionStore> {
+  const filename = options.filename ?? DEFAULT_SQLITE_WASM_FILENAME;
+  return await storageOperation(`open SQLite (wasm) database ${filename}`, async () => {
+    const sqlite3 = await loadSqliteWasm();
+    const vfs = await resolveVfs(sqlite3, options.vfs);
+    if (vfs === "opfs") {
+      const db = new sqlite3.oo1.OpfsDb(filename, "c");
+      return openOrClose(db, () => {});
+    }
+    const pool = await sahPool(sqlite3, options.poolDirectory);
+    await acquire(pool);
+    // A database and its journal each take a pool slot; grow before opening, not during.
+    await pool.util.reserveMinimumCapacity(Number(pool.util.getFileCount()) + 4);
+    const db = new pool.util.OpfsSAHPoolDb(filename);
+    pool.open++;
+    return openOrClose(db, () => {
+      pool.open--;
+      release(pool);
+    });
+  });
+}
+
+function openOrClose(db: Database, onClose: () => void): SqliteSessionStore {
+  try {
+    return new SqliteWasmSessionStore(oo1Database(db), onClose);
+  } catch (error) {
+    db.close();
+    onClose();
+    throw error;
+  }
+}
+
+/**
+ * Delete a database file (and its journal) created by {@link openSqliteWasmStore}. Close
+ * its store first. Deleting a file that does not exist does nothing.
+ *
+ * @example
+ * ```ts
+ * import { deleteSqliteWasmDatabase } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * await deleteSqliteWasmDatabase({ vfs: "opfs-sahpool", filename: "/old.sqlite3" });
+ * ```
+ */
+export async function deleteSqliteWasmDatabase(options: SqliteWasmStoreOptions = {}) {
+  const filename = options.filename ?? DEFAULT_SQLITE_WASM_FILENAME;
+  await storageOperation(`delete SQLite (wasm) database ${filename}`, async () => {
+    const sqlite3 = await loadSqliteWasm();
+    const vfs = await resolveVfs(sqlite3, options.vfs);
+    if (vfs === "opfs-sahpool") {
+      const pool = await sahPool(sqlite3, options.poolDirectory);
+      await acquire(pool);
+      for (const suffix of ["", "-journal", "-wal"]) pool.util.unlink(filename + suffix);
+      release(pool);
+      return;
+    }
+    const parts = filename.split("/").filter(Boolean);
+    let dir = await navigator.storage.getDirectory();
+    for (const part of parts.slice(0, -1)) {
+      try {
+        dir = await dir.getDirectoryHandle(part);
+      } catch {
+        return; // no folder, no file
+      }
+    }
+    for (const suffix of ["", "-journal", "-wal"]) {
+      await dir.removeEntry(parts[parts.length - 1] + suffix).catch(() => {});
+    }
+  });
+}

@@ -1,0 +1,326 @@
+/**
+ * Page side of the worker store channel (`worker_channel.ts` is the worker side and the
+ * wire format): {@link WorkerSessionStore} is a `SessionStore` whose calls run in a worker.
+ * Nothing here imports a driver, so a page bundle stays small.
+ *
+ * @example
+ * ```ts
+ * import { WorkerSessionStore } from "@mu/sessions/stores/worker_channel_client.ts";
+ * const worker = new Worker("./sqlite_wasm_worker.js", { type: "module" });
+ * const store = await WorkerSessionStore.connect(worker, { vfs: "auto", filename: "/sessions.sqlite3" });
+ * console.log(await store.list());
+ * ```
+ *
+ * @module
+ */
+import { SessionStorageError } from "../src/errors.ts";
+import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
+import type { SessionEntry, SessionHeader } from "../src/schema.ts";
+import {
+  assertOpen,
+  type CreatedSession,
+  type ListOptions,
+  type LoadedSession,
+  type SessionInfo,
+  type SessionStore,
+  storageOperation,
+  throwIfAborted,
+} from "./store.ts";
+import {
+  type Branchable,
+  CONNECT_MESSAGE,
+  errorFromWire,
+  type MessageEndpoint,
+  REMOVE_MESSAGE,
+  type StoreDescription,
+  type WireReply,
+  type WireRequest,
+} from "./worker_channel.ts";
+
+/** Options for {@link WorkerSessionStore.connect}. */
+export interface ConnectOptions {
+  /** Give up when the worker has not answered in time (default 30 s): a dead worker fails. */
+  timeoutMs?: number;
+  /** Terminate the worker when this store closes (default false: workers are shared). */
+  terminateOnClose?: boolean;
+}
+
+function handshake(
+  endpoint: MessageEndpoint,
+  type: string,
+  options: unknown,
+  timeoutMs: number,
+): Promise<{ port: MessagePort; description?: StoreDescription }> {
+  const { port1, port2 } = new MessageChannel();
+  const worker = endpoint as Partial<Worker>;
+  return new Promise((resolve, reject) => {
+    const finish = () => {
+      clearTimeout(timer);
+      worker.removeEventListener?.("error", onError);
+    };
+    const fail = (error: Error) => {
+      finish();
+      port1.close();
+      reject(error);
+    };
+    // A worker script that fails to load or throws at the top level only says so here.
+    const onError = (event: ErrorEvent) =>
+      fail(new SessionStorageError(`The store worker failed: ${event.message || "load error"}`));
+    const timer = setTimeout(
+      () => fail(new SessionStorageError(`The store worker did not answer in ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    worker.addEventListener?.("error", onError);
+    port1.onmessage = (event: MessageEvent) => {
+      const data = event.data as { ok: boolean; error?: never; description?: StoreDescription };
+      if (!data.ok) return fail(errorFromWire(data.error!));
+      finish();
+      resolve({ port: port1, description: data.description });
+    };
+    endpoint.postMessage({ type, options, port: port2 }, [port2]);
+  });
+}
+
+/**
+ * Delete the storage a worker's `remove` handler understands (for the SQLite worker: the
+ * database file). Close every store using it first.
+ *
+ * @example
+ * ```ts
+ * import { removeWorkerStorage } from "@mu/sessions/stores/worker_channel_client.ts";
+ * declare const worker: Worker;
+ * await removeWorkerStorage(worker, { filename: "/old.sqlite3" });
+ * ```
+ */
+export async function removeWorkerStorage(
+  endpoint: MessageEndpoint,
+  options: unknown,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const { port } = await handshake(endpoint, REMOVE_MESSAGE, options, timeoutMs);
+  port.close();
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  onEvent?(reply: WireReply): void;
+}
+
+function parseLine<T extends object>(line: string): T {
+  const value = JSON.parse(line) as T;
+  rememberRawJson(value, line);
+  return value;
+}
+
+/**
+ * A {@link SessionStore} served from a worker (see `acceptStoreConnections`). Calls are
+ * pipelined over a `MessagePort`; errors arrive as the library's typed error classes.
+ * `exportJsonl` and `loadBranch` exist only when the served store has them.
+ *
+ * @example
+ * ```ts
+ * import { WorkerSessionStore } from "@mu/sessions/stores/worker_channel_client.ts";
+ * const worker = new Worker("./sqlite_wasm_worker.js", { type: "module" });
+ * const store = await WorkerSessionStore.connect(worker, { vfs: "opfs-sahpool", filename: "/s.sqlite3" });
+ * await store.close();
+ * ```
+ */
+export class WorkerSessionStore implements SessionStore {
+  readonly kind: string;
+  /** Present when the served store can export JSONL. */
+  readonly exportJsonl?: (sessionId: string) => Promise<string>;
+  /** Present when the served store can load one branch (the SQLite store can). */
+  readonly loadBranch?: Branchable["loadBranch"];
+  readonly #port: MessagePort;
+  readonly #pending = new Map<number, Pending>();
+  readonly #onClose?: () => void;
+  #nextId = 1;
+  #closed = false;
+  #broken?: Error;
+
+  private constructor(
+    port: MessagePort,
+    description: StoreDescription,
+    onClose?: () => void,
+    worker?: Partial<Worker>,
+  ) {
+    this.#port = port;
+    this.kind = description.kind;
+    this.#onClose = onClose;
+    port.onmessage = (event: MessageEvent) => this.#receive(event.data as WireReply);
+    // Without this, every pending call on a crashed worker would wait forever.
+    worker?.addEventListener?.("error", (event: ErrorEvent) => {
+      this.#broken = new SessionStorageError(`The store worker failed: ${event.message}`);
+      for (const pending of this.#pending.values()) pending.reject(this.#broken);
+      this.#pending.clear();
+    });
+    if (description.capabilities.includes("exportJsonl")) {
+      this.exportJsonl = (sessionId) => this.#call<string>("exportJsonl", [sessionId]);
+    }
+    if (description.capabilities.includes("loadBranch")) {
+      this.loadBranch = async (sessionId, leafId) => {
+        const wire = await this.#call<{ header: string; entries: string[] }>(
+          "loadBranch",
+          [sessionId, leafId],
+        );
+        return {
+          header: parseLine<SessionHeader>(wire.header),
+          entries: wire.entries.map((line) => parseLine<SessionEntry>(line)),
+        };
+      };
+    }
+  }
+
+  /**
+   * Ask a worker running `acceptStoreConnections` to open a store for `options` (passed to
+   * its `open` handler as-is) and connect to it.
+   */
+  static async connect(
+    worker: MessageEndpoint,
+    options?: unknown,
+    connect: ConnectOptions = {},
+  ): Promise<WorkerSessionStore> {
+    const { port, description } = await handshake(
+      worker,
+      CONNECT_MESSAGE,
+      options,
+      connect.timeoutMs ?? 30_000,
+    );
+    const terminate = connect.terminateOnClose
+      ? () => (worker as Partial<Worker>).terminate?.()
+      : undefined;
+    return new WorkerSessionStore(port, description!, terminate, worker as Partial<Worker>);
+  }
+
+  /** Use a store already served on `port` with `serveSessionStore`. */
+  static async overPort(port: MessagePort): Promise<WorkerSessionStore> {
+    const probe = new WorkerSessionStore(port, { kind: "worker", capabilities: [] });
+    const description = await probe.#call<StoreDescription>("describe", []);
+    return new WorkerSessionStore(port, description);
+  }
+
+  async create(
+    header: SessionHeader,
+    entries: readonly SessionEntry[] = [],
+  ): Promise<CreatedSession> {
+    const args = await this.#serialise("create", () => [toJsonLine(header), lines(entries)]);
+    return await this.#call<CreatedSession>("create", args);
+  }
+
+  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
+    const args = await this.#serialise("append", () => [sessionId, lines(entries)]);
+    await this.#call("append", args);
+  }
+
+  async load(sessionId: string): Promise<LoadedSession> {
+    const wire = await this.#call<Omit<LoadedSession, "header" | "entries"> & WireSession>(
+      "load",
+      [sessionId],
+    );
+    return {
+      ...wire,
+      header: parseLine<SessionHeader>(wire.header),
+      entries: wire.entries.map((line) => parseLine<SessionEntry>(line)),
+    };
+  }
+
+  async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
+    const args = await this.#serialise("replace", () => [toJsonLine(header), lines(entries)]);
+    await this.#call("replace", args);
+  }
+
+  async updateHeader(header: SessionHeader): Promise<void> {
+    const args = await this.#serialise("updateHeader", () => [toJsonLine(header)]);
+    await this.#call("updateHeader", args);
+  }
+
+  async list(options: ListOptions = {}): Promise<SessionInfo[]> {
+    throwIfAborted(options.signal);
+    const { cwd, includeInternal, signal, onProgress, onSkipped } = options;
+    const events = Boolean(onProgress || onSkipped);
+    return await this.#call<SessionInfo[]>("list", [{ cwd, includeInternal }], {
+      events,
+      signal,
+      onEvent: (reply) => {
+        if (!("event" in reply)) return;
+        if (reply.event === "progress") onProgress?.(reply.loaded, reply.total);
+        else onSkipped?.({ path: reply.path, error: errorFromWire(reply.error) });
+      },
+    });
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    await this.#call("delete", [sessionId]);
+  }
+
+  async has(sessionId: string): Promise<boolean> {
+    return await this.#call<boolean>("has", [sessionId]);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      if (!this.#broken) await this.#call("close", []);
+    } finally {
+      this.#closed = true;
+      this.#port.close();
+      this.#onClose?.();
+    }
+  }
+
+  async #serialise(what: string, fn: () => unknown[]): Promise<unknown[]> {
+    assertOpen(this.#closed, this.kind);
+    return await storageOperation(what, fn);
+  }
+
+  #call<T>(
+    method: string,
+    args: unknown[],
+    extra: { events?: boolean; signal?: AbortSignal; onEvent?: Pending["onEvent"] } = {},
+  ): Promise<T> {
+    assertOpen(this.#closed, this.kind);
+    if (this.#broken) return Promise.reject(this.#broken);
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const { signal } = extra;
+      const onAbort = () => {
+        this.#pending.delete(id);
+        this.#port.postMessage({ abort: id });
+        reject(signal!.reason ?? new DOMException("Listing aborted", "AbortError"));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#pending.set(id, {
+        resolve: (value) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(value as T);
+        },
+        reject: (error) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+        onEvent: extra.onEvent,
+      });
+      const request: WireRequest = { id, method, args, events: extra.events };
+      this.#port.postMessage(request);
+    });
+  }
+
+  #receive(reply: WireReply): void {
+    const pending = this.#pending.get(reply.id);
+    if (!pending) return; // aborted or unknown: drop
+    if ("event" in reply) return pending.onEvent?.(reply);
+    this.#pending.delete(reply.id);
+    if (reply.ok) pending.resolve(reply.value);
+    else pending.reject(errorFromWire(reply.error));
+  }
+}
+
+interface WireSession {
+  header: string;
+  entries: string[];
+}
+
+function lines(entries: readonly SessionEntry[]): string[] {
+  return entries.map(toJsonLine);
+}
