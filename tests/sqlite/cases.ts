@@ -1,0 +1,272 @@
+/**
+ * SQLite-specific behaviour beyond the conformance suite, shared by the Deno and Node
+ * runners: round trips, schema migration, failures that keep committed data, file mode,
+ * the loadBranch fast path, and listing without parsing entries.
+ */
+import {
+  EntryNotFoundError,
+  parseSessionJsonlSync,
+  serializeSessionJsonl,
+  type SessionEntry,
+  SessionFormatError,
+  type SessionHeader,
+  SessionStorageError,
+} from "../../mod.ts";
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from "../../stores/sqlite.ts";
+import { agentDir, defaultSqlitePath } from "../../stores/agent_dir.ts";
+import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
+import type { Register } from "../conformance/harness.ts";
+import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
+import { concurrencyCase } from "./concurrency.ts";
+
+const OLDER_FIXTURES = ["v1.jsonl", "v2.jsonl", "v3.jsonl", "early-v4.jsonl"];
+
+function message(id: string, parentId: string | null, text: string): SessionEntry {
+  return {
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-04-01T00:00:00.000Z",
+    message: { role: "user", content: text, timestamp: Date.UTC(2026, 3, 1) },
+  };
+}
+
+function header(id: string): SessionHeader {
+  return { type: "session", version: 4, id, createdAt: "2026-04-01T00:00:00.000Z", cwd: "/p" };
+}
+
+/** Root-to-leaf path computed in memory (later duplicate ids win, as in the tree index). */
+function pathTo(entries: readonly SessionEntry[], leafId: string): string[] {
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  const path: string[] = [];
+  for (let at = byId.get(leafId); at; at = at.parentId ? byId.get(at.parentId) : undefined) {
+    path.unshift(at.id);
+  }
+  return path;
+}
+
+export function sqliteCases(register: Register, runtime: SqliteTestRuntime): void {
+  const t = (name: string, fn: () => Promise<void>) =>
+    register(`sqlite (${runtime.name}): ${name}`, fn);
+
+  t("format-4 JSONL -> SQLite -> JSONL is byte-identical, also after reopening", async () => {
+    const text = await runtime.readFixture("branchy-v4.jsonl");
+    await withDatabase(runtime, async ({ path, store }) => {
+      const parsed = parseSessionJsonlSync(text);
+      await store.create(parsed.header, parsed.entries);
+      assertEquals(await store.exportJsonl(parsed.header.id), text);
+      const loaded = await store.load(parsed.header.id);
+      assertEquals(loaded.entries, parsed.entries);
+      assertEquals(serializeSessionJsonl(loaded.header, loaded.entries), text, "raw text kept");
+      const again = await runtime.openStore(path);
+      try {
+        assertEquals(await again.exportJsonl(parsed.header.id), text);
+        const row = (await again.list()).find((info) => info.id === parsed.header.id)!;
+        assertEquals(row.name, 'Branchy "named" session');
+        assertEquals(row.summary, "Fixed the cafe test");
+        assertEquals(row.messageCount, 6);
+        assertEquals(row.parentSessionId, "sq-parent");
+        assertEquals(row.modified.getTime(), 1772359380000);
+      } finally {
+        await again.close();
+      }
+    });
+  });
+
+  t("v1/v2/v3/early-v4 input comes out of SQLite as valid format 4", async () => {
+    await withDatabase(runtime, async ({ store }) => {
+      for (const name of OLDER_FIXTURES) {
+        const parsed = parseSessionJsonlSync(await runtime.readFixture(name));
+        assert(parsed.upgraded, `${name} is upgraded on parse`);
+        await store.create(parsed.header, parsed.entries);
+        const exported = await store.exportJsonl(parsed.header.id);
+        const reparsed = parseSessionJsonlSync(exported);
+        assertEquals(reparsed.sourceVersion, 4, name);
+        assertEquals(reparsed.upgraded, false, name);
+        assertEquals(reparsed.header, parsed.header, name);
+        assertEquals(reparsed.entries, parsed.entries, name);
+        assertEquals(exported, serializeSessionJsonl(parsed.header, parsed.entries), name);
+      }
+    });
+  });
+
+  t("a new database has the current schema, WAL and the indexes", async () => {
+    await withDatabase(runtime, async ({ path }) => {
+      const raw = runtime.openRaw(path);
+      try {
+        assertEquals(Number(raw.prepare("PRAGMA user_version").get()?.user_version), 2);
+        assertEquals(SQLITE_SCHEMA_VERSION, 2);
+        assertEquals(raw.prepare("PRAGMA journal_mode").get()?.journal_mode, "wal");
+        const names = raw.prepare("SELECT name FROM sqlite_master WHERE type IN ('table','index')")
+          .all().map((row) => String(row.name));
+        for (const name of ["sessions", "entries", "entries_by_entry_id", "sessions_by_cwd"]) {
+          assert(names.includes(name), `${name} exists`);
+        }
+      } finally {
+        raw.close();
+      }
+    });
+  });
+
+  t("an older schema is migrated forward on open and keeps its data", async () => {
+    await withDatabase(runtime, async ({ path, store }) => {
+      await store.create(header("kept"), [message("e1", null, "before migration")]);
+      await store.close();
+      // Turn the file back into what the first schema version wrote.
+      const raw = runtime.openRaw(path);
+      raw.exec("DROP INDEX entries_by_entry_id; DROP INDEX sessions_by_cwd");
+      raw.exec("PRAGMA user_version = 1");
+      assertEquals(SQLITE_MIGRATIONS[0].some((sql) => sql.includes("INDEX")), false);
+      raw.close();
+      const migrated = await runtime.openStore(path);
+      try {
+        assertEquals((await migrated.load("kept")).entries.map((e) => e.id), ["e1"]);
+        assertEquals((await migrated.loadBranch("kept", "e1")).entries.length, 1);
+      } finally {
+        await migrated.close();
+      }
+      const check = runtime.openRaw(path);
+      try {
+        assertEquals(Number(check.prepare("PRAGMA user_version").get()?.user_version), 2);
+        assert(
+          check.prepare("SELECT 1 FROM sqlite_master WHERE name = 'entries_by_entry_id'").get(),
+          "index recreated",
+        );
+      } finally {
+        check.close();
+      }
+    });
+  });
+
+  t("a database from a newer schema is refused and left untouched", async () => {
+    await withDatabase(runtime, async ({ path, store }) => {
+      await store.close();
+      const raw = runtime.openRaw(path);
+      raw.exec("PRAGMA user_version = 99");
+      raw.close();
+      await assertRejects(() => runtime.openStore(path), SessionStorageError, "newer");
+      const check = runtime.openRaw(path);
+      assertEquals(Number(check.prepare("PRAGMA user_version").get()?.user_version), 99);
+      check.close();
+    });
+  });
+
+  t("a write failing inside the transaction commits nothing; the store stays usable", async () => {
+    await withDatabase(runtime, async ({ path, store }) => {
+      const first = message("e1", null, "committed");
+      await store.create(header("s"), [first]);
+      const raw = runtime.openRaw(path);
+      raw.exec(`CREATE TRIGGER poison BEFORE INSERT ON entries WHEN NEW.entry_id = 'poison'
+        BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END`);
+      raw.close();
+      const good = message("e2", "e1", "good");
+      await assertRejects(
+        () => store.append("s", [good, message("poison", "e2", "bad")]),
+        SessionStorageError,
+        "simulated disk failure",
+      );
+      assertEquals((await store.load("s")).entries, [first]);
+      assertEquals((await store.list()).find((row) => row.id === "s")?.messageCount, 1);
+      await store.append("s", [good]);
+      const again = await runtime.openStore(path);
+      try {
+        assertEquals((await again.load("s")).entries, [first, good]);
+        assertEquals((await again.list()).find((row) => row.id === "s")?.messageCount, 2);
+      } finally {
+        await again.close();
+      }
+    });
+  });
+
+  t("a writer that cannot get the lock in time fails cleanly and can retry", async () => {
+    await withDatabase(runtime, async ({ path }) => {
+      const store = await runtime.openStore(path, { busyTimeoutMs: 50 });
+      const raw = runtime.openRaw(path);
+      try {
+        await store.create(header("s"), [message("e1", null, "one")]);
+        raw.exec("BEGIN IMMEDIATE"); // another connection holds the write lock
+        await assertRejects(
+          () => store.append("s", [message("e2", "e1", "two")]),
+          SessionStorageError,
+        );
+        assertEquals((await store.load("s")).entries.length, 1, "reads still work");
+        raw.exec("ROLLBACK");
+        await store.append("s", [message("e2", "e1", "two")]);
+        assertEquals((await store.load("s")).entries.map((e) => e.id), ["e1", "e2"]);
+      } finally {
+        raw.close();
+        await store.close();
+      }
+    });
+  });
+
+  t("listing reads only session rows; a corrupt entry fails load with a typed error", async () => {
+    await withDatabase(runtime, async ({ path, store }) => {
+      await store.create(header("s"), [message("e1", null, "hello")]);
+      const raw = runtime.openRaw(path);
+      raw.exec("UPDATE entries SET json = '{broken' WHERE entry_id = 'e1'");
+      raw.close();
+      const row = (await store.list()).find((info) => info.id === "s");
+      assertEquals(row?.firstMessage, "hello");
+      const error = await assertRejects(() => store.load("s"), SessionFormatError);
+      assertEquals(error.line, 2);
+    });
+  });
+
+  t("loadBranch returns exactly the root-to-leaf path", async () => {
+    const text = await runtime.readFixture("branchy-v4.jsonl");
+    await withDatabase(runtime, async ({ path, store }) => {
+      const { header: h, entries } = parseSessionJsonlSync(text);
+      await store.create(h, entries);
+      const ids = async (leaf?: string | null) =>
+        (await store.loadBranch(h.id, leaf)).entries.map((entry) => entry.id);
+      assertEquals(await ids(), pathTo(entries, entries[entries.length - 1].id));
+      for (const leaf of ["l0000001", "e5f6a7b8", "m0000001"]) {
+        assertEquals(await ids(leaf), pathTo(entries, leaf), leaf);
+      }
+      assertEquals(await ids(null), []);
+      const branch = await store.loadBranch(h.id, "c3d4e5f6");
+      assertEquals(branch.header, h);
+      assertEquals(
+        branch.entries,
+        entries.filter((e) => pathTo(entries, "c3d4e5f6").includes(e.id)),
+      );
+      await assertRejects(() => store.loadBranch(h.id, "nope"), EntryNotFoundError);
+      // A later duplicate id wins, as in the in-memory tree index.
+      const dup = message("a1b2c3d4", "m0000001", "duplicate id");
+      await store.append(h.id, [dup, message("z0000001", "a1b2c3d4", "after dup")]);
+      assertEquals(await ids("z0000001"), ["m0000001", "a1b2c3d4", "z0000001"]);
+      // Corrupt parent links must not loop forever.
+      const raw = runtime.openRaw(path);
+      raw.exec("UPDATE entries SET parent_id = 'z0000001' WHERE entry_id = 'm0000001'");
+      raw.close();
+      await assertRejects(() => store.loadBranch(h.id, "z0000001"), SessionFormatError, "cycle");
+    });
+  });
+
+  t("database files are created private (0600) with their directory", async () => {
+    const dir = await runtime.tempDir();
+    try {
+      const path = `${dir}/agent/nested/sessions.db`;
+      const store = await runtime.openStore(path);
+      await store.create(header("secret"), [message("e1", null, "api key")]);
+      assertEquals(await runtime.fileMode(path), 0o600);
+      const wal = await runtime.fileMode(`${path}-wal`);
+      assert(wal === undefined || wal === 0o600, `wal mode ${wal?.toString(8)}`);
+      await store.close();
+    } finally {
+      await runtime.removeDir(dir);
+    }
+  });
+
+  t("the default database path follows PI_CODING_AGENT_DIR or ~/.pi/agent", async () => {
+    assertEquals(defaultSqlitePath({}, "/home/u"), "/home/u/.pi/agent/sessions.db");
+    assertEquals(defaultSqlitePath({ HOME: "/h" }), "/h/.pi/agent/sessions.db");
+    assertEquals(defaultSqlitePath({ PI_CODING_AGENT_DIR: "/etc/a" }, "/h"), "/etc/a/sessions.db");
+    assertEquals(agentDir({ PI_CODING_AGENT_DIR: "~/x" }, "/h"), "/h/x");
+    assertEquals(agentDir({ PI_CODING_AGENT_DIR: "" }, "/h/"), "/h/.pi/agent");
+    assertEquals(defaultSqlitePath({}, "C:\\Users\\u"), "C:\\Users\\u\\.pi\\agent\\sessions.db");
+  });
+
+  concurrencyCase(t, runtime);
+}
