@@ -64,12 +64,19 @@ export class MemorySessionStore implements SessionStore {
     header: SessionHeader,
     entries: readonly SessionEntry[] = [],
   ): Promise<CreatedSession> {
+    await storageOperation("create", () => this.seed(header, entries));
+    return { id: header.id };
+  }
+
+  /**
+   * Synchronously add a session (no validation of the id's uniqueness beyond the map):
+   * lets `SessionManager.inMemory()` stay synchronous.
+   */
+  seed(header: SessionHeader, entries: readonly SessionEntry[] = []): void {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
     if (this.#sessions.has(header.id)) throw new SessionExistsError(header.id);
-    const stored = await storageOperation("create", () => toStored(header, entries));
-    this.#sessions.set(header.id, stored);
-    return { id: header.id };
+    this.#sessions.set(header.id, toStored(header, entries));
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {

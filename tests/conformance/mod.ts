@@ -8,10 +8,12 @@
  * ```
  */
 import type { Register, StoreSubject } from "./harness.ts";
+import { managerSuite } from "./manager_suite.ts";
 import { storeSuite } from "./store_suite.ts";
 
 export type { OpenedStore, Register, StoreSubject } from "./harness.ts";
 
 export function conformance(register: Register, subject: StoreSubject): void {
   storeSuite(register, subject);
+  managerSuite(register, subject);
 }

@@ -1,0 +1,100 @@
+/**
+ * Option types and small pure helpers shared by the SessionManager's factories and
+ * instance methods: header construction, workflow-marker validation, store detection.
+ *
+ * @module
+ */
+import { InvalidArgumentError } from "./errors.ts";
+import {
+  CURRENT_SESSION_VERSION,
+  isCompleteWorkflowMarker,
+  isWorkflowInternal,
+  type SessionHeader,
+  type WorkflowMarker,
+} from "./schema.ts";
+import { assertValidSessionId, type SessionStore, type SkippedSession } from "../stores/store.ts";
+
+/** Options for a new session (`create`, `newSession`, `forkTo`, `forkFrom`). */
+export interface NewSessionOptions {
+  /** Exact session id (default: a random UUID). Validated: no separators or control chars. */
+  id?: string;
+  /** Id of the session this one was forked or cloned from. */
+  parentSession?: string;
+  /** Workflow-owned session: requires `internal: true` together with a complete `workflow`. */
+  internal?: boolean;
+  /** Workflow run/stage linkage; requires `internal: true`. */
+  workflow?: WorkflowMarker;
+}
+
+/** Options for `continueRecent`. */
+export interface ContinueRecentOptions extends NewSessionOptions {
+  /** Also consider classified workflow sessions. */
+  includeInternal?: boolean;
+}
+
+/** Options for `list` / `listAll`. */
+export interface ListSessionsOptions {
+  includeInternal?: boolean;
+  signal?: AbortSignal;
+  onSkipped?: (skipped: SkippedSession) => void;
+}
+
+/** Listing progress callback: `(loaded, total)`. */
+export type ProgressCallback = (loaded: number, total: number) => void;
+
+/** Whether a value is a {@link SessionStore} rather than a path string. */
+export function isSessionStore(value: unknown): value is SessionStore {
+  return typeof value === "object" && value !== null &&
+    typeof (value as SessionStore).append === "function" &&
+    typeof (value as SessionStore).load === "function";
+}
+
+/** The workflow classification fields to write, or `{}`; throws on a half-given pair. */
+export function classificationFields(options: NewSessionOptions): Partial<SessionHeader> {
+  if (options.internal === undefined && options.workflow === undefined) return {};
+  if (options.internal === true && isCompleteWorkflowMarker(options.workflow)) {
+    const { runId, stageId, stageName } = options.workflow;
+    return { internal: true, workflow: { runId, stageId, stageName } };
+  }
+  if (options.internal === false && options.workflow === undefined) return {};
+  throw new InvalidArgumentError(
+    "A workflow-owned session needs the pair internal: true and workflow: { runId, stageId, stageName } (non-empty strings)",
+  );
+}
+
+/** Classification inherited by a branch or fork of a classified workflow session. */
+export function inheritedClassification(header: SessionHeader): Partial<SessionHeader> {
+  if (!isWorkflowInternal(header)) return {};
+  const { runId, stageId, stageName } = header.workflow as WorkflowMarker;
+  return { internal: true, workflow: { runId, stageId, stageName } };
+}
+
+/** Build a format-4 header; validates the id. */
+export function buildHeader(
+  cwd: string,
+  options: NewSessionOptions = {},
+  inherited: Partial<SessionHeader> = {},
+): SessionHeader {
+  const id = options.id ?? crypto.randomUUID();
+  assertValidSessionId(id);
+  const header: SessionHeader = {
+    type: "session",
+    version: CURRENT_SESSION_VERSION,
+    id,
+    createdAt: new Date().toISOString(),
+    cwd,
+  };
+  if (options.parentSession !== undefined) header.parentSessionId = options.parentSession;
+  return { ...header, ...inherited, ...classificationFields(options) };
+}
+
+/** Collapse whitespace and clamp a generated session summary. */
+export function normalizeSummary(summary: string, maxLength = SESSION_SUMMARY_MAX_LENGTH): string {
+  const collapsed = summary.replace(/\s+/g, " ").trim();
+  return collapsed.length > maxLength
+    ? collapsed.slice(0, maxLength - 1).trimEnd() + "…"
+    : collapsed;
+}
+
+/** Longest stored session summary, in UTF-16 code units. */
+export const SESSION_SUMMARY_MAX_LENGTH = 160;
