@@ -1,0 +1,407 @@
+/**
+ * A {@link SessionStore} on IndexedDB (through `idb-keyval`): one key-value object store per
+ * database. Works in browsers (page or worker) and, with `fake-indexeddb`, in Deno and Node.
+ *
+ * Layout (array keys sort by session, then chunk number):
+ * - `["s", id]` → `{ header, listing, entries, chunks, lastChunkChars, lastChunkLines }`:
+ *   the raw header JSON and the listing fold state (`src/listing.ts`), so `list` reads only
+ *   these small records and never an entry.
+ * - `["e", id, n]` → `string[]`: raw entry JSON lines, in commit order. An append extends
+ *   the last chunk while it is small and otherwise starts a new one, so an append rewrites
+ *   at most one bounded chunk (O(entry)), and a load reads a few large records.
+ *
+ * Raw JSON text is kept, so `exportJsonl` of an imported session is byte-identical. Each
+ * write is one IndexedDB transaction with `durability: "strict"` (Chrome defaults to
+ * relaxed, which would resolve before the data is on disk), so it commits all or nothing.
+ *
+ * @module
+ */
+import { get, promisifyRequest, type UseStore } from "idb-keyval";
+import {
+  SessionExistsError,
+  SessionFormatError,
+  SessionNotFoundError,
+  SessionStorageError,
+} from "../src/errors.ts";
+import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
+import {
+  applyEntryToListing,
+  emptyListingState,
+  type ListingState,
+  listingToInfo,
+} from "../src/listing.ts";
+import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../src/schema.ts";
+import {
+  assertOpen,
+  assertValidSessionId,
+  type CreatedSession,
+  finishListing,
+  type ListOptions,
+  type LoadedSession,
+  type SessionInfo,
+  type SessionStore,
+  storageOperation,
+  throwIfAborted,
+} from "./store.ts";
+
+/** Options for {@link IndexedDbSessionStore}. */
+export interface IndexedDbStoreOptions {
+  /** Database name (default `"mu-sessions"`). */
+  dbName?: string;
+  /** Object store name inside it (default `"sessions"`). */
+  storeName?: string;
+  /** The IndexedDB factory (default `globalThis.indexedDB`; tests pass a fake one). */
+  indexedDB?: IDBFactory;
+}
+
+interface SessionRecord {
+  header: string;
+  listing: ListingState;
+  entries: number;
+  chunks: number;
+  lastChunkChars: number;
+  lastChunkLines: number;
+}
+
+/** A chunk is closed once it holds this many lines or characters. */
+const CHUNK_LINES = 256;
+const CHUNK_CHARS = 256 * 1024;
+
+const sessionKey = (id: string): IDBValidKey => ["s", id];
+const chunkKey = (id: string, n: number): IDBValidKey => ["e", id, n];
+const ALL_SESSIONS = () => IDBKeyRange.bound(["s"], ["s", []]);
+const chunksOf = (id: string) => IDBKeyRange.bound(["e", id], ["e", id, []]);
+
+/**
+ * idb-keyval's `createStore`, plus what a session store needs from the connection: strict
+ * durability for writes, closing it, and giving way when another tab deletes or upgrades.
+ */
+function openKeyval(factory: IDBFactory, dbName: string, storeName: string) {
+  let db: Promise<IDBDatabase> | undefined;
+  const connect = () => {
+    if (db) return db;
+    const request = factory.open(dbName);
+    request.onupgradeneeded = () => request.result.createObjectStore(storeName);
+    db = promisifyRequest(request).then((opened) => {
+      opened.onversionchange = () => opened.close();
+      opened.onclose = () => db = undefined;
+      return opened;
+    });
+    db.catch(() => db = undefined);
+    return db;
+  };
+  const use: UseStore = (mode, callback) =>
+    connect().then((opened) =>
+      callback(
+        opened.transaction(storeName, mode, {
+          durability: mode === "readonly" ? "default" : "strict",
+        })
+          .objectStore(storeName),
+      )
+    );
+  const close = async () => {
+    const pending = db;
+    db = undefined;
+    if (pending) (await pending.catch(() => undefined))?.close();
+  };
+  return { use, close };
+}
+
+function packLines(
+  record: SessionRecord,
+  last: string[] | undefined,
+  lines: readonly string[],
+): Map<number, string[]> {
+  const touched = new Map<number, string[]>();
+  let n = record.chunks - 1;
+  let chunk = last;
+  for (const line of lines) {
+    if (
+      !chunk || record.lastChunkLines >= CHUNK_LINES ||
+      (record.lastChunkLines > 0 && record.lastChunkChars + line.length > CHUNK_CHARS)
+    ) {
+      chunk = [];
+      n++;
+      record.chunks = n + 1;
+      record.lastChunkChars = 0;
+      record.lastChunkLines = 0;
+    }
+    chunk.push(line);
+    touched.set(n, chunk);
+    record.lastChunkChars += line.length;
+    record.lastChunkLines++;
+    record.entries++;
+  }
+  return touched;
+}
+
+function newRecord(header: string, listing: ListingState): SessionRecord {
+  return { header, listing, entries: 0, chunks: 0, lastChunkChars: 0, lastChunkLines: 0 };
+}
+
+function parseKept<T extends object>(text: unknown, sessionId: string, line: number): T {
+  let value: unknown;
+  try {
+    value = typeof text === "string" ? JSON.parse(text) : undefined;
+  } catch {
+    // reported below, like any other record that is not a JSON object
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const source = `indexeddb:${sessionId}`;
+    throw new SessionFormatError("stored record is not a JSON object", { line, source });
+  }
+  rememberRawJson(value, text as string);
+  return value as T;
+}
+
+function foldListing(entries: readonly SessionEntry[], into = emptyListingState()): ListingState {
+  for (const entry of entries) applyEntryToListing(into, entry);
+  return into;
+}
+
+/**
+ * IndexedDB session store.
+ *
+ * @example
+ * ```ts
+ * import { IndexedDbSessionStore } from "@mu/sessions/stores/indexeddb.ts";
+ * const store = await IndexedDbSessionStore.open({ dbName: "my-viewer" });
+ * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
+ * console.log((await store.list()).length); // 1
+ * await store.close();
+ * ```
+ */
+export class IndexedDbSessionStore implements SessionStore {
+  readonly kind = "indexeddb";
+  /** The database name, e.g. to delete it with {@link deleteIndexedDbSessionStore}. */
+  readonly dbName: string;
+  readonly #use: UseStore;
+  readonly #closeDb: () => Promise<void>;
+  #closed = false;
+
+  /** Connects lazily; prefer {@link open}, which reports a failing database at once. */
+  constructor(options: IndexedDbStoreOptions = {}) {
+    const factory = options.indexedDB ?? globalThis.indexedDB;
+    if (!factory) throw new SessionStorageError("IndexedDB is not available in this runtime");
+    this.dbName = options.dbName ?? "mu-sessions";
+    const { use, close } = openKeyval(factory, this.dbName, options.storeName ?? "sessions");
+    this.#use = use;
+    this.#closeDb = close;
+  }
+
+  /** Open (creating if needed) the database; rejects with `SessionStorageError`. */
+  static async open(options: IndexedDbStoreOptions = {}): Promise<IndexedDbSessionStore> {
+    const store = await storageOperation(
+      "open IndexedDB store",
+      () => new IndexedDbSessionStore(options),
+    );
+    await store.#tx("readonly", "open IndexedDB store", async () => {});
+    return store;
+  }
+
+  async create(
+    header: SessionHeader,
+    entries: readonly SessionEntry[] = [],
+  ): Promise<CreatedSession> {
+    assertOpen(this.#closed, this.kind);
+    assertValidSessionId(header.id);
+    const [headerLine, lines, listing] = await storageOperation(
+      "create",
+      () => [toJsonLine(header), entries.map(toJsonLine), foldListing(entries)] as const,
+    );
+    await this.#tx("readwrite", "create", async (os) => {
+      if (await promisifyRequest(os.getKey(sessionKey(header.id))) !== undefined) {
+        throw new SessionExistsError(header.id);
+      }
+      this.#putSession(os, header.id, newRecord(headerLine, listing), undefined, lines);
+    });
+    return { id: header.id };
+  }
+
+  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    const lines = await storageOperation("append", () => entries.map(toJsonLine));
+    await this.#tx("readwrite", "append", async (os) => {
+      const record = await this.#record(os, sessionId);
+      if (lines.length === 0) return;
+      const last = record.chunks > 0 && record.lastChunkLines < CHUNK_LINES
+        ? await promisifyRequest<string[]>(os.get(chunkKey(sessionId, record.chunks - 1)))
+        : undefined;
+      foldListing(entries, record.listing);
+      this.#putSession(os, sessionId, record, last, lines);
+    });
+  }
+
+  async load(sessionId: string): Promise<LoadedSession> {
+    const { header, lines } = await this.#read("load", sessionId);
+    return {
+      header: parseKept<SessionHeader>(header, sessionId, 1),
+      entries: lines.map((line, i) => parseKept<SessionEntry>(line, sessionId, i + 2)),
+      sourceVersion: CURRENT_SESSION_VERSION,
+      upgraded: false,
+    };
+  }
+
+  /** The session as format-4 JSONL, joined from the stored raw texts (nothing is parsed). */
+  async exportJsonl(sessionId: string): Promise<string> {
+    const { header, lines } = await this.#read("exportJsonl", sessionId);
+    return [header, ...lines].join("\n") + "\n";
+  }
+
+  async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    const [headerLine, lines, listing] = await storageOperation(
+      "replace",
+      () => [toJsonLine(header), entries.map(toJsonLine), foldListing(entries)] as const,
+    );
+    await this.#tx("readwrite", "replace", async (os) => {
+      await this.#record(os, header.id);
+      os.delete(chunksOf(header.id));
+      this.#putSession(os, header.id, newRecord(headerLine, listing), undefined, lines);
+    });
+  }
+
+  async updateHeader(header: SessionHeader): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    const headerLine = await storageOperation("updateHeader", () => toJsonLine(header));
+    await this.#tx("readwrite", "updateHeader", async (os) => {
+      const record = await this.#record(os, header.id);
+      os.put({ ...record, header: headerLine }, sessionKey(header.id));
+    });
+  }
+
+  async list(options: ListOptions = {}): Promise<SessionInfo[]> {
+    assertOpen(this.#closed, this.kind);
+    throwIfAborted(options.signal);
+    const records = await this.#tx(
+      "readonly",
+      "list",
+      (os) => promisifyRequest<SessionRecord[]>(os.getAll(ALL_SESSIONS())),
+    );
+    const rows: SessionInfo[] = [];
+    records.forEach((record, i) => {
+      throwIfAborted(options.signal);
+      try {
+        rows.push(listingToInfo(JSON.parse(record.header) as SessionHeader, record.listing));
+      } catch (error) {
+        const path = /"id"\s*:\s*"([^"]*)"/.exec(String(record.header))?.[1] ?? "(unknown)";
+        options.onSkipped?.({ path, error: error as Error });
+      }
+      options.onProgress?.(i + 1, records.length);
+    });
+    if (records.length === 0) options.onProgress?.(0, 0);
+    return finishListing(rows, options);
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    await this.#tx("readwrite", "delete", async (os) => {
+      os.delete(sessionKey(sessionId));
+      os.delete(chunksOf(sessionId));
+    });
+  }
+
+  async has(sessionId: string): Promise<boolean> {
+    assertOpen(this.#closed, this.kind);
+    return await storageOperation(
+      "has",
+      async () => (await get(sessionKey(sessionId), this.#use)) !== undefined,
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#closeDb();
+  }
+
+  /** Write a session record and the chunks `lines` touch, in the caller's transaction. */
+  #putSession(
+    os: IDBObjectStore,
+    sessionId: string,
+    record: SessionRecord,
+    last: string[] | undefined,
+    lines: readonly string[],
+  ): void {
+    for (const [n, chunk] of packLines(record, last, lines)) {
+      os.put(chunk, chunkKey(sessionId, n));
+    }
+    os.put(record, sessionKey(sessionId));
+  }
+
+  async #record(os: IDBObjectStore, sessionId: string): Promise<SessionRecord> {
+    const record = await promisifyRequest<SessionRecord | undefined>(os.get(sessionKey(sessionId)));
+    if (!record) throw new SessionNotFoundError(sessionId);
+    return record;
+  }
+
+  /** Header and all entry lines of one session, from one snapshot. */
+  #read(what: string, sessionId: string): Promise<{ header: string; lines: string[] }> {
+    assertOpen(this.#closed, this.kind);
+    return this.#tx("readonly", what, async (os) => {
+      const chunks = promisifyRequest<string[][]>(os.getAll(chunksOf(sessionId)));
+      const record = await this.#record(os, sessionId);
+      const lines: string[] = [];
+      for (const chunk of await chunks) {
+        if (!Array.isArray(chunk)) {
+          throw new SessionFormatError("stored entry chunk is not a list of lines", {
+            line: lines.length + 2,
+            source: `indexeddb:${sessionId}`,
+          });
+        }
+        for (const line of chunk) lines.push(line);
+      }
+      return { header: record.header, lines };
+    });
+  }
+
+  /**
+   * Run `body` in one transaction and resolve once it has committed. A throw aborts it, so
+   * nothing `body` wrote is kept.
+   */
+  #tx<T>(mode: IDBTransactionMode, what: string, body: (os: IDBObjectStore) => Promise<T>) {
+    assertOpen(this.#closed, this.kind);
+    return storageOperation(what, () =>
+      this.#use(mode, async (os) => {
+        const tx = os.transaction;
+        const committed = promisifyRequest(tx).catch((error: unknown) => {
+          const detail = (error as Error | null)?.name ?? "aborted";
+          throw new SessionStorageError(`${what} failed: transaction ${detail}`, { cause: error });
+        });
+        let result: T;
+        try {
+          result = await body(os);
+        } catch (error) {
+          committed.catch(() => {});
+          try {
+            tx.abort();
+          } catch {
+            // Already finished or aborted by the browser; the original error matters.
+          }
+          throw error;
+        }
+        await committed;
+        return result;
+      }));
+  }
+}
+
+/**
+ * Delete a store's whole database (close its stores first; open connections elsewhere are
+ * asked to close).
+ *
+ * @example
+ * ```ts
+ * import { deleteIndexedDbSessionStore } from "@mu/sessions/stores/indexeddb.ts";
+ * await deleteIndexedDbSessionStore("my-viewer");
+ * ```
+ */
+export async function deleteIndexedDbSessionStore(
+  dbName = "mu-sessions",
+  factory: IDBFactory = globalThis.indexedDB,
+): Promise<void> {
+  await storageOperation(
+    `delete IndexedDB database ${dbName}`,
+    () => promisifyRequest(factory.deleteDatabase(dbName)),
+  );
+}
