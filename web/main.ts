@@ -1,0 +1,305 @@
+/**
+ * The viewer page: starts the worker, routes between the session list (`#/`) and a
+ * session (`#/session/<id>?leaf=<entry>&tab=context|usage`), runs imports with a progress
+ * bar, and remembers unloadable files (in localStorage) so they stay listed with their
+ * reason. Session content is only ever rendered as text (see `dom.ts`).
+ *
+ * @module
+ */
+import { button, downloadBlob, el, replaceChildren } from "./dom.ts";
+import { createViewerClient, RemoteError } from "./rpc.ts";
+import type { ImportResultView, ListView, StorageView, UnloadableView } from "./types.ts";
+import { Importer, ProgressBar } from "./views/importer.ts";
+import { type ListActions, renderList, sessionHash } from "./views/list.ts";
+import { SessionPage, type SessionTab } from "./views/session.ts";
+
+const UNLOADABLE_KEY = "mu-viewer:unloadable";
+const MAX_UNLOADABLE = 200;
+
+const app = document.getElementById("app")!;
+const toastArea = document.getElementById("toasts")!;
+const storageBadge = document.getElementById("storage")!;
+const worker = new Worker(new URL("./worker.js", import.meta.url), {
+  type: "module",
+  name: "mu-viewer",
+});
+const client = createViewerClient(worker);
+const progress = new ProgressBar();
+client.onEvent((event) => {
+  if (event.type === "import-progress") progress.update(event.data);
+});
+
+const state = {
+  includeInternal: false,
+  filter: "",
+  list: undefined as ListView | undefined,
+  page: undefined as SessionPage | undefined,
+  busy: false,
+};
+
+function loadUnloadable(): UnloadableView[] {
+  try {
+    const parsed = JSON.parse(localStorage.getItem(UNLOADABLE_KEY) ?? "[]");
+    return Array.isArray(parsed) ? parsed as UnloadableView[] : [];
+  } catch {
+    return [];
+  }
+}
+
+function saveUnloadable(items: UnloadableView[]): void {
+  try {
+    localStorage.setItem(UNLOADABLE_KEY, JSON.stringify(items.slice(0, MAX_UNLOADABLE)));
+  } catch {
+    // storage full or disabled: the list still shows this visit's failures
+  }
+}
+
+let unloadable = loadUnloadable();
+
+/** Show a short message; errors stay until dismissed. */
+function toast(text: string, tone: "info" | "error" = "info"): void {
+  const close = button("×", () => node.remove(), {
+    class: "toast-close",
+    attrs: { "aria-label": "Dismiss" },
+  });
+  const node = el(
+    "div",
+    { class: `toast ${tone}`, attrs: { role: "status" } },
+    el("span", {}, text),
+    close,
+  );
+  toastArea.append(node);
+  if (tone === "info") setTimeout(() => node.remove(), 6000);
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof RemoteError) {
+    const v = error.view;
+    return v.line
+      ? `${v.name}: line ${v.line}: ${v.reason ?? v.message}`
+      : `${v.name}: ${v.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Run an import, then record failures and refresh. Returns the results. */
+async function runImport(run: () => Promise<ImportResultView[]>): Promise<ImportResultView[]> {
+  if (state.busy) {
+    toast("An import is already running.", "error");
+    return [];
+  }
+  state.busy = true;
+  document.body.classList.add("busy");
+  try {
+    const results = await run();
+    const failed = results.filter((r) => r.status === "failed");
+    const ok = results.length - failed.length;
+    const now = Date.now();
+    if (failed.length) {
+      const paths = new Set(failed.map((r) => r.path));
+      unloadable = [
+        ...failed.map((r) => ({ path: r.path, error: r.error!, at: now })),
+        ...unloadable.filter((u) => !paths.has(u.path)),
+      ];
+      saveUnloadable(unloadable);
+    }
+    const okPaths = new Set(results.filter((r) => r.status !== "failed").map((r) => r.path));
+    if (okPaths.size) {
+      unloadable = unloadable.filter((u) => !okPaths.has(u.path));
+      saveUnloadable(unloadable);
+    }
+    if (results.length === 0) toast("No .jsonl files found.", "error");
+    else {
+      toast(
+        `Imported ${ok} session${ok === 1 ? "" : "s"}` +
+          (failed.length
+            ? `; ${failed.length} file${
+              failed.length === 1 ? "" : "s"
+            } could not be loaded (see the list)`
+            : "."),
+        failed.length ? "error" : "info",
+      );
+    }
+    return results;
+  } catch (error) {
+    toast(`Import failed: ${describeError(error)}`, "error");
+    return [];
+  } finally {
+    state.busy = false;
+    document.body.classList.remove("busy");
+    progress.hide();
+    await route();
+  }
+}
+
+const importer = new Importer(client, async (run) => void await runImport(run));
+
+async function loadDemo(): Promise<void> {
+  const results = await runImport(() => client.call("importDemo"));
+  const first = results.find((r) => r.status !== "failed");
+  if (first?.sessionId && location.hash.length <= 2) location.hash = sessionHash(first.sessionId);
+}
+
+const listActions: ListActions = {
+  loadDemo: () => void loadDemo(),
+  openFiles: () => importer.openFiles(),
+  openFolder: () => void importer.openFolder(),
+  setIncludeInternal(include) {
+    state.includeInternal = include;
+    void showList();
+  },
+  exportSession: (id) => void exportJsonl(id, null),
+  async deleteSession(id) {
+    if (!confirm(`Remove session ${id} from this browser? The original file is not touched.`)) {
+      return;
+    }
+    try {
+      await client.call("deleteSession", id);
+      await showList();
+    } catch (error) {
+      toast(`Delete failed: ${describeError(error)}`, "error");
+    }
+  },
+  clearUnloadable() {
+    unloadable = [];
+    saveUnloadable(unloadable);
+    void showList();
+  },
+};
+
+async function exportJsonl(sessionId: string, leafId: string | null): Promise<void> {
+  try {
+    const { blob, fileName } = await client.call("exportJsonl", sessionId, leafId);
+    downloadBlob(blob, fileName);
+  } catch (error) {
+    toast(`Export failed: ${describeError(error)}`, "error");
+  }
+}
+
+function setCrumb(title?: string): void {
+  const crumb = document.getElementById("crumb")!;
+  replaceChildren(crumb, title ? el("span", {}, title) : null);
+}
+
+async function showList(): Promise<void> {
+  state.page = undefined;
+  setCrumb();
+  const list = await client.call("list", { includeInternal: state.includeInternal });
+  state.list = list;
+  const draw = () =>
+    replaceChildren(
+      app,
+      renderList(
+        { list, includeInternal: state.includeInternal, unloadable, filter: state.filter },
+        listActions,
+        (text) => {
+          state.filter = text;
+          const focused = document.activeElement === app.querySelector(".filter");
+          draw();
+          if (focused) {
+            const input = app.querySelector<HTMLInputElement>(".filter");
+            input?.focus();
+            input?.setSelectionRange(text.length, text.length);
+          }
+        },
+      ),
+    );
+  draw();
+}
+
+interface Route {
+  sessionId?: string;
+  leafId?: string | null;
+  tab: SessionTab;
+}
+
+function parseHash(): Route {
+  const match = /^#\/session\/([^?]+)(?:\?(.*))?$/.exec(location.hash);
+  if (!match) return { tab: "context" };
+  const params = new URLSearchParams(match[2] ?? "");
+  const leaf = params.get("leaf");
+  return {
+    sessionId: decodeURIComponent(match[1]),
+    leafId: leaf === null ? undefined : leaf === "" ? null : leaf,
+    tab: params.get("tab") === "usage" ? "usage" : "context",
+  };
+}
+
+function sessionUrl(sessionId: string, leafId: string | null, tab: SessionTab): string {
+  const params = new URLSearchParams({ leaf: leafId ?? "" });
+  if (tab !== "context") params.set("tab", tab);
+  return `${sessionHash(sessionId)}?${params}`;
+}
+
+async function showSession(route: Route): Promise<void> {
+  const sessionId = route.sessionId!;
+  const current = state.page;
+  if (current && current.overview.id === sessionId) {
+    if (route.leafId !== undefined) current.setLeaf(route.leafId);
+    current.setTab(route.tab);
+    return;
+  }
+  replaceChildren(app, el("p", { class: "muted loading" }, "Opening session…"));
+  try {
+    const overview = await client.call("openSession", sessionId);
+    const leafId = route.leafId === undefined ? overview.defaultLeafId : route.leafId;
+    setCrumb(overview.title);
+    state.page = new SessionPage(client, overview, leafId, route.tab, {
+      navigate(leaf, tab) {
+        history.replaceState(null, "", sessionUrl(sessionId, leaf, tab));
+      },
+      exportJsonl: (leaf) => void exportJsonl(sessionId, leaf),
+    });
+    replaceChildren(app, state.page.element);
+  } catch (error) {
+    state.page = undefined;
+    replaceChildren(
+      app,
+      el(
+        "section",
+        { class: "card error" },
+        el("h2", {}, "Cannot open this session"),
+        el("p", {}, describeError(error)),
+        el("p", {}, el("a", { class: "back" }, "Back to the list")),
+      ),
+    );
+    (app.querySelector("a.back") as HTMLAnchorElement).href = "#/";
+  }
+}
+
+async function route(): Promise<void> {
+  const r = parseHash();
+  if (r.sessionId) await showSession(r);
+  else await showList();
+}
+
+function showStorage(view: StorageView): void {
+  const names: Record<string, string> = {
+    "sqlite-opfs": "SQLite · OPFS",
+    "sqlite-opfs-sahpool": "SQLite · OPFS (pool)",
+    indexeddb: "IndexedDB",
+    memory: "memory only",
+  };
+  storageBadge.textContent = names[view.kind] ?? view.kind;
+  storageBadge.title = view.persistent
+    ? "Imported sessions stay in this browser across visits."
+    : `Nothing is kept after this tab closes.${view.note ? ` (${view.note})` : ""}`;
+  storageBadge.classList.toggle("warn", !view.persistent);
+  document.body.dataset.storage = view.kind;
+}
+
+document.getElementById("open-files")!.addEventListener("click", () => importer.openFiles());
+document.getElementById("open-folder")!.addEventListener("click", () => void importer.openFolder());
+addEventListener("hashchange", () => void route());
+
+async function start(): Promise<void> {
+  try {
+    showStorage(await client.call("init"));
+  } catch (error) {
+    toast(`Storage unavailable: ${describeError(error)}`, "error");
+  }
+  await route();
+  document.body.dataset.ready = "true";
+}
+
+void start();

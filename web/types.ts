@@ -1,0 +1,220 @@
+/**
+ * The data the viewer's worker hands to the page. Everything here is small and
+ * structured-clone friendly: the page never receives a whole session, only what one
+ * view needs (a page of tree rows, a page of context items, a usage summary).
+ *
+ * @module
+ */
+
+/** A typed error as it crosses the worker boundary. */
+export interface ErrorView {
+  /** Error class name (`SessionFormatError`, `SessionStorageError`, ...). */
+  name: string;
+  message: string;
+  /** 1-based line of a `SessionFormatError`. */
+  line?: number;
+  /** The reason of a `SessionFormatError`, without the location prefix. */
+  reason?: string;
+}
+
+/** Which storage the worker opened. */
+export interface StorageView {
+  /** `sqlite-opfs`, `sqlite-opfs-sahpool`, `indexeddb` or `memory`. */
+  kind: string;
+  /** Whether sessions survive a reload. */
+  persistent: boolean;
+  /** Why a preferred storage was not used, if one failed. */
+  note?: string;
+}
+
+/** One row of the session list. */
+export interface SessionRowView {
+  id: string;
+  /** Name, fresh summary or first user message: what the list shows as the title. */
+  title: string;
+  /** Where the title came from. */
+  titleSource: "name" | "summary" | "first message";
+  cwd: string;
+  /** Epoch ms. */
+  created: number;
+  /** Epoch ms. */
+  modified: number;
+  messageCount: number;
+  internal: boolean;
+  /** `runId / stageName` of a workflow session. */
+  workflow?: string;
+  parentSessionId?: string;
+}
+
+/** A file (or stored session) that could not be loaded, with the reason. */
+export interface UnloadableView {
+  /** File name or path (or session id for stored sessions). */
+  path: string;
+  error: ErrorView;
+  /** Epoch ms when it was seen. */
+  at: number;
+}
+
+/** Result of `list`. */
+export interface ListView {
+  sessions: SessionRowView[];
+  /** Internal sessions hidden by the current filter. */
+  hiddenInternal: number;
+  /** Stored sessions the store could not load. */
+  skipped: UnloadableView[];
+}
+
+/** Outcome of importing one file. */
+export interface ImportResultView {
+  path: string;
+  size: number;
+  status: "imported" | "updated" | "failed";
+  sessionId?: string;
+  /** Format version of the source (1-4). */
+  sourceVersion?: number;
+  entryCount?: number;
+  error?: ErrorView;
+}
+
+/** Progress event while importing. */
+export interface ImportProgressView {
+  /** 0-based index of the file being read. */
+  fileIndex: number;
+  fileCount: number;
+  path: string;
+  /** Bytes of all files read so far. */
+  bytesDone: number;
+  /** Bytes of all files. */
+  bytesTotal: number;
+  phase: "reading" | "saving" | "done";
+}
+
+/** One row of a session's flattened tree. */
+export interface TreeRowView {
+  id: string;
+  /** Gutter + connector (`│  ├─ `), drawn in a monospace column. */
+  prefix: string;
+  /** Entry type, or `message:<role>` for messages. */
+  kind: string;
+  /** One-line preview of the entry. */
+  text: string;
+  label?: string;
+  timestamp: string;
+  /** On the path from the root to the current leaf. */
+  onPath: boolean;
+  /** The current leaf. */
+  leaf: boolean;
+  childCount: number;
+}
+
+/** What `openSession` returns. */
+export interface SessionOverview {
+  id: string;
+  title: string;
+  cwd: string;
+  created: number;
+  header: string;
+  sourceVersion: number;
+  entryCount: number;
+  /** Number of tree rows (= entries with distinct ids). */
+  rowCount: number;
+  /** The default leaf: the last entry in file order. */
+  defaultLeafId: string | null;
+  labels: number;
+  branchPoints: number;
+  internal: boolean;
+}
+
+/** A content block of a projected message. */
+export type BlockView =
+  | { kind: "text"; text: string; fullLength?: number }
+  | { kind: "thinking"; text: string; fullLength?: number }
+  | { kind: "toolCall"; name: string; id: string; text: string; fullLength?: number }
+  | { kind: "image"; mimeType: string; dataUrl?: string; note?: string }
+  | { kind: "other"; text: string; fullLength?: number };
+
+/** One model-visible message. */
+export interface MessageView {
+  role: string;
+  /** Secondary title: model, tool name, custom type. */
+  subtitle?: string;
+  blocks: BlockView[];
+  /** Short facts: stop reason, error flag, exit code, tokens. */
+  meta: string[];
+}
+
+/** One item of a projection: a source entry and the messages it contributes. */
+export interface ContextItemView {
+  index: number;
+  sourceId: string | null;
+  sourceType: string;
+  /** Marks: `edited`, `compaction boundary`, `synthetic interrupted result`, ... */
+  flags: string[];
+  messages: MessageView[];
+}
+
+/** A page of the projected context plus the projection's settings. */
+export interface ContextPageView {
+  leafId: string | null;
+  total: number;
+  start: number;
+  items: ContextItemView[];
+  model?: string;
+  thinkingLevel?: string;
+  contextWindow?: number;
+  /** The replayed system prompt text (truncated). */
+  system?: string;
+  /** The active compaction boundary, if any. */
+  boundary?: { id: string; firstKeptEntryId: string | null; summaryChars: number };
+  messageCount: number;
+}
+
+/** One raw entry on the active path, as its JSON line. */
+export interface RawEntryView {
+  id: string;
+  type: string;
+  /** The JSON line (truncated when long). */
+  json: string;
+  fullLength: number;
+}
+
+/** A page of the raw entries on the active path. */
+export interface RawPageView {
+  total: number;
+  start: number;
+  items: RawEntryView[];
+}
+
+/** Token and cost counts. */
+export interface UsageTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: number;
+  calls: number;
+}
+
+/** One bar of the per-turn chart (a turn, or a bucket of turns when there are many). */
+export interface UsageBar {
+  /** First turn number (1-based) in this bar. */
+  turn: number;
+  /** Number of turns summed into this bar. */
+  turns: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+  entryId: string;
+}
+
+/** Usage of a session and of its active branch. */
+export interface UsageView {
+  session: UsageTotals;
+  branch: UsageTotals;
+  bars: UsageBar[];
+  /** Per model, whole session: `provider/model` → totals. */
+  byModel: Array<{ model: string; totals: UsageTotals }>;
+}

@@ -1,0 +1,196 @@
+/**
+ * One session's page: header facts and export buttons, the tree on the left, and on the
+ * right either the projected context beside the raw entries, or usage. Switching the leaf
+ * (clicking a tree row) rebuilds the right side for the new branch.
+ *
+ * @module
+ */
+import { button, el, formatDate, replaceChildren } from "../dom.ts";
+import type { ViewerClient } from "../rpc.ts";
+import type { SessionOverview } from "../types.ts";
+import { ContextPane, RawPane } from "./context.ts";
+import { TreeView } from "./tree.ts";
+import { renderUsage } from "./usage.ts";
+
+/** Right-hand tabs. */
+export type SessionTab = "context" | "usage";
+
+/** What the session page can ask the app to do. */
+export interface SessionActions {
+  /** The leaf or tab changed (update the URL). */
+  navigate(leafId: string | null, tab: SessionTab): void;
+  exportJsonl(leafId: string | null): void;
+}
+
+/** A mounted session page. */
+export class SessionPage {
+  readonly element: HTMLElement;
+  readonly #tree: TreeView;
+  readonly #right: HTMLElement;
+  readonly #tabs: Record<SessionTab, HTMLButtonElement>;
+  readonly #leafLabel: HTMLElement;
+  #panes: Array<{ dispose(): void }> = [];
+  #leafId: string | null;
+  #tab: SessionTab;
+  #renderToken = 0;
+
+  constructor(
+    readonly client: ViewerClient,
+    readonly overview: SessionOverview,
+    leafId: string | null,
+    tab: SessionTab,
+    readonly actions: SessionActions,
+  ) {
+    this.#leafId = leafId;
+    this.#tab = tab;
+    this.#tree = new TreeView({
+      client,
+      sessionId: overview.id,
+      rowCount: overview.rowCount,
+      leafId,
+      onSelect: (id) => this.setLeaf(id, true),
+    });
+    this.#leafLabel = el("code", { attrs: { id: "current-leaf" } });
+    this.#tabs = {
+      context: button("Context", () => this.setTab("context", true), {
+        class: "tab",
+        attrs: { role: "tab" },
+      }),
+      usage: button("Usage & cost", () => this.setTab("usage", true), {
+        class: "tab",
+        attrs: { role: "tab" },
+      }),
+    };
+    this.#right = el("div", { class: "right" });
+    const facts: Array<[string, string]> = [
+      ["id", overview.id],
+      ["cwd", overview.cwd || "—"],
+      ["created", formatDate(overview.created)],
+      ["format", overview.sourceVersion === 4 ? "v4" : `v${overview.sourceVersion} (upgraded)`],
+      ["entries", overview.entryCount.toLocaleString("en-US")],
+      ["branch points", String(overview.branchPoints)],
+      ["labels", String(overview.labels)],
+    ];
+    this.element = el(
+      "div",
+      { class: "session-page" },
+      el(
+        "header",
+        { class: "session-head" },
+        el(
+          "div",
+          { class: "title-row" },
+          el("h2", { attrs: { id: "session-title" } }, overview.title),
+          overview.internal ? el("span", { class: "chip tone-internal" }, "internal") : null,
+        ),
+        el(
+          "dl",
+          { class: "facts inline" },
+          ...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]),
+        ),
+        el(
+          "div",
+          { class: "actions" },
+          button("Export session", () => actions.exportJsonl(null), {
+            attrs: { id: "export-session" },
+          }),
+          button("Export this branch", () => actions.exportJsonl(this.#leafId), {
+            attrs: { id: "export-branch" },
+          }),
+        ),
+      ),
+      el(
+        "div",
+        { class: "session-body" },
+        el(
+          "aside",
+          { class: "tree-pane" },
+          el(
+            "div",
+            { class: "pane-head" },
+            el("h3", {}, "Tree"),
+            el("span", { class: "muted" }, "leaf "),
+            this.#leafLabel,
+          ),
+          this.#tree.element,
+          el("p", { class: "muted hint" }, "Click an entry to make it the leaf."),
+        ),
+        el(
+          "section",
+          { class: "main-pane" },
+          el(
+            "div",
+            { class: "tabs", attrs: { role: "tablist" } },
+            this.#tabs.context,
+            this.#tabs.usage,
+          ),
+          this.#right,
+        ),
+      ),
+    );
+    void this.#renderRight();
+    void this.#tree.reveal(leafId ?? "");
+  }
+
+  /** The current leaf. */
+  get leafId(): string | null {
+    return this.#leafId;
+  }
+
+  /** Switch to another leaf (from a click, or the URL). */
+  setLeaf(leafId: string | null, fromUser = false): void {
+    if (leafId === this.#leafId) return;
+    this.#leafId = leafId;
+    this.#tree.setLeaf(leafId);
+    if (fromUser) this.actions.navigate(leafId, this.#tab);
+    void this.#renderRight();
+  }
+
+  /** Switch tabs. */
+  setTab(tab: SessionTab, fromUser = false): void {
+    if (tab === this.#tab) return;
+    this.#tab = tab;
+    if (fromUser) this.actions.navigate(this.#leafId, tab);
+    void this.#renderRight();
+  }
+
+  async #renderRight(): Promise<void> {
+    const token = ++this.#renderToken;
+    this.#leafLabel.textContent = this.#leafId ?? "(none)";
+    for (const [name, tab] of Object.entries(this.#tabs)) {
+      tab.classList.toggle("active", name === this.#tab);
+      tab.setAttribute("aria-selected", String(name === this.#tab));
+    }
+    for (const pane of this.#panes) pane.dispose();
+    this.#panes = [];
+    const source = { client: this.client, sessionId: this.overview.id, leafId: this.#leafId };
+    try {
+      if (this.#tab === "usage") {
+        const usage = await this.client.call("usage", this.overview.id, this.#leafId);
+        if (token !== this.#renderToken) return;
+        replaceChildren(this.#right, renderUsage(usage));
+        return;
+      }
+      const raw = new RawPane(source);
+      const context = new ContextPane(source, (id) => void raw.reveal(id));
+      this.#panes = [raw, context];
+      await Promise.all([context.start(), raw.more()]);
+      if (token !== this.#renderToken) return;
+      replaceChildren(
+        this.#right,
+        el(
+          "div",
+          { class: "columns", attrs: { id: "context-view" } },
+          context.element,
+          raw.element,
+        ),
+      );
+    } catch (error) {
+      if (token !== this.#renderToken) return;
+      replaceChildren(
+        this.#right,
+        el("p", { class: "error" }, `Could not show this leaf: ${(error as Error).message}`),
+      );
+    }
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The viewer's worker: owns the session store, parses and imports files (streaming),
+ * and answers the page with small views (list rows, tree rows, context pages, usage).
+ * All parsing and JSON handling of session data happens here, never on the page's thread.
+ *
+ * @module
+ */
+import type { SessionStore } from "../stores/store.ts";
+import { serveViewerApi, toErrorView, type ViewerApi } from "./rpc.ts";
+import type { ListView, SessionRowView, StorageView, UnloadableView } from "./types.ts";
+import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
+import { OpenedSession } from "./worker/opened_session.ts";
+import { openViewerStorage } from "./worker/storage.ts";
+
+let storage: Promise<{ store: SessionStore; view: StorageView }> | undefined;
+/** The last opened sessions, most recent last (small: sessions can be big). */
+const opened = new Map<string, Promise<OpenedSession>>();
+const OPEN_CACHE = 2;
+
+function store(): Promise<SessionStore> {
+  storage ??= openViewerStorage();
+  return storage.then((s) => s.store);
+}
+
+async function session(sessionId: string): Promise<OpenedSession> {
+  let entry = opened.get(sessionId);
+  if (!entry) {
+    entry = store().then((s) => OpenedSession.load(s, sessionId));
+    opened.set(sessionId, entry);
+    entry.catch(() => opened.delete(sessionId));
+    while (opened.size > OPEN_CACHE) opened.delete(opened.keys().next().value!);
+  } else {
+    opened.delete(sessionId); // refresh recency
+    opened.set(sessionId, entry);
+  }
+  return await entry;
+}
+
+function forget(sessionIds: Iterable<string | undefined>): void {
+  for (const id of sessionIds) if (id !== undefined) opened.delete(id);
+}
+
+const api: ViewerApi = {
+  async init() {
+    storage ??= openViewerStorage();
+    return (await storage).view;
+  },
+
+  async importFiles(files) {
+    const results = await importSources(await store(), fileSources(files), progress);
+    forget(results.map((r) => r.sessionId));
+    return results;
+  },
+
+  async importDirectory(handle) {
+    const sources = await directorySources(handle);
+    const results = await importSources(await store(), sources, progress);
+    forget(results.map((r) => r.sessionId));
+    return results;
+  },
+
+  async importDemo() {
+    const results = await importSources(
+      await store(),
+      await demoSources(self.location.href),
+      progress,
+    );
+    forget(results.map((r) => r.sessionId));
+    return results;
+  },
+
+  async list({ includeInternal }) {
+    const s = await store();
+    const skipped: UnloadableView[] = [];
+    const all = await s.list({
+      includeInternal: true,
+      onSkipped: ({ path, error }) =>
+        skipped.push({ path, error: toErrorView(error), at: Date.now() }),
+    });
+    const sessions: SessionRowView[] = [];
+    let hiddenInternal = 0;
+    for (const info of all) {
+      if (info.internal && !includeInternal) {
+        hiddenInternal++;
+        continue;
+      }
+      const row: SessionRowView = {
+        id: info.id,
+        title: info.name ?? info.summary ?? info.firstMessage,
+        titleSource: info.name !== undefined
+          ? "name"
+          : info.summary !== undefined
+          ? "summary"
+          : "first message",
+        cwd: info.cwd,
+        created: info.created.getTime(),
+        modified: info.modified.getTime(),
+        messageCount: info.messageCount,
+        internal: info.internal === true,
+      };
+      if (info.workflow) row.workflow = `${info.workflow.runId} / ${info.workflow.stageName}`;
+      if (info.parentSessionId) row.parentSessionId = info.parentSessionId;
+      sessions.push(row);
+    }
+    return { sessions, hiddenInternal, skipped } satisfies ListView;
+  },
+
+  async openSession(sessionId) {
+    return (await session(sessionId)).overview();
+  },
+
+  async treeRows(sessionId, leafId, start, count) {
+    return (await session(sessionId)).treeRows(leafId, start, count);
+  },
+
+  async treeRowIndex(sessionId, entryId) {
+    return (await session(sessionId)).rowIndex(entryId);
+  },
+
+  async context(sessionId, leafId, start, count) {
+    return (await session(sessionId)).context(leafId, start, count);
+  },
+
+  async contextBlock(sessionId, leafId, item, message, block) {
+    return (await session(sessionId)).contextBlock(leafId, item, message, block);
+  },
+
+  async raw(sessionId, leafId, start, count) {
+    return (await session(sessionId)).raw(leafId, start, count);
+  },
+
+  async rawEntry(sessionId, entryId) {
+    return (await session(sessionId)).rawEntry(entryId);
+  },
+
+  async usage(sessionId, leafId) {
+    return (await session(sessionId)).usage(leafId);
+  },
+
+  async exportJsonl(sessionId, leafId) {
+    const opened = await session(sessionId);
+    const safeId = sessionId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 80);
+    if (leafId === null) return { blob: opened.exportAll(), fileName: `${safeId}.jsonl` };
+    const safeLeaf = leafId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
+    return { blob: opened.exportBranch(leafId), fileName: `${safeId}-branch-${safeLeaf}.jsonl` };
+  },
+
+  async deleteSession(sessionId) {
+    forget([sessionId]);
+    await (await store()).delete(sessionId);
+  },
+};
+
+const send = serveViewerApi(
+  self as unknown as Parameters<typeof serveViewerApi>[0],
+  api,
+);
+
+function progress(data: Parameters<typeof send>[0]["data"]): void {
+  send({ kind: "event", type: "import-progress", data });
+}

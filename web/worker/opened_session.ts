@@ -1,0 +1,175 @@
+/**
+ * One session opened in the worker: its entries, index, flattened tree and caches for the
+ * current leaf (path, projection). The page asks for pages of it; the session itself
+ * never leaves the worker.
+ *
+ * @module
+ */
+import { EntryNotFoundError } from "../../src/errors.ts";
+import { serializeEntries, toJsonLine } from "../../src/jsonl.ts";
+import { listingStateOf, listingToInfo } from "../../src/listing.ts";
+import { isWorkflowInternal, type SessionEntry, type SessionHeader } from "../../src/schema.ts";
+import { SessionIndex } from "../../src/tree.ts";
+import type { SessionStore } from "../../stores/store.ts";
+import type {
+  ContextPageView,
+  RawPageView,
+  SessionOverview,
+  TreeRowView,
+  UsageView,
+} from "../types.ts";
+import { contextPage, projectionItems } from "./context_page.ts";
+import { describeMessage } from "./describe.ts";
+import { buildSessionProjection } from "../../src/projection.ts";
+import { countBranchPoints, flattenTree, type TreeRow, treeRowViews } from "./tree_rows.ts";
+import { computeUsage } from "./usage.ts";
+
+type Json = Record<string, unknown>;
+
+/** Longest raw JSON line sent to the page before "show full" is needed. */
+const RAW_TEXT_LIMIT = 4000;
+
+/** A loaded, indexed session with view caches. */
+export class OpenedSession {
+  readonly rows: TreeRow[];
+  readonly #rowIndex = new Map<string, number>();
+  #path?: { leafId: string | null; entries: SessionEntry[]; ids: Set<string> };
+  #projection?: { leafId: string | null; value: Json };
+
+  private constructor(
+    readonly header: SessionHeader,
+    readonly entries: SessionEntry[],
+    readonly index: SessionIndex,
+    readonly sourceVersion: number,
+  ) {
+    this.rows = flattenTree(index.getTree());
+    this.rows.forEach((row, i) => this.#rowIndex.set(row.node.entry.id, i));
+  }
+
+  /** Load and index a session from the store. */
+  static async load(store: SessionStore, sessionId: string): Promise<OpenedSession> {
+    const loaded = await store.load(sessionId);
+    const index = SessionIndex.build(loaded.entries, { source: sessionId });
+    return new OpenedSession(loaded.header, loaded.entries, index, loaded.sourceVersion);
+  }
+
+  get id(): string {
+    return this.header.id;
+  }
+
+  /** The header facts and sizes the page shows first. */
+  overview(): SessionOverview {
+    const info = listingToInfo(this.header, listingStateOf(this.entries));
+    return {
+      id: this.id,
+      title: info.name ?? info.summary ?? info.firstMessage,
+      cwd: info.cwd,
+      created: info.created.getTime(),
+      header: toJsonLine(this.header),
+      sourceVersion: this.sourceVersion,
+      entryCount: this.entries.length,
+      rowCount: this.rows.length,
+      defaultLeafId: this.index.lastEntry?.id ?? null,
+      labels: this.index.labels.size,
+      branchPoints: countBranchPoints(this.rows),
+      internal: isWorkflowInternal(this.header),
+    };
+  }
+
+  /** Check a leaf id (null = before any entry). */
+  #checkLeaf(leafId: string | null): void {
+    if (leafId !== null && !this.index.get(leafId)) throw new EntryNotFoundError(leafId);
+  }
+
+  /** The entries from the root to `leafId`, cached for the last leaf asked. */
+  path(leafId: string | null): { entries: SessionEntry[]; ids: Set<string> } {
+    this.#checkLeaf(leafId);
+    if (!this.#path || this.#path.leafId !== leafId) {
+      const entries = this.index.getPath(leafId);
+      this.#path = { leafId, entries, ids: new Set(entries.map((entry) => entry.id)) };
+    }
+    return this.#path;
+  }
+
+  /** Tree rows marked for `leafId`. */
+  treeRows(leafId: string | null, start: number, count: number): TreeRowView[] {
+    return treeRowViews(this.rows, start, count, this.path(leafId).ids, leafId);
+  }
+
+  /** Row index of an entry, -1 when absent. */
+  rowIndex(entryId: string): number {
+    return this.#rowIndex.get(entryId) ?? -1;
+  }
+
+  /** `buildSessionProjection(entries, leafId, index)`, cached for the last leaf asked. */
+  projection(leafId: string | null): Json {
+    this.#checkLeaf(leafId);
+    if (!this.#projection || this.#projection.leafId !== leafId) {
+      const value = buildSessionProjection(this.entries, leafId, this.index) as unknown as Json;
+      this.#projection = { leafId, value };
+    }
+    return this.#projection.value;
+  }
+
+  /** A page of the projected context. */
+  context(leafId: string | null, start: number, count: number): ContextPageView {
+    return contextPage(this.projection(leafId), leafId, start, count);
+  }
+
+  /** The whole text of one block of the projected context. */
+  contextBlock(leafId: string | null, item: number, message: number, block: number): string {
+    const items = projectionItems(this.projection(leafId));
+    const messages = items[item]?.messages as Json[] | undefined;
+    const target = messages?.[message];
+    const view = target ? describeMessage(target, Infinity).blocks[block] : undefined;
+    if (!view || !("text" in view)) throw new RangeError("no such block in the projection");
+    return view.text;
+  }
+
+  /** A page of raw path entries. */
+  raw(leafId: string | null, start: number, count: number): RawPageView {
+    const { entries } = this.path(leafId);
+    const from = Math.max(0, start);
+    const items = entries.slice(from, from + Math.max(0, count)).map((entry) => {
+      const json = toJsonLine(entry);
+      return {
+        id: entry.id,
+        type: entry.type,
+        json: json.length > RAW_TEXT_LIMIT ? json.slice(0, RAW_TEXT_LIMIT) : json,
+        fullLength: json.length,
+      };
+    });
+    return { total: entries.length, start: from, items };
+  }
+
+  /** The full JSON line of an entry. */
+  rawEntry(entryId: string): string {
+    const entry = this.index.get(entryId);
+    if (!entry) throw new EntryNotFoundError(entryId);
+    return toJsonLine(entry);
+  }
+
+  /** Usage of the session and of the branch to `leafId`. */
+  usage(leafId: string | null): UsageView {
+    return computeUsage(this.entries, this.path(leafId).entries);
+  }
+
+  /** The branch to `leafId` as JSONL: the header, then the path entries (root first). */
+  exportBranch(leafId: string | null): Blob {
+    const { entries } = this.path(leafId);
+    const parts: string[] = [toJsonLine(this.header) + "\n"];
+    for (let i = 0; i < entries.length; i += 1000) {
+      parts.push(serializeEntries(entries.slice(i, i + 1000)));
+    }
+    return new Blob(parts, { type: "application/jsonl" });
+  }
+
+  /** The whole session as JSONL (every branch, file order). */
+  exportAll(): Blob {
+    const parts: string[] = [toJsonLine(this.header) + "\n"];
+    for (let i = 0; i < this.entries.length; i += 1000) {
+      parts.push(serializeEntries(this.entries.slice(i, i + 1000)));
+    }
+    return new Blob(parts, { type: "application/jsonl" });
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Flatten a session tree into display rows, the way pi's `/tree` draws it: a chain of
+ * single children stays in one column; at a branch point every child gets a connector
+ * (`├─`, `└─`) and its subtree a gutter (`│  `). Built once per opened session, iteratively
+ * (deep sessions never overflow the stack); pages of it are marked for the current leaf.
+ *
+ * @module
+ */
+import type { SessionTreeNode } from "../../src/tree.ts";
+import type { TreeRowView } from "../types.ts";
+import { entryKind, entryPreview } from "./describe.ts";
+
+/** A row without the per-leaf marks. */
+export interface TreeRow {
+  node: SessionTreeNode;
+  prefix: string;
+}
+
+/** Gutters longer than this are shortened from the left (very bushy trees). */
+const MAX_PREFIX = 48;
+
+function clampPrefix(prefix: string): string {
+  return prefix.length > MAX_PREFIX ? `⋯${prefix.slice(prefix.length - MAX_PREFIX + 1)}` : prefix;
+}
+
+/**
+ * Rows of the tree in display order (depth first, children in the order `getTree` gives:
+ * by timestamp).
+ */
+export function flattenTree(roots: SessionTreeNode[]): TreeRow[] {
+  const rows: TreeRow[] = [];
+  interface Frame {
+    node: SessionTreeNode;
+    gutter: string;
+    connector: string;
+    childGutter: string;
+  }
+  const stack: Frame[] = [];
+  const pushChildren = (children: SessionTreeNode[], gutter: string) => {
+    if (children.length === 1) {
+      stack.push({ node: children[0], gutter, connector: "", childGutter: gutter });
+      return;
+    }
+    for (let i = children.length - 1; i >= 0; i--) {
+      const last = i === children.length - 1;
+      stack.push({
+        node: children[i],
+        gutter,
+        connector: last ? "└─ " : "├─ ",
+        childGutter: gutter + (last ? "   " : "│  "),
+      });
+    }
+  };
+  pushChildren(roots, "");
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    rows.push({ node: frame.node, prefix: clampPrefix(frame.gutter + frame.connector) });
+    pushChildren(frame.node.children, frame.childGutter);
+  }
+  return rows;
+}
+
+/** Count entries with more than one child. */
+export function countBranchPoints(rows: readonly TreeRow[]): number {
+  let count = 0;
+  for (const row of rows) if (row.node.children.length > 1) count++;
+  return count;
+}
+
+/** Rows `[start, start+count)` as views, marked for the path to the current leaf. */
+export function treeRowViews(
+  rows: readonly TreeRow[],
+  start: number,
+  count: number,
+  pathIds: ReadonlySet<string>,
+  leafId: string | null,
+): TreeRowView[] {
+  const out: TreeRowView[] = [];
+  const end = Math.min(rows.length, Math.max(0, start) + Math.max(0, count));
+  for (let i = Math.max(0, start); i < end; i++) {
+    const { node, prefix } = rows[i];
+    const entry = node.entry;
+    const view: TreeRowView = {
+      id: entry.id,
+      prefix,
+      kind: entryKind(entry),
+      text: entryPreview(entry),
+      timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
+      onPath: pathIds.has(entry.id),
+      leaf: entry.id === leafId,
+      childCount: node.children.length,
+    };
+    if (node.label !== undefined) view.label = node.label;
+    out.push(view);
+  }
+  return out;
+}
