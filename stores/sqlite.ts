@@ -112,26 +112,14 @@ export interface SqliteStoreOptions {
  */
 export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   [
-    `CREATE TABLE sessions (
-      id TEXT PRIMARY KEY NOT NULL,
-      cwd TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      modified INTEGER NOT NULL,
-      header TEXT NOT NULL,
-      internal INTEGER NOT NULL DEFAULT 0,
-      workflow TEXT,
-      parent_session_id TEXT,
-      listing TEXT NOT NULL
-    )`,
+    `CREATE TABLE sessions (id TEXT PRIMARY KEY NOT NULL, cwd TEXT NOT NULL,
+      created_at INTEGER NOT NULL, modified INTEGER NOT NULL, header TEXT NOT NULL,
+      internal INTEGER NOT NULL DEFAULT 0, workflow TEXT, parent_session_id TEXT,
+      listing TEXT NOT NULL)`,
     `CREATE TABLE entries (
       session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-      seq INTEGER NOT NULL,
-      entry_id TEXT,
-      parent_id TEXT,
-      type TEXT NOT NULL,
-      json TEXT NOT NULL,
-      PRIMARY KEY (session_id, seq)
-    )`,
+      seq INTEGER NOT NULL, entry_id TEXT, parent_id TEXT, type TEXT NOT NULL,
+      json TEXT NOT NULL, PRIMARY KEY (session_id, seq))`,
   ],
   [
     // loadBranch walks parents by id; the latest duplicate id wins, hence seq in the key.
@@ -210,6 +198,26 @@ export interface LoadedBranch {
   entries: SessionEntry[];
 }
 
+/** A store with the optional `loadBranch` fast path (SQLite has it; others may add it). */
+export interface BranchLoadingStore extends SessionStore {
+  loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch>;
+}
+
+/**
+ * Feature test for {@link BranchLoadingStore}.
+ *
+ * @example
+ * ```ts
+ * const entries = canLoadBranch(store)
+ *   ? (await store.loadBranch(id, leafId)).entries
+ *   : (await store.load(id)).entries;
+ * const projection = buildSessionProjection(entries, leafId);
+ * ```
+ */
+export function canLoadBranch(store: SessionStore): store is BranchLoadingStore {
+  return typeof (store as Partial<BranchLoadingStore>).loadBranch === "function";
+}
+
 interface EntryRow {
   id: string | null;
   parentId: string | null;
@@ -267,7 +275,7 @@ const PRAGMA_WORD = /^[A-Za-z]+$/;
  * (`stores/sqlite_deno.ts`, `stores/sqlite_node.ts`) to open a file.
  *
  * Optional capability beyond {@link SessionStore}: {@link loadBranch}, the entries on one
- * root-to-leaf path via a recursive query (feature-test with `"loadBranch" in store`).
+ * root-to-leaf path via a recursive query (feature-test with {@link canLoadBranch}).
  *
  * @example
  * ```ts
@@ -277,7 +285,7 @@ const PRAGMA_WORD = /^[A-Za-z]+$/;
  * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
  * ```
  */
-export class SqliteSessionStore implements SessionStore {
+export class SqliteSessionStore implements BranchLoadingStore {
   readonly kind = "sqlite";
   readonly #db: SqliteDatabase;
   readonly #statements = new Map<string, SqliteStatement>();
@@ -470,8 +478,8 @@ export class SqliteSessionStore implements SessionStore {
           sessionId,
         );
         const leaf = leafId === undefined ? (last?.entry_id as string | null) ?? null : leafId;
-        if (leaf === null || !last) return { header, entries: [] };
-        const limit = Number(last.seq) + 1; // a path visits each entry at most once
+        if (leaf === null) return { header, entries: [] };
+        const limit = last ? Number(last.seq) + 1 : 0; // a path visits each entry at most once
         const path = this.#statement(BRANCH_SQL)
           .all(sessionId, leaf, sessionId, sessionId, limit, sessionId);
         if (path.length === 0) throw new EntryNotFoundError(leaf);

@@ -4,6 +4,7 @@
  * the loadBranch fast path, and listing without parsing entries.
  */
 import {
+  buildSessionProjection,
   EntryNotFoundError,
   parseSessionJsonlSync,
   serializeSessionJsonl,
@@ -231,7 +232,19 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
         branch.entries,
         entries.filter((e) => pathTo(entries, "c3d4e5f6").includes(e.id)),
       );
+      // The point of the fast path: the same projection from the path alone.
+      for (const leaf of [undefined, "d4e5f6a7", "x0000001"]) {
+        const path = (await store.loadBranch(h.id, leaf)).entries;
+        assertEquals(
+          buildSessionProjection(path, leaf),
+          buildSessionProjection(entries, leaf),
+          `projection at ${leaf}`,
+        );
+      }
       await assertRejects(() => store.loadBranch(h.id, "nope"), EntryNotFoundError);
+      await store.create(header("empty"));
+      assertEquals((await store.loadBranch("empty")).entries, []);
+      await assertRejects(() => store.loadBranch("empty", "nope"), EntryNotFoundError);
       // A later duplicate id wins, as in the in-memory tree index.
       const dup = message("a1b2c3d4", "m0000001", "duplicate id");
       await store.append(h.id, [dup, message("z0000001", "a1b2c3d4", "after dup")]);
