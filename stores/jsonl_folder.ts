@@ -1,0 +1,207 @@
+/**
+ * The small file-system seam the JSONL store is written against, so one store serves
+ * Deno/Node file systems (`jsonl_fs.ts`) and File System Access handles (`jsonl_fsa.ts`),
+ * the way unstorage writes one store over many drivers. Also the naming rules of a
+ * session folder, shared by both backends.
+ *
+ * Paths are relative to the folder root and use `/`, e.g. `2026-01-01T00-00-00-000Z_ab12.jsonl`
+ * or `--home-u-proj--/2025-01-01T00-00-00-000Z_<uuid>.jsonl`. A backend may also accept
+ * absolute paths of its own kind (the file-system backend does, for files opened directly).
+ *
+ * @module
+ */
+import { SessionStorageError } from "../src/errors.ts";
+
+/** One directory entry. */
+export interface FolderEntry {
+  name: string;
+  kind: "file" | "directory";
+}
+
+/** What the store needs to know about a file. */
+export interface FileStat {
+  size: number;
+  /** Modification time in ms; with `size`, the listing cache key. */
+  mtimeMs: number;
+}
+
+/** Releases a lock; safe to call once. */
+export type ReleaseLock = () => Promise<void>;
+
+/** Options for {@link JsonlFolderFs.lock}. */
+export interface LockOptions {
+  /** Give up after this many ms with a `SessionStorageError` (default 10 000). */
+  timeoutMs?: number;
+}
+
+/**
+ * The file operations of a session folder. Every write a backend offers is durable when its
+ * promise resolves; the store adds ordering, torn-tail checks and rollback on top.
+ *
+ * @example
+ * ```ts
+ * import type { JsonlFolderFs } from "./jsonl_folder.ts";
+ * async function sizeOf(fs: JsonlFolderFs, path: string) {
+ *   return (await fs.stat(path))?.size ?? 0;
+ * }
+ * ```
+ */
+export interface JsonlFolderFs {
+  /** How a path is shown to people (listing rows, errors): absolute path, `opfs:/x`, ... */
+  describe(path: string): string;
+  /** The root as shown to people (the store's `directory`). */
+  readonly root: string;
+  /** Entries of a directory (`""` is the root); `[]` when it does not exist. */
+  list(dir: string): Promise<FolderEntry[]>;
+  /** Size and modification time, or `undefined` when the file does not exist. */
+  stat(path: string): Promise<FileStat | undefined>;
+  /** Bytes `[start, end)` (fewer at end of file). */
+  read(path: string, start: number, end: number): Promise<Uint8Array>;
+  /** The file's bytes from `start`, streamed. */
+  readStream(path: string, start?: number): AsyncIterable<Uint8Array>;
+  /**
+   * Write `data` at offset `expectedSize` of an existing file and make it durable. Rejects
+   * (writing nothing) when the file is missing or its size is not `expectedSize`. A rejection
+   * may leave part of `data` written: the store truncates back.
+   */
+  append(path: string, data: Uint8Array, expectedSize: number): Promise<void>;
+  /** Cut the file back to `size` bytes, durably. */
+  truncate(path: string, size: number): Promise<void>;
+  /**
+   * Replace or create the file with `data` atomically (temp file, fsync, rename, or the
+   * backend's equivalent); creates parent directories. Readers see the old or the new file.
+   */
+  writeAtomic(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void>;
+  /** Remove a file; a missing file is not an error. */
+  remove(path: string): Promise<void>;
+  /**
+   * Move a file to the user's trash. Resolves `false` when the backend has no trash (the
+   * store then removes the file). Optional.
+   */
+  trash?(path: string): Promise<boolean>;
+  /**
+   * Take the exclusive cross-process lock for `path` (one writer per session file). Waits,
+   * bounded by `timeoutMs`, then rejects with `SessionStorageError`.
+   */
+  lock(path: string, options?: LockOptions): Promise<ReleaseLock>;
+}
+
+// ---------------------------------------------------------------- naming
+
+/** Hex characters of the SHA-256 of a session id used in format-4 file names (128 bits). */
+export const SESSION_HASH_LENGTH = 32;
+
+/**
+ * The hash that names a session's file: no id, however odd, can escape the folder or clash
+ * with a file-system rule.
+ *
+ * @example
+ * ```ts
+ * import { hashSessionId } from "./jsonl_folder.ts";
+ * (await hashSessionId("abc")).length; // 32
+ * ```
+ */
+export async function hashSessionId(id: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(id));
+  let hex = "";
+  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, "0");
+  return hex.slice(0, SESSION_HASH_LENGTH);
+}
+
+/**
+ * The format-4 file name: `<createdAt with : and . replaced by ->_<hash>.jsonl`. Any other
+ * character outside `[0-9A-Za-z+-]` in `createdAt` also becomes `-`, because the header is
+ * caller data and must not steer the path.
+ *
+ * @example
+ * ```ts
+ * import { sessionFileName } from "./jsonl_folder.ts";
+ * sessionFileName("2026-01-01T00:00:00.000Z", "ab12"); // "2026-01-01T00-00-00-000Z_ab12.jsonl"
+ * ```
+ */
+export function sessionFileName(createdAt: string, hash: string): string {
+  const stamp = String(createdAt).replace(/[^0-9A-Za-z+-]/g, "-").slice(0, 64) || "session";
+  return `${stamp}_${hash}.jsonl`;
+}
+
+/**
+ * The older pi folder name for a working directory: one leading separator removed, then
+ * `/`, `\` and `:` replaced by `-`, wrapped in `--`. Lossy; used only to prefer likely
+ * folders, never to decide membership (the header's `cwd` does).
+ *
+ * @example
+ * ```ts
+ * import { piLayoutFolderName } from "./jsonl_folder.ts";
+ * piLayoutFolderName("/home/u/proj"); // "--home-u-proj--"
+ * ```
+ */
+export function piLayoutFolderName(cwd: string): string {
+  return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+}
+
+/** The hash part of a format-4 file name, or undefined for other names. */
+export function hashFromFileName(name: string): string | undefined {
+  const match = /_([0-9a-f]{32})\.jsonl$/.exec(name);
+  return match?.[1];
+}
+
+/** Whether a directory entry is a session file candidate. */
+export function isSessionFileName(name: string): boolean {
+  return name.endsWith(".jsonl") && !name.startsWith(".");
+}
+
+/** Join relative folder paths with `/`. */
+export function joinPath(dir: string, name: string): string {
+  return dir === "" ? name : `${dir}/${name}`;
+}
+
+// ---------------------------------------------------------------- in-process locking
+
+/**
+ * Serialises async work per key inside one JavaScript realm. Backends take it before the
+ * cross-process lock, so writers in one process queue instead of polling a lock file.
+ *
+ * @example
+ * ```ts
+ * import { KeyedMutex } from "./jsonl_folder.ts";
+ * const mutex = new KeyedMutex();
+ * const release = await mutex.acquire("file.jsonl", 1000);
+ * release();
+ * ```
+ */
+export class KeyedMutex {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  /** Wait for the key (at most `timeoutMs`), then hold it until the returned function runs. */
+  async acquire(key: string, timeoutMs: number): Promise<() => void> {
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = previous.then(() => mine);
+    this.#tails.set(key, tail);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    });
+    const outcome = await Promise.race([previous.then(() => "ok" as const), timedOut]);
+    clearTimeout(timer);
+    let released = false;
+    const done = () => {
+      if (released) return;
+      released = true;
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    };
+    if (outcome === "timeout") {
+      // Leave our slot in the queue but release it as soon as it comes up.
+      previous.then(done);
+      throw new SessionStorageError(
+        `Timed out after ${timeoutMs} ms waiting for another writer in this process (${key})`,
+      );
+    }
+    return done;
+  }
+}
+
+/** Default bound on waiting for a session file lock. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;

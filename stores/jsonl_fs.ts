@@ -1,0 +1,361 @@
+/**
+ * The JSONL session-folder store on the local file system, for Deno and Node alike (Deno
+ * runs `node:fs`). Appends are positional writes plus `fdatasync`; rewrites go to a temp
+ * file in the same folder, `fsync`, then `rename`; locks are lock files
+ * (`jsonl_lockfile.ts`); deletes use the `trash` command when it is installed.
+ *
+ * @module
+ */
+import { execFile } from "node:child_process";
+import { constants } from "node:fs";
+import { access, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import process from "node:process";
+import { SessionStorageError } from "../src/errors.ts";
+import {
+  DEFAULT_LOCK_TIMEOUT_MS,
+  type FileStat,
+  type FolderEntry,
+  type JsonlFolderFs,
+  type LockOptions,
+  type ReleaseLock,
+} from "./jsonl_folder.ts";
+import { acquireLockFile } from "./jsonl_lockfile.ts";
+import { JsonlSessionStore, type JsonlStoreOptions } from "./jsonl_store.ts";
+
+/** Options for {@link NodeJsonlFolderFs}. */
+export interface FsFolderOptions {
+  /** The trash command; `false` never trashes; default: `trash` when it is on `PATH`. */
+  trashCommand?: string | false;
+  /** A lock file not refreshed for this long is stale (default 30 s). */
+  staleLockMs?: number;
+}
+
+const CHUNK = 64 * 1024;
+
+function code(error: unknown): string | undefined {
+  return (error as { code?: string } | null)?.code;
+}
+
+async function findOnPath(command: string): Promise<string | undefined> {
+  if (command.includes("/") || command.includes("\\")) return command;
+  let pathVar: string | undefined;
+  try {
+    pathVar = process.env.PATH;
+  } catch {
+    return undefined;
+  }
+  for (const dir of (pathVar ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, command);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // keep looking
+    }
+  }
+  return undefined;
+}
+
+/**
+ * {@link JsonlFolderFs} over a directory of the local file system.
+ *
+ * @example
+ * ```ts
+ * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * const fs = new NodeJsonlFolderFs("/tmp/sessions");
+ * await fs.list(""); // [] when the folder does not exist yet
+ * ```
+ */
+export class NodeJsonlFolderFs implements JsonlFolderFs {
+  readonly root: string;
+  readonly #options: FsFolderOptions;
+
+  constructor(directory: string, options: FsFolderOptions = {}) {
+    this.root = resolve(directory);
+    this.#options = options;
+  }
+
+  /** Absolute path of a folder path; folder paths cannot climb out with `..`. */
+  #abs(path: string): string {
+    if (isAbsolute(path)) return path;
+    const parts = path.split("/");
+    if (parts.some((part) => part === ".." || part === "")) {
+      throw new SessionStorageError(`Invalid session folder path: ${path}`);
+    }
+    return join(this.root, ...parts);
+  }
+
+  describe(path: string): string {
+    return this.#abs(path);
+  }
+
+  async list(dir: string): Promise<FolderEntry[]> {
+    const abs = dir === "" ? this.root : this.#abs(dir);
+    let items;
+    try {
+      items = await readdir(abs, { withFileTypes: true });
+    } catch (error) {
+      if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return [];
+      throw error;
+    }
+    const entries: FolderEntry[] = [];
+    for (const item of items) {
+      if (item.isFile()) entries.push({ name: item.name, kind: "file" });
+      else if (item.isDirectory()) entries.push({ name: item.name, kind: "directory" });
+      else if (item.isSymbolicLink()) {
+        // Followed, as pi does for linked project folders; broken links are ignored.
+        const target = await stat(join(abs, item.name)).catch(() => undefined);
+        if (target?.isFile()) entries.push({ name: item.name, kind: "file" });
+        if (target?.isDirectory()) entries.push({ name: item.name, kind: "directory" });
+      }
+    }
+    return entries;
+  }
+
+  async stat(path: string): Promise<FileStat | undefined> {
+    try {
+      const info = await stat(this.#abs(path));
+      return info.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
+    } catch (error) {
+      if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return undefined;
+      throw error;
+    }
+  }
+
+  async read(path: string, start: number, end: number): Promise<Uint8Array> {
+    const handle = await open(this.#abs(path), "r");
+    try {
+      const buffer = new Uint8Array(Math.max(0, end - start));
+      let filled = 0;
+      while (filled < buffer.length) {
+        const { bytesRead } = await handle.read(
+          buffer,
+          filled,
+          buffer.length - filled,
+          start + filled,
+        );
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return buffer.subarray(0, filled);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async *readStream(path: string, start = 0): AsyncIterable<Uint8Array> {
+    const handle = await open(this.#abs(path), "r");
+    try {
+      let position = start;
+      for (;;) {
+        const buffer = new Uint8Array(CHUNK);
+        const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
+        if (bytesRead === 0) return;
+        position += bytesRead;
+        yield buffer.subarray(0, bytesRead);
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async append(path: string, data: Uint8Array, expectedSize: number): Promise<void> {
+    // "r+" never creates: appending to a file deleted meanwhile fails instead.
+    const handle = await open(this.#abs(path), "r+");
+    try {
+      const { size } = await handle.stat();
+      if (size !== expectedSize) {
+        throw new SessionStorageError(
+          `${
+            this.describe(path)
+          } changed size (${size}, expected ${expectedSize}); nothing was appended`,
+        );
+      }
+      let written = 0;
+      while (written < data.length) {
+        const { bytesWritten } = await handle.write(
+          data,
+          written,
+          data.length - written,
+          expectedSize + written,
+        );
+        written += bytesWritten;
+      }
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async truncate(path: string, size: number): Promise<void> {
+    const handle = await open(this.#abs(path), "r+");
+    try {
+      await handle.truncate(size);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async writeAtomic(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
+    const target = this.#abs(path);
+    const folder = dirname(target);
+    await mkdir(folder, { recursive: true });
+    const mode = (await stat(target).catch(() => undefined))?.mode ?? 0o600;
+    // Same folder, so the rename stays on one file system and is atomic.
+    const temp = `${target}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+    const handle = await open(temp, "wx", mode & 0o777);
+    try {
+      try {
+        const chunks = data instanceof Uint8Array ? [data] : data;
+        for await (const chunk of chunks) {
+          let written = 0;
+          while (written < chunk.length) {
+            written += (await handle.write(chunk, written, chunk.length - written)).bytesWritten;
+          }
+        }
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, target);
+    } catch (error) {
+      await unlink(temp).catch(() => {});
+      throw error;
+    }
+    await syncDirectory(folder);
+  }
+
+  async remove(path: string): Promise<void> {
+    try {
+      await unlink(this.#abs(path));
+    } catch (error) {
+      if (code(error) !== "ENOENT") throw error;
+    }
+  }
+
+  async trash(path: string): Promise<boolean> {
+    const configured = this.#options.trashCommand;
+    if (configured === false) return false;
+    const command = await findOnPath(configured ?? "trash");
+    if (!command) return false;
+    const target = this.#abs(path);
+    await new Promise<void>((done, fail) => {
+      execFile(command, [target], { timeout: 30_000 }, (error, _stdout, stderr) => {
+        if (!error) return done();
+        fail(
+          new SessionStorageError(
+            `${command} could not move ${target} to the trash (the file was kept): ${
+              String(stderr).trim() || error.message
+            }`,
+            { cause: error },
+          ),
+        );
+      });
+    });
+    return true;
+  }
+
+  async lock(path: string, options: LockOptions = {}): Promise<ReleaseLock> {
+    return await acquireLockFile(`${this.#abs(path)}.lock`, {
+      timeoutMs: options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+      staleMs: this.#options.staleLockMs,
+    });
+  }
+
+  /** The folder path of an absolute path inside the root, or the absolute path itself. */
+  folderPath(absolute: string): string {
+    const rel = relative(this.root, resolve(absolute));
+    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return resolve(absolute);
+    return rel.split(sep).join("/");
+  }
+}
+
+/** Make a rename durable; not every platform can open a directory, so failures are ignored. */
+async function syncDirectory(folder: string): Promise<void> {
+  try {
+    const handle = await open(folder, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // best effort
+  }
+}
+
+/** Options for {@link openJsonlFsStore}. */
+export type JsonlFsStoreOptions = JsonlStoreOptions & FsFolderOptions;
+
+/**
+ * A JSONL session store over a local directory (created on first write).
+ *
+ * @example
+ * ```ts
+ * import { openJsonlFsStore } from "./jsonl_fs.ts";
+ * const store = await openJsonlFsStore("/tmp/sessions");
+ * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
+ * ```
+ */
+export async function openJsonlFsStore(
+  directory: string,
+  options: JsonlFsStoreOptions = {},
+): Promise<JsonlSessionStore> {
+  return new JsonlSessionStore(new NodeJsonlFolderFs(directory, options), options);
+}
+
+/**
+ * Open one JSONL file directly (`SessionManager.open(path)`): creates it with a fresh
+ * format-4 header for `cwd` when it is missing or empty. New sessions of the returned store
+ * go to `sessionDir`, or the file's folder.
+ *
+ * @example
+ * ```ts
+ * import { openJsonlFile } from "./jsonl_fs.ts";
+ * const { store, sessionId } = await openJsonlFile("/tmp/x/session.jsonl", { cwd: "/work" });
+ * ```
+ */
+export async function openJsonlFile(
+  path: string,
+  options: { sessionDir?: string; cwd: string } & JsonlFsStoreOptions,
+): Promise<{ store: JsonlSessionStore; sessionId: string; path: string }> {
+  const absolute = resolve(path);
+  const fs = new NodeJsonlFolderFs(options.sessionDir ?? dirname(absolute), options);
+  const store = new JsonlSessionStore(fs, options);
+  const sessionId = await store.openFile(fs.folderPath(absolute), { cwd: options.cwd });
+  return { store, sessionId, path: absolute };
+}
+
+/**
+ * The bytes of a local file as a stream (sources for fork and import).
+ *
+ * @example
+ * ```ts
+ * import { readLocalFile } from "./jsonl_fs.ts";
+ * const stream = await readLocalFile("/tmp/export.jsonl");
+ * ```
+ */
+export async function readLocalFile(path: string): Promise<ReadableStream<Uint8Array>> {
+  const absolute = resolve(path);
+  const fs = new NodeJsonlFolderFs(dirname(absolute));
+  if (!(await fs.stat(absolute))) {
+    throw new SessionStorageError(`No such file: ${absolute}`);
+  }
+  const chunks = fs.readStream(absolute)[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await chunks.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel() {
+      await chunks.return?.();
+    },
+  });
+}
+
+export { JsonlSessionStore, TornTailError } from "./jsonl_store.ts";
+export type { RepairReport } from "./jsonl_store.ts";

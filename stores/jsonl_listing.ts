@@ -1,0 +1,110 @@
+/**
+ * Listing a session folder: every candidate file is summarised through the cache
+ * (`jsonl_scan.ts`), a bounded number at a time, with progress, abort, and a report for
+ * every file left out. Listing never writes.
+ *
+ * @module
+ */
+import { SessionStorageError } from "../src/errors.ts";
+import { listingToInfo, type SessionInfo } from "../src/listing.ts";
+import { isWorkflowInternal, type SessionHeader } from "../src/schema.ts";
+import { finishListing, type ListOptions, throwIfAborted } from "./store.ts";
+import type { JsonlFolderFs } from "./jsonl_folder.ts";
+import { type CachedFile, type JsonlListingCache, summarizeFile } from "./jsonl_scan.ts";
+
+/** What a listing learned about ids, for the store's lookups. */
+export interface ListedIds {
+  /** File → id in its header (`null` when unreadable). */
+  paths: Map<string, string | null>;
+  /** Id → the file chosen to hold it. */
+  chosen: Map<string, string>;
+}
+
+/** How {@link listFolder} runs. */
+export interface ListFolderOptions {
+  concurrency: number;
+  /** Order of preference between two files holding the same id. */
+  preferred: (a: string, b: string) => number;
+}
+
+/**
+ * List the given files of a folder as session rows (newest first), reporting unloadable
+ * and duplicate files through `options.onSkipped`.
+ */
+export async function listFolder(
+  fs: JsonlFolderFs,
+  paths: readonly string[],
+  cache: JsonlListingCache,
+  options: ListOptions,
+  how: ListFolderOptions,
+): Promise<{ rows: SessionInfo[]; ids: ListedIds }> {
+  const { signal } = options;
+  throwIfAborted(signal);
+  const need = (header: SessionHeader) =>
+    (options.cwd !== undefined && header.cwd !== options.cwd) ||
+      (!options.includeInternal && isWorkflowInternal(header))
+      ? "header" as const
+      : "body" as const;
+  const results = new Array<CachedFile | undefined>(paths.length);
+  const total = paths.length;
+  let loaded = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      throwIfAborted(signal);
+      const index = next++;
+      const path = paths[index];
+      const stat = await fs.stat(path);
+      if (stat) {
+        const key = fs.describe(path);
+        const result = await summarizeFile(fs, path, stat, cache.get(key), need, signal);
+        if (!result.transient) cache.set(key, result);
+        results[index] = result;
+      }
+      throwIfAborted(signal);
+      options.onProgress?.(++loaded, total);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, how.concurrency) }, worker));
+  throwIfAborted(signal);
+
+  const ids: ListedIds = { paths: new Map(), chosen: new Map() };
+  const holders = new Map<string, string[]>();
+  for (let i = 0; i < paths.length; i++) {
+    const result = results[i];
+    if (!result) continue;
+    if (result.error) {
+      if (!result.transient) ids.paths.set(paths[i], result.info?.id ?? null);
+      options.onSkipped?.({ path: fs.describe(paths[i]), error: result.error });
+      continue;
+    }
+    const id = result.info!.id;
+    ids.paths.set(paths[i], id);
+    const list = holders.get(id);
+    if (list) list.push(paths[i]);
+    else holders.set(id, [paths[i]]);
+  }
+  const rows: SessionInfo[] = [];
+  const indexOf = new Map(paths.map((path, i) => [path, i]));
+  for (const [id, holding] of holders) {
+    holding.sort(how.preferred);
+    const [chosen, ...copies] = holding;
+    ids.chosen.set(id, chosen);
+    for (const copy of copies) {
+      options.onSkipped?.({
+        path: fs.describe(copy),
+        error: new SessionStorageError(
+          `duplicate session id ${JSON.stringify(id)}: the session is ${
+            fs.describe(chosen)
+          }; this copy is left out`,
+        ),
+      });
+    }
+    const result = results[indexOf.get(chosen)!]!;
+    if (!result.state) continue; // header read only: filtered out by cwd or internal
+    rows.push(
+      listingToInfo(result.info!.header, result.state, fs.describe(chosen), result.mtimeMs),
+    );
+  }
+  return { rows: finishListing(rows, options), ids };
+}

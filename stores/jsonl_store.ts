@@ -1,0 +1,440 @@
+/**
+ * The JSONL session-folder store, written once over {@link JsonlFolderFs}: one format-4 file
+ * per session named `<createdAt>_<hash of id>.jsonl`, older pi folders (`--<cwd>--/`) read
+ * one level down. Appends are one write of complete lines under the file's lock, refused
+ * after a torn tail, rolled back on failure; rewrites are atomic; listings fold headers and
+ * entries through a (path, size, mtime) cache. Loading never rewrites a file.
+ *
+ * @module
+ */
+import { SessionExistsError, SessionNotFoundError, SessionStorageError } from "../src/errors.ts";
+import {
+  parseSessionJsonl,
+  serializeEntries,
+  serializeSessionJsonl,
+  toJsonLine,
+} from "../src/jsonl.ts";
+import { listingStateOf } from "../src/listing.ts";
+import type { SessionEntry, SessionHeader } from "../src/schema.ts";
+import {
+  assertOpen,
+  assertValidSessionId,
+  type CreatedSession,
+  type ListOptions,
+  type LoadedSession,
+  type SessionInfo,
+  type SessionStore,
+  storageOperation,
+} from "./store.ts";
+import {
+  DEFAULT_LOCK_TIMEOUT_MS,
+  type FileStat,
+  hashSessionId,
+  type JsonlFolderFs,
+  sessionFileName,
+} from "./jsonl_folder.ts";
+import { SessionLocator } from "./jsonl_locate.ts";
+import {
+  cachedAfterWrite,
+  extendCached,
+  type HeaderInfo,
+  JsonlListingCache,
+  parseHeaderLine,
+  readHeader,
+} from "./jsonl_scan.ts";
+import { appendAfterTail, type RepairReport, repairSessionFile } from "./jsonl_tail.ts";
+import { listFolder } from "./jsonl_listing.ts";
+
+export { TornTailError } from "./jsonl_tail.ts";
+export type { RepairReport } from "./jsonl_tail.ts";
+
+/** Options for {@link JsonlSessionStore}. */
+export interface JsonlStoreOptions {
+  /** Listing cache; share one between stores over the same folder to keep listings warm. */
+  cache?: JsonlListingCache;
+  /** Bound on waiting for a session file's lock (default 10 s). */
+  lockTimeoutMs?: number;
+  /** Move deleted files to the trash when the backend has one (default true). */
+  useTrash?: boolean;
+  /** Files read at once while listing (default 8). */
+  listConcurrency?: number;
+}
+
+interface Known {
+  stat: FileStat;
+  info: HeaderInfo;
+  /** True only after this store wrote the end of the file itself. */
+  endsWithNewline: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/** The header line of a format-4 file as it will be written (for caches). */
+function headerInfoOf(header: SessionHeader, source: string): { info: HeaderInfo; text: string } {
+  const text = toJsonLine(header);
+  const end = encoder.encode(text).length + 1;
+  return { info: parseHeaderLine({ text, line: 1, end, terminated: true }, source), text };
+}
+
+/**
+ * A {@link SessionStore} over a folder of JSONL files (see the module doc for the rules).
+ *
+ * @example
+ * ```ts
+ * import { JsonlSessionStore } from "./jsonl_store.ts";
+ * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * const store = new JsonlSessionStore(new NodeJsonlFolderFs("/tmp/sessions"));
+ * const rows = await store.list({ cwd: "/work/project" });
+ * ```
+ */
+export class JsonlSessionStore implements SessionStore {
+  readonly kind = "jsonl";
+  readonly directory: string;
+  readonly #fs: JsonlFolderFs;
+  readonly #cache: JsonlListingCache;
+  readonly #options: JsonlStoreOptions;
+  readonly #locator: SessionLocator;
+  /** Files this store wrote or verified, by path. */
+  readonly #known = new Map<string, Known>();
+  #closed = false;
+
+  constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
+    this.#fs = fs;
+    this.#options = options;
+    this.#cache = options.cache ?? new JsonlListingCache();
+    this.#locator = new SessionLocator(fs);
+    this.directory = fs.root;
+  }
+
+  /** The backend (tests wrap it to count reads). */
+  get fs(): JsonlFolderFs {
+    return this.#fs;
+  }
+
+  async create(
+    header: SessionHeader,
+    entries: readonly SessionEntry[] = [],
+  ): Promise<CreatedSession> {
+    assertOpen(this.#closed, this.kind);
+    assertValidSessionId(header.id);
+    const text = await storageOperation("create", () => serializeSessionJsonl(header, entries));
+    const hash = await hashSessionId(header.id);
+    const path = sessionFileName(header.createdAt, hash);
+    // Creators of one id contend on one lock whatever their createdAt (and file name).
+    return await this.#locked(`.${hash}.create`, "create", async () => {
+      if (await this.#locator.locate(header.id)) throw new SessionExistsError(header.id);
+      if (await this.#fs.stat(path)) {
+        const where = this.#fs.describe(path);
+        throw new SessionStorageError(`${where} exists but is not a readable session; move it`);
+      }
+      const bytes = encoder.encode(text);
+      await this.#fs.writeAtomic(path, bytes);
+      await this.#wrote(path, header, entries, bytes);
+      return { id: header.id, path: this.#fs.describe(path) };
+    });
+  }
+
+  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    // Serialise first: an unserialisable entry fails before the file is touched.
+    const lines = await storageOperation("append", () => serializeEntries(entries));
+    const path = await this.#require(sessionId);
+    if (entries.length === 0) return;
+    await this.#locked(path, "append", () => this.#appendLocked(path, sessionId, entries, lines));
+  }
+
+  async #appendLocked(
+    path: string,
+    sessionId: string,
+    entries: readonly SessionEntry[],
+    lines: string,
+  ): Promise<void> {
+    const fs = this.#fs;
+    const stat = await fs.stat(path);
+    if (!stat) throw new SessionNotFoundError(sessionId);
+    const known = this.#known.get(path);
+    const unchanged = known !== undefined && known.stat.size === stat.size &&
+      known.stat.mtimeMs === stat.mtimeMs;
+    const info = unchanged ? known.info : await readHeader(fs, path, stat.size);
+    if (info.id !== sessionId) {
+      this.#forget(path);
+      throw new SessionStorageError(
+        `${fs.describe(path)} now holds session ${info.id}, not ${sessionId}; nothing was appended`,
+      );
+    }
+    if (info.needsUpgrade) {
+      throw new SessionStorageError(
+        `${
+          fs.describe(path)
+        } is in session format ${info.version}; persist its upgrade with replace() before appending`,
+      );
+    }
+    const { payload, newlineFirst } = await appendAfterTail(
+      fs,
+      path,
+      stat.size,
+      encoder.encode(lines),
+      unchanged && known.endsWithNewline,
+    );
+    const after = (await fs.stat(path))!;
+    this.#known.set(path, { stat: after, info, endsWithNewline: true });
+    const key = fs.describe(path);
+    const cached = this.#cache.get(key);
+    if (
+      cached?.state && !newlineFirst && cached.size === stat.size &&
+      cached.mtimeMs === stat.mtimeMs
+    ) {
+      this.#cache.set(key, extendCached(cached, after, entries, payload));
+    }
+  }
+
+  async load(sessionId: string): Promise<LoadedSession> {
+    assertOpen(this.#closed, this.kind);
+    const path = await this.#require(sessionId);
+    try {
+      return await this.#parse(path, sessionId);
+    } catch (error) {
+      if (!isTornRecord(error)) throw error;
+      // A writer in another process may be mid-append: read once more under its lock.
+      let release;
+      try {
+        release = await this.#fs.lock(path, this.#lockOptions());
+      } catch {
+        throw error;
+      }
+      try {
+        return await this.#parse(path, sessionId);
+      } finally {
+        await release();
+      }
+    }
+  }
+
+  async #parse(path: string, sessionId: string): Promise<LoadedSession> {
+    const parsed = await storageOperation(
+      "load",
+      () => parseSessionJsonl(this.#fs.readStream(path), { source: this.#fs.describe(path) }),
+    );
+    if (parsed.header.id !== sessionId) {
+      this.#forget(path);
+      throw new SessionNotFoundError(sessionId);
+    }
+    return { ...parsed, path: this.#fs.describe(path) };
+  }
+
+  async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    assertValidSessionId(header.id);
+    const text = await storageOperation("replace", () => serializeSessionJsonl(header, entries));
+    const path = await this.#require(header.id);
+    await this.#locked(path, "replace", async () => {
+      if (!(await this.#fs.stat(path))) throw new SessionNotFoundError(header.id);
+      const bytes = encoder.encode(text);
+      await this.#fs.writeAtomic(path, bytes);
+      await this.#wrote(path, header, entries, bytes);
+    });
+  }
+
+  async updateHeader(header: SessionHeader): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    assertValidSessionId(header.id);
+    const headerLine = await storageOperation("updateHeader", () => toJsonLine(header) + "\n");
+    const path = await this.#require(header.id);
+    await this.#locked(path, "updateHeader", async () => {
+      const fs = this.#fs;
+      const stat = await fs.stat(path);
+      if (!stat) throw new SessionNotFoundError(header.id);
+      const info = await readHeader(fs, path, stat.size);
+      if (info.needsUpgrade) {
+        // Older entries cannot sit under a format-4 header: write them upgraded.
+        const parsed = await parseSessionJsonl(fs.readStream(path), { source: fs.describe(path) });
+        const bytes = encoder.encode(serializeSessionJsonl(header, parsed.entries));
+        await fs.writeAtomic(path, bytes);
+        await this.#wrote(path, header, parsed.entries, bytes);
+        return;
+      }
+      // Entries are copied as bytes: O(file) I/O, no parsing.
+      await fs.writeAtomic(
+        path,
+        prepend(encoder.encode(headerLine), fs.readStream(path, info.end)),
+      );
+      this.#forget(path);
+      this.#locator.remember(path, header.id);
+    });
+  }
+
+  async list(options: ListOptions = {}): Promise<SessionInfo[]> {
+    assertOpen(this.#closed, this.kind);
+    const paths = await storageOperation("list", () => this.#locator.allPaths());
+    const { rows, ids } = await listFolder(this.#fs, paths, this.#cache, options, {
+      concurrency: this.#options.listConcurrency ?? 8,
+      preferred: (a, b) => this.#locator.prefer(a, b),
+    });
+    for (const [path, id] of ids.paths) this.#locator.learnPath(path, id);
+    for (const [id, path] of ids.chosen) {
+      if (this.#locator.cached(id) === undefined) this.#locator.remember(path, id);
+    }
+    return rows;
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    assertOpen(this.#closed, this.kind);
+    const path = await this.#locator.locate(sessionId);
+    if (!path) return;
+    await this.#locked(path, "delete", async () => {
+      const trashed = this.#options.useTrash !== false && this.#fs.trash
+        ? await this.#fs.trash(path)
+        : false;
+      if (!trashed) await this.#fs.remove(path);
+      this.#forget(path);
+    });
+  }
+
+  async has(sessionId: string): Promise<boolean> {
+    assertOpen(this.#closed, this.kind);
+    return (await this.#locator.locate(sessionId)) !== undefined;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  /** The session as format-4 JSONL: the file's own text when unchanged, upgraded otherwise. */
+  async exportJsonl(sessionId: string): Promise<string> {
+    const { header, entries } = await this.load(sessionId);
+    return serializeSessionJsonl(header, entries);
+  }
+
+  /**
+   * The file of a session (as shown to people), or undefined.
+   *
+   * @example
+   * ```ts
+   * import { openJsonlFsStore } from "./jsonl_fs.ts";
+   * const store = await openJsonlFsStore("/tmp/sessions");
+   * await store.pathOf("some-id"); // "/tmp/sessions/2026-..._<hash>.jsonl" or undefined
+   * ```
+   */
+  async pathOf(sessionId: string): Promise<string | undefined> {
+    assertOpen(this.#closed, this.kind);
+    const path = await this.#locator.locate(sessionId);
+    return path === undefined ? undefined : this.#fs.describe(path);
+  }
+
+  /**
+   * Serve a file by path (possibly outside the folder), creating it with a fresh format-4
+   * header for `cwd` when it is missing or empty. Resolves the session id in it.
+   *
+   * @example
+   * ```ts
+   * import { openJsonlFsStore } from "./jsonl_fs.ts";
+   * const store = await openJsonlFsStore("/tmp/sessions");
+   * const id = await store.openFile("/tmp/elsewhere/mine.jsonl", { cwd: "/work" });
+   * ```
+   */
+  async openFile(path: string, options: { cwd: string }): Promise<string> {
+    assertOpen(this.#closed, this.kind);
+    return await this.#locked(path, "open", async () => {
+      const stat = await this.#fs.stat(path);
+      if (stat && stat.size > 0) {
+        const info = await readHeader(this.#fs, path, stat.size);
+        this.#locator.pin(info.id, path);
+        return info.id;
+      }
+      const id = crypto.randomUUID();
+      const createdAt = new Date().toISOString();
+      const header: SessionHeader = {
+        type: "session",
+        version: 4,
+        id,
+        createdAt,
+        cwd: options.cwd,
+      };
+      const bytes = encoder.encode(serializeSessionJsonl(header, []));
+      await this.#fs.writeAtomic(path, bytes);
+      await this.#wrote(path, header, [], bytes);
+      this.#locator.pin(header.id, path);
+      return header.id;
+    });
+  }
+
+  /**
+   * Repair the end of a session file (by id or path): keeps a backup copy, drops a torn
+   * final record or terminates a complete one, and reports what it did. Never automatic.
+   *
+   * @example
+   * ```ts
+   * import { openJsonlFsStore } from "./jsonl_fs.ts";
+   * const store = await openJsonlFsStore("/tmp/sessions");
+   * const report = await store.repairSession("some-id");
+   * console.log(report.action, report.backupPath);
+   * ```
+   */
+  async repairSession(pathOrId: string): Promise<RepairReport> {
+    assertOpen(this.#closed, this.kind);
+    const path = this.#locator.cached(pathOrId) ??
+      (pathOrId.endsWith(".jsonl") ? pathOrId : await this.#require(pathOrId));
+    this.#forget(path);
+    return await this.#locked(path, "repair", () => repairSessionFile(this.#fs, path));
+  }
+
+  // ------------------------------------------------------------------ lookup
+
+  #lockOptions() {
+    return { timeoutMs: this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS };
+  }
+
+  /** Run `fn` holding the lock of `path`; non-library errors become `SessionStorageError`. */
+  async #locked<T>(path: string, what: string, fn: () => Promise<T>): Promise<T> {
+    const release = await this.#fs.lock(path, this.#lockOptions());
+    try {
+      return await storageOperation(what, fn);
+    } finally {
+      await release();
+    }
+  }
+
+  async #require(sessionId: string): Promise<string> {
+    const path = await storageOperation("lookup", () => this.#locator.locate(sessionId));
+    if (path === undefined) throw new SessionNotFoundError(sessionId);
+    return path;
+  }
+
+  /** Record a file this store just wrote whole, so lookups and listings read nothing. */
+  async #wrote(
+    path: string,
+    header: SessionHeader,
+    entries: readonly SessionEntry[],
+    bytes: Uint8Array,
+  ): Promise<void> {
+    const stat = await this.#fs.stat(path);
+    this.#forget(path);
+    if (!stat) return;
+    const { info, text } = headerInfoOf(header, this.#fs.describe(path));
+    this.#known.set(path, { stat, info, endsWithNewline: true });
+    this.#locator.remember(path, header.id);
+    this.#cache.set(
+      this.#fs.describe(path),
+      cachedAfterWrite(stat, info, text, listingStateOf(entries), bytes),
+    );
+  }
+
+  #forget(path: string): void {
+    this.#known.delete(path);
+    this.#cache.delete(this.#fs.describe(path));
+    this.#locator.forget(path);
+  }
+}
+
+function isTornRecord(error: unknown): boolean {
+  return error instanceof Error && error.name === "SessionFormatError" &&
+    String((error as { reason?: string }).reason).startsWith("torn final record");
+}
+
+async function* prepend(
+  first: Uint8Array,
+  rest: AsyncIterable<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
+  yield first;
+  yield* rest;
+}
