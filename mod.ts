@@ -28,5 +28,6 @@ export * from "./src/transcript.ts";
 export * from "./src/context_repair.ts";
 export * from "./src/system_prompt.ts";
 export * from "./src/manager.ts";
+export * from "./src/session_view.ts";
 export * from "./src/session_options.ts";
 export * from "./src/usage.ts";
