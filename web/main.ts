@@ -294,7 +294,8 @@ addEventListener("hashchange", () => void route());
 
 async function start(): Promise<void> {
   try {
-    showStorage(await client.call("init"));
+    const pinned = new URLSearchParams(location.search).get("storage") ?? undefined;
+    showStorage(await client.call("init", { storage: pinned }));
   } catch (error) {
     toast(`Storage unavailable: ${describeError(error)}`, "error");
   }

@@ -28,8 +28,11 @@ export interface ImportFile {
 
 /** Everything the worker can do for the page. */
 export interface ViewerApi {
-  /** Open the storage (OPFS SQLite, IndexedDB, or memory). */
-  init(): Promise<StorageView>;
+  /**
+   * Open the storage: OPFS SQLite, else IndexedDB, else memory. `storage` pins one kind
+   * (`sqlite`, `indexeddb`, `memory`), e.g. from the page's `?storage=` parameter.
+   */
+  init(options?: { storage?: string }): Promise<StorageView>;
   /** Parse and store files, streaming, reporting progress events. */
   importFiles(files: ImportFile[]): Promise<ImportResultView[]>;
   /** Walk a picked folder (pi's `--cwd--` layout included) and import every `.jsonl`. */

@@ -10,7 +10,7 @@ import { serveViewerApi, toErrorView, type ViewerApi } from "./rpc.ts";
 import type { ListView, SessionRowView, StorageView, UnloadableView } from "./types.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
 import { OpenedSession } from "./worker/opened_session.ts";
-import { openViewerStorage } from "./worker/storage.ts";
+import { openViewerStorage, storageCandidates } from "./worker/storage.ts";
 
 let storage: Promise<{ store: SessionStore; view: StorageView }> | undefined;
 /** The last opened sessions, most recent last (small: sessions can be big). */
@@ -41,8 +41,11 @@ function forget(sessionIds: Iterable<string | undefined>): void {
 }
 
 const api: ViewerApi = {
-  async init() {
-    storage ??= openViewerStorage();
+  async init(options) {
+    const pinned = options?.storage;
+    storage ??= openViewerStorage(
+      pinned ? storageCandidates().filter((c) => c.kind.startsWith(pinned)) : undefined,
+    );
     return (await storage).view;
   },
 

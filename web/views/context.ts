@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { button, el, formatTokens, replaceChildren, safeImage } from "../dom.ts";
+import { button, el, replaceChildren, safeImage } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type {
   BlockView,
@@ -187,7 +187,10 @@ export class ContextPane {
     const facts: Array<[string, string]> = [
       ["model", page.model ?? "—"],
       ["thinking", page.thinkingLevel ?? "—"],
-      ["context window", page.contextWindow ? formatTokens(page.contextWindow) : "—"],
+      [
+        "context window",
+        page.contextWindow ? `${page.contextWindow.toLocaleString("en-US")} tokens` : "—",
+      ],
       ["messages", String(page.messageCount)],
       ["entries", String(page.total)],
     ];
@@ -232,6 +235,21 @@ export class ContextPane {
 
   #renderItem(item: ContextItemView): HTMLElement {
     const { client, sessionId, leafId } = this.source;
+    if (item.messages.length === 0 && item.flags.length === 0) {
+      // Settings and bookkeeping entries: one slim line, so messages stand out.
+      return el(
+        "li",
+        { class: "context-item slim", dataset: { source: item.sourceId ?? "" } },
+        el("span", { class: "item-index" }, `#${item.index + 1}`),
+        item.sourceId !== null
+          ? button(item.sourceId, () => this.onSource(item.sourceId!), {
+            class: "link-button mono",
+            title: "Show the raw entry",
+          })
+          : null,
+        el("span", { class: "muted" }, `${item.sourceType} · no model-visible message`),
+      );
+    }
     const tone = item.flags.map(flagTone);
     const head = el(
       "div",

@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { IndexedDbSessionStore } from "../../stores/indexeddb.ts";
 import { MemorySessionStore } from "../../stores/memory.ts";
+import { loadSqliteWasm, openSqliteWasmStore } from "../../stores/sqlite_wasm.ts";
 import type { SessionStore } from "../../stores/store.ts";
 import type { StorageView } from "../types.ts";
 
@@ -22,9 +24,37 @@ export interface OpenedStorage {
   view: StorageView;
 }
 
+/** SQLite database file of the viewer (in OPFS). */
+export const VIEWER_SQLITE_FILE = "/mu-sessions-viewer.sqlite3";
+/** IndexedDB database of the viewer (used when OPFS SQLite cannot open). */
+export const VIEWER_IDB_NAME = "mu-sessions-viewer";
+
+/** Which OPFS VFS sqlite-wasm will use here: `opfs` needs a cross-origin isolated page. */
+async function sqliteKind(): Promise<string> {
+  const sqlite3 = await loadSqliteWasm();
+  return typeof sqlite3.oo1.OpfsDb === "function" ? "sqlite-opfs" : "sqlite-opfs-sahpool";
+}
+
 /** The candidates, best first. */
 export function storageCandidates(): StorageCandidate[] {
+  const sqlite: StorageCandidate = {
+    kind: "sqlite-opfs",
+    persistent: true,
+    async open() {
+      if (typeof navigator === "undefined" || !navigator.storage?.getDirectory) {
+        throw new Error("OPFS is not available in this browser");
+      }
+      sqlite.kind = await sqliteKind();
+      return await openSqliteWasmStore({ vfs: "auto", filename: VIEWER_SQLITE_FILE });
+    },
+  };
   return [
+    sqlite,
+    {
+      kind: "indexeddb",
+      persistent: true,
+      open: () => IndexedDbSessionStore.open({ dbName: VIEWER_IDB_NAME }),
+    },
     { kind: "memory", persistent: false, open: async () => new MemorySessionStore() },
   ];
 }
