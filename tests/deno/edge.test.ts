@@ -30,10 +30,10 @@ function post(body: BodyInit, query = ""): Request {
   return new Request(`https://edge.example/project${query}`, { method: "POST", body });
 }
 
-// deno-lint-ignore no-explicit-any
 async function call(
   request: Request,
   handler = handleProjectionRequest,
+  // deno-lint-ignore no-explicit-any
 ): Promise<{ status: number; body: any; type: string }> {
   const response = await handler(request);
   return {
