@@ -20,6 +20,7 @@
 import { InvalidArgumentError, SessionError, SessionStorageError } from "../src/errors.ts";
 import type { SessionInfo } from "../src/listing.ts";
 import { compareSessionInfo } from "../src/listing.ts";
+import { serializeSessionJsonl } from "../src/jsonl.ts";
 import type { SessionEntry, SessionHeader } from "../src/schema.ts";
 
 export type { SessionInfo } from "../src/listing.ts";
@@ -181,4 +182,22 @@ export function assertOpen(closed: boolean, kind: string): void {
 /** Deep copy for stores that hand out entries they keep (memory, IndexedDB). */
 export function cloneJson<T>(value: T): T {
   return structuredClone(value);
+}
+
+/**
+ * A session as format-4 JSONL from any store: the store's own `exportJsonl` when it has one
+ * (byte-identical for unchanged imported entries), else serialised from `load`.
+ *
+ * @example
+ * ```ts
+ * import { exportSessionJsonl, MemorySessionStore } from "@mu/sessions";
+ * const store = new MemorySessionStore();
+ * await store.create({ type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" });
+ * await exportSessionJsonl(store, "s"); // '{"type":"session",...}\n'
+ * ```
+ */
+export async function exportSessionJsonl(store: SessionStore, sessionId: string): Promise<string> {
+  if (store.exportJsonl) return await store.exportJsonl(sessionId);
+  const { header, entries } = await store.load(sessionId);
+  return serializeSessionJsonl(header, entries);
 }

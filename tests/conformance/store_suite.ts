@@ -4,6 +4,7 @@
  * runs both.
  */
 import {
+  exportSessionJsonl,
   parseSessionJsonlSync,
   type SessionEntry,
   SessionExistsError,
@@ -187,15 +188,14 @@ export function storeSuite(register: Register, subject: StoreSubject): void {
   });
 
   t("export of an imported format-4 session is byte-identical", async (store) => {
-    if (!store.exportJsonl) return;
     const id = freshId("odd");
     const text = oddlySpelledSession(id);
     const parsed = parseSessionJsonlSync(text);
     await store.create(parsed.header, parsed.entries);
-    assertEquals(await store.exportJsonl(id), text);
+    assertEquals(await exportSessionJsonl(store, id), text);
     const appended = assistantEntry("later", "e0000002");
     await store.append(id, [appended]);
-    assertEquals(await store.exportJsonl(id), text + JSON.stringify(appended) + "\n");
+    assertEquals(await exportSessionJsonl(store, id), text + JSON.stringify(appended) + "\n");
   });
 
   t("replace swaps header and entries; updateHeader keeps entries", async (store) => {
