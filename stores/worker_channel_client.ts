@@ -45,14 +45,23 @@ export interface ConnectOptions {
   terminateOnClose?: boolean;
 }
 
+/**
+ * Workers whose script never started serving (failed to load or threw at the top level):
+ * later connections fail at once instead of waiting for their timeout.
+ */
+const workerState = new WeakMap<object, { served: boolean; failure?: Error }>();
+
 function handshake(
   endpoint: MessageEndpoint,
   type: string,
   options: unknown,
   timeoutMs: number,
 ): Promise<{ port: MessagePort; description?: StoreDescription }> {
-  const { port1, port2 } = new MessageChannel();
   const worker = endpoint as Partial<Worker>;
+  let state = workerState.get(endpoint);
+  if (!state) workerState.set(endpoint, state = { served: false });
+  if (state.failure) return Promise.reject(state.failure);
+  const { port1, port2 } = new MessageChannel();
   return new Promise((resolve, reject) => {
     const finish = () => {
       clearTimeout(timer);
@@ -64,8 +73,13 @@ function handshake(
       reject(error);
     };
     // A worker script that fails to load or throws at the top level only says so here.
-    const onError = (event: ErrorEvent) =>
-      fail(new SessionStorageError(`The store worker failed: ${event.message || "load error"}`));
+    const onError = (event: ErrorEvent) => {
+      const error = new SessionStorageError(
+        `The store worker failed: ${event.message || "its script did not load"}`,
+      );
+      if (!state.served) state.failure = error;
+      fail(error);
+    };
     const timer = setTimeout(
       () => fail(new SessionStorageError(`The store worker did not answer in ${timeoutMs} ms`)),
       timeoutMs,
@@ -73,6 +87,7 @@ function handshake(
     worker.addEventListener?.("error", onError);
     port1.onmessage = (event: MessageEvent) => {
       const data = event.data as { ok: boolean; error?: never; description?: StoreDescription };
+      state.served = true;
       if (!data.ok) return fail(errorFromWire(data.error!));
       finish();
       resolve({ port: port1, description: data.description });

@@ -26,7 +26,12 @@
  * @module
  */
 import "./node_os_shim.ts"; // must run before playwright-core loads
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import {
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+} from "playwright-core";
 import type { PageReport, PageTestResult } from "./runner.ts";
 
 export type { PageReport, PageTestResult } from "./runner.ts";
@@ -230,6 +235,8 @@ export interface LaunchOptions {
   userDataDir?: string;
   /** Launch limit (default 30 s). */
   timeoutMs?: number;
+  /** Extra context options, e.g. `{ bypassCSP: true }` or a `viewport`. */
+  contextOptions?: BrowserContextOptions;
 }
 
 /** A launched browser: one context, pages from it, and a bounded close. */
@@ -272,7 +279,10 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Chrom
     timeout: options.timeoutMs ?? 30_000,
   };
   if (options.userDataDir) {
-    const context = await chromium.launchPersistentContext(options.userDataDir, launch);
+    const context = await chromium.launchPersistentContext(options.userDataDir, {
+      ...launch,
+      ...options.contextOptions,
+    });
     return {
       context,
       newPage: () => context.newPage(),
@@ -280,7 +290,7 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Chrom
     };
   }
   const browser = await chromium.launch(launch);
-  const context = await browser.newContext();
+  const context = await browser.newContext(options.contextOptions);
   return {
     context,
     newPage: () => context.newPage(),
@@ -347,6 +357,8 @@ export async function runPageTests(
   const finished = new Promise<void>((resolve, reject) => {
     settle = (error) => error ? reject(error) : resolve();
   });
+  // The page may fail while goto() is still loading it, before anything awaits `finished`.
+  finished.catch(() => {});
   pageListeners.set(page, (report) => {
     if (report.type === "result") {
       results.push(report.result);

@@ -1,21 +1,67 @@
 /**
- * Browser tests: bundles the pages under `tests/browser/pages/`, serves them with and
- * without cross-origin isolation, and runs them in Debian's Chromium via playwright-core.
- * Each in-page test becomes a step here.
+ * Browser tests: bundles the pages under `tests/browser/pages/` with the SQLite worker,
+ * serves them with and without cross-origin isolation, and runs them in Debian's Chromium
+ * via playwright-core. Each in-page test becomes a step here.
+ *
+ * - conformance, not isolated: sqlite-wasm on opfs-sahpool, IndexedDB, JSONL on an OPFS folder
+ * - conformance, isolated: sqlite-wasm on the opfs VFS
+ * - persistence: every store keeps its data across a page reload and a browser restart
  *
  * Run: deno test --allow-read --allow-write --allow-env --allow-run --allow-net tests/deno/browser.test.ts
  */
 import {
   bundleBrowserEntries,
+  type ChromiumSession,
   launchChromium,
   reportSteps,
   runPageTests,
+  type ServedDirectory,
   serveDirectory,
 } from "../browser/harness.ts";
+
+/** Stores that work on any page, and those that need cross-origin isolation. */
+const PLAIN_STORES = "sqlite-sahpool,indexeddb,jsonl-fsa";
+const ISOLATED_STORES = "sqlite-opfs";
 
 const browserTest = (name: string, fn: (t: Deno.TestContext) => Promise<void>) =>
   // playwright keeps a pipe to the browser process and timers of its own between steps.
   Deno.test({ name, sanitizeOps: false, sanitizeResources: false, fn });
+
+let storesBundle: Promise<string> | undefined;
+function bundleStorePages(): Promise<string> {
+  return storesBundle ??= bundleBrowserEntries({
+    name: "stores",
+    pages: ["tests/browser/pages/stores_page.ts", "tests/browser/pages/persist_page.ts"],
+    workers: ["stores/sqlite_wasm_worker.ts"],
+  });
+}
+
+/** Serve the store pages both ways, run `fn`, always shut everything down. */
+async function withServers(
+  fn: (plain: ServedDirectory, isolated: ServedDirectory) => Promise<void>,
+): Promise<void> {
+  const root = await bundleStorePages();
+  const plain = serveDirectory({ root, isolated: false });
+  const isolated = serveDirectory({ root, isolated: true });
+  try {
+    await fn(plain, isolated);
+  } finally {
+    await plain.close();
+    await isolated.close();
+  }
+}
+
+async function withBrowser(
+  fn: (browser: ChromiumSession) => Promise<void>,
+  userDataDir?: string,
+): Promise<void> {
+  const browser = await launchChromium({ userDataDir });
+  try {
+    await fn(browser);
+  } finally {
+    await browser.close();
+  }
+}
 
 browserTest("browser harness: runner, reporting and isolation switch", async (t) => {
   const dir = await bundleBrowserEntries({
@@ -25,27 +71,81 @@ browserTest("browser harness: runner, reporting and isolation switch", async (t)
   });
   const isolated = serveDirectory({ root: dir });
   const plain = serveDirectory({ root: dir, isolated: false });
-  const browser = await launchChromium();
   try {
-    const page = await browser.newPage();
-    await reportSteps(
-      t,
-      await runPageTests(page, `${isolated.url}/smoke_page.html?isolated=1`, { timeoutMs: 30_000 }),
-      "isolated: ",
-    );
-    await reportSteps(
-      t,
-      await runPageTests(page, `${plain.url}/smoke_page.html`, { timeoutMs: 30_000 }),
-      "not isolated: ",
-    );
-    const failing = await runPageTests(page, `${plain.url}/smoke_page.html?fail`);
-    const failure = failing.results.find((result) => !result.ok);
-    if (!failure?.error?.startsWith("TypeError: deliberate")) {
-      throw new Error(`a failing page test was not reported: ${JSON.stringify(failing.results)}`);
-    }
+    await withBrowser(async (browser) => {
+      const page = await browser.newPage();
+      await reportSteps(
+        t,
+        await runPageTests(page, `${isolated.url}/smoke_page.html?isolated=1`),
+        "isolated: ",
+      );
+      await reportSteps(t, await runPageTests(page, `${plain.url}/smoke_page.html`), "plain: ");
+      const failing = await runPageTests(page, `${plain.url}/smoke_page.html?fail`);
+      const failure = failing.results.find((result) => !result.ok);
+      if (!failure?.error?.startsWith("TypeError: deliberate")) {
+        throw new Error(`a failing page test was not reported: ${JSON.stringify(failing.results)}`);
+      }
+    });
   } finally {
-    await browser.close();
     await isolated.close();
     await plain.close();
+  }
+});
+
+browserTest("browser stores: conformance without cross-origin isolation", async (t) => {
+  await withServers(async (plain) => {
+    await withBrowser(async (browser) => {
+      const page = await browser.newPage();
+      await reportSteps(
+        t,
+        await runPageTests(page, `${plain.url}/stores_page.html?stores=${PLAIN_STORES}`),
+      );
+    });
+  });
+});
+
+browserTest("browser stores: conformance when cross-origin isolated (opfs VFS)", async (t) => {
+  await withServers(async (_plain, isolated) => {
+    await withBrowser(async (browser) => {
+      const page = await browser.newPage();
+      await reportSteps(
+        t,
+        await runPageTests(page, `${isolated.url}/stores_page.html?stores=${ISOLATED_STORES}`),
+      );
+    });
+  });
+});
+
+browserTest("browser stores: data survives a page reload and a browser restart", async (t) => {
+  const tag = crypto.randomUUID().slice(0, 8);
+  const userDataDir = await Deno.makeTempDir({ prefix: "mu-sessions-chromium-" });
+  const pages = (plain: ServedDirectory, isolated: ServedDirectory, phase: string) => [
+    `${plain.url}/persist_page.html?stores=${PLAIN_STORES}&phase=${phase}&tag=${tag}`,
+    `${isolated.url}/persist_page.html?stores=${ISOLATED_STORES}&phase=${phase}&tag=${tag}`,
+  ];
+  try {
+    await withServers(async (plain, isolated) => {
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage();
+        for (const url of pages(plain, isolated, "write")) {
+          await reportSteps(t, await runPageTests(page, url), "before reload: ");
+        }
+        for (const url of pages(plain, isolated, "verify")) {
+          await reportSteps(t, await runPageTests(page, url), "after reload: ");
+        }
+      }, userDataDir);
+      // Same profile folder and the same origins (ports): a restarted browser.
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage();
+        for (const url of pages(plain, isolated, "verify")) {
+          await reportSteps(t, await runPageTests(page, url), "after browser restart: ");
+        }
+        for (const url of pages(plain, isolated, "cleanup")) {
+          await reportSteps(t, await runPageTests(page, url), "cleanup: ");
+        }
+      }, userDataDir);
+    });
+  } finally {
+    await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
   }
 });
