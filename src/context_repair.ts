@@ -1,0 +1,188 @@
+/**
+ * Derived-context repair of tool-call pairing (format-4 spec, "Message Types": interrupted
+ * tool calls, orphaned and duplicate results). Stored entries are never changed: this only
+ * decides, message by message, what the derived context keeps and what it adds.
+ *
+ * Rules, applied in one pass (O(messages)):
+ * - An assistant message opens a *group* of its tool calls. The group stays open until the
+ *   next assistant message, a compaction boundary, or the end of the context, so a real
+ *   result that arrives after an interleaved user/custom message is still kept.
+ * - When a group closes, every call without a result gets a synthetic error result,
+ *   inserted right after the group's last kept result (or right after the assistant when it
+ *   has none), timestamped with the assistant message.
+ * - A result whose call id no earlier assistant announced is an *orphan*; a second result
+ *   for one call id (including a real result arriving after the group closed and was
+ *   answered synthetically) is a *duplicate*. Both are dropped.
+ * - Calls of hidden assistants (before a boundary's kept tail) are known but never answered
+ *   synthetically: their results inside the kept tail are kept, not dropped.
+ *
+ * @module
+ */
+import type { AssistantMessage, ToolCall, ToolResultMessage } from "./schema.ts";
+
+/**
+ * Text of the synthetic result for a tool call whose result was never recorded. It says
+ * the result is unavailable and never claims the tool had no side effects.
+ *
+ * @example
+ * ```ts
+ * import { INTERRUPTED_TOOL_RESULT_TEXT } from "@mu/sessions";
+ * INTERRUPTED_TOOL_RESULT_TEXT.includes("interrupted"); // true
+ * ```
+ */
+export const INTERRUPTED_TOOL_RESULT_TEXT =
+  "Tool execution was interrupted and its result is unavailable. The tool may have started " +
+  "before the interruption, so its side effects are unknown.";
+
+/**
+ * Text of the synthetic result for a tool call whose only result a `context_edit` omitted
+ * (a provider still needs one result per call).
+ *
+ * @example
+ * ```ts
+ * import { OMITTED_TOOL_RESULT_TEXT } from "@mu/sessions";
+ * OMITTED_TOOL_RESULT_TEXT.startsWith("The result"); // true
+ * ```
+ */
+export const OMITTED_TOOL_RESULT_TEXT =
+  "The result of this tool call was removed from the context and is unavailable here.";
+
+/** What happens to one tool result: kept, or dropped as an orphan or a duplicate. */
+export type ToolResultVerdict = "keep" | "orphan" | "duplicate";
+
+/** Synthetic results for the unanswered calls of one closed group. */
+export interface UnansweredToolCalls<T> {
+  /** The owner passed with the assistant message (its projected entry). */
+  owner: T;
+  /** Insert the results right after this owner: the last kept result, or the assistant. */
+  anchor: T;
+  results: ToolResultMessage[];
+}
+
+interface OpenGroup<T> {
+  owner: T;
+  anchor: T;
+  calls: ToolCall[];
+  ids: Set<string>;
+  synthesize: boolean;
+  timestamp: number;
+}
+
+/**
+ * The tool calls of an assistant message, in content order.
+ *
+ * @example
+ * ```ts
+ * import { toolCallsOf } from "@mu/sessions";
+ * toolCallsOf({ role: "assistant", content: [{ type: "toolCall", id: "c1", name: "ls", arguments: {} }] }).length; // 1
+ * ```
+ */
+export function toolCallsOf(message: Pick<AssistantMessage, "content">): ToolCall[] {
+  const calls: ToolCall[] = [];
+  if (!Array.isArray(message.content)) return calls;
+  for (const block of message.content) {
+    if (block && block.type === "toolCall" && typeof block.id === "string") calls.push(block);
+  }
+  return calls;
+}
+
+/**
+ * Pairs tool calls with results while messages are fed in context order. `T` is whatever
+ * the caller uses to locate a message (the projection passes its projected entries).
+ *
+ * @example
+ * ```ts
+ * import { ToolCallPairing } from "@mu/sessions";
+ * const pairing = new ToolCallPairing<string>();
+ * pairing.assistant({ role: "assistant", content: [{ type: "toolCall", id: "c1", name: "ls", arguments: {} }] }, "a1", true, 0);
+ * pairing.result({ role: "toolResult", toolCallId: "zz", content: [] }, "r1"); // "orphan"
+ * pairing.close()?.results[0].isError; // true: c1 was never answered
+ * ```
+ */
+export class ToolCallPairing<T> {
+  readonly #known = new Set<string>();
+  readonly #answered = new Set<string>();
+  readonly #omitted = new Set<string>();
+  #group: OpenGroup<T> | undefined;
+
+  /**
+   * Feed an assistant message. Closes the open group (returning its repair, if any) and
+   * opens a group for this message's calls. `synthesize: false` for hidden messages.
+   */
+  assistant(
+    message: Pick<AssistantMessage, "content">,
+    owner: T,
+    synthesize: boolean,
+    timestamp: number,
+  ): UnansweredToolCalls<T> | undefined {
+    const closed = this.close();
+    const calls = toolCallsOf(message);
+    if (calls.length === 0) return closed;
+    const ids = new Set<string>();
+    for (const call of calls) {
+      ids.add(call.id);
+      this.#known.add(call.id);
+      // A re-announced id may be answered again.
+      this.#answered.delete(call.id);
+      this.#omitted.delete(call.id);
+    }
+    this.#group = { owner, anchor: owner, calls, ids, synthesize, timestamp };
+    return closed;
+  }
+
+  /** Feed a tool result; the verdict says whether the derived context keeps it. */
+  result(message: Pick<ToolResultMessage, "toolCallId">, owner: T): ToolResultVerdict {
+    const id = message.toolCallId;
+    if (this.#answered.has(id)) return "duplicate";
+    if (!this.#known.has(id)) return "orphan";
+    this.#answered.add(id);
+    if (this.#group?.ids.has(id)) this.#group.anchor = owner;
+    return "keep";
+  }
+
+  /** A `context_edit` omitted a result: its call stays unanswered, with a different text. */
+  omittedResult(toolCallId: string): void {
+    if (this.#known.has(toolCallId) && !this.#answered.has(toolCallId)) {
+      this.#omitted.add(toolCallId);
+    }
+  }
+
+  /** Close the open group: synthetic results for its unanswered calls (if it synthesizes). */
+  close(): UnansweredToolCalls<T> | undefined {
+    const group = this.#group;
+    this.#group = undefined;
+    if (!group) return undefined;
+    const results: ToolResultMessage[] = [];
+    for (const call of group.calls) {
+      if (this.#answered.has(call.id)) continue;
+      if (!group.synthesize) {
+        // A hidden call no longer in reach: a later result for it is an orphan.
+        this.#known.delete(call.id);
+        continue;
+      }
+      this.#answered.add(call.id);
+      results.push({
+        role: "toolResult",
+        toolCallId: call.id,
+        toolName: call.name,
+        content: [{
+          type: "text",
+          text: this.#omitted.has(call.id)
+            ? OMITTED_TOOL_RESULT_TEXT
+            : INTERRUPTED_TOOL_RESULT_TEXT,
+        }],
+        isError: true,
+        timestamp: group.timestamp,
+      });
+    }
+    return results.length ? { owner: group.owner, anchor: group.anchor, results } : undefined;
+  }
+
+  /** Forget every call (a compaction boundary: earlier calls are text, not structure). */
+  reset(): void {
+    this.#group = undefined;
+    this.#known.clear();
+    this.#answered.clear();
+    this.#omitted.clear();
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Replay of system messages into the prompt state of a branch (format-4 spec, "Message
+ * Types": later `content` adds instructions, `sections` patches names with `null`
+ * deleting, `toolsAdded`/`toolsRemoved` change tool availability).
+ *
+ * @module
+ */
+import type { SystemMessage } from "./schema.ts";
+
+/** A tool declaration from `toolsAdded`: at least a name, other fields kept as written. */
+export interface SystemTool {
+  name: string;
+  [key: string]: unknown;
+}
+
+/** The replayed system prompt of a branch. */
+export interface SystemPromptState {
+  /**
+   * All instruction text in order: each system message's content (text blocks joined by
+   * `"\n"`), non-empty ones joined by `"\n\n"`.
+   */
+  content: string;
+  /** Named sections after every patch (a `null` patch deletes the name). */
+  sections: Record<string, string>;
+  /**
+   * Available tools in order of first addition; re-adding a name replaces its declaration
+   * in place, removing it drops it.
+   */
+  tools: SystemTool[];
+}
+
+function textOf(content: SystemMessage["content"]): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content) {
+    if (block && block.type === "text" && typeof block.text === "string") parts.push(block.text);
+  }
+  return parts.join("\n");
+}
+
+/**
+ * Replay system messages in order (`checkpoint` first, e.g. a compaction's `systemMessage`,
+ * then `messages`). Returns null when there was nothing to replay.
+ *
+ * @example
+ * ```ts
+ * import { replaySystemPrompt } from "@mu/sessions";
+ * const state = replaySystemPrompt([], [
+ *   { role: "system", content: "Be brief.", sections: { env: "linux" }, toolsAdded: [{ name: "bash" }] },
+ *   { role: "system", content: "", sections: { env: null }, toolsRemoved: [{ name: "bash" }] },
+ * ]);
+ * state; // { content: "Be brief.", sections: {}, tools: [] }
+ * ```
+ */
+export function replaySystemPrompt(
+  checkpoint: Iterable<SystemMessage>,
+  messages: Iterable<SystemMessage>,
+): SystemPromptState | null {
+  const instructions: string[] = [];
+  const sections = new Map<string, string>();
+  const tools = new Map<string, SystemTool>();
+  let replayed = false;
+  const apply = (message: SystemMessage) => {
+    replayed = true;
+    const text = textOf(message.content);
+    if (text) instructions.push(text);
+    for (const [name, value] of Object.entries(message.sections ?? {})) {
+      if (value === null) sections.delete(name);
+      else if (typeof value === "string") sections.set(name, value);
+    }
+    for (const tool of message.toolsAdded ?? []) {
+      if (tool && typeof tool.name === "string") tools.set(tool.name, tool as SystemTool);
+    }
+    for (const tool of message.toolsRemoved ?? []) {
+      if (tool && typeof tool.name === "string") tools.delete(tool.name);
+    }
+  };
+  for (const message of checkpoint) apply(message);
+  for (const message of messages) apply(message);
+  if (!replayed) return null;
+  return {
+    content: instructions.join("\n\n"),
+    sections: Object.fromEntries(sections),
+    tools: [...tools.values()],
+  };
+}
