@@ -31,3 +31,4 @@ export * from "./src/manager.ts";
 export * from "./src/session_view.ts";
 export * from "./src/session_options.ts";
 export * from "./src/usage.ts";
+export * from "./src/context_entry.ts";

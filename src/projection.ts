@@ -1,0 +1,373 @@
+/**
+ * Context building (format-4 spec, "Context Building"): the model-visible projection of a
+ * session's active branch. Pure and runtime-agnostic; O(path length) given an index.
+ *
+ * Decisions where the spec is silent (all documented on the exported symbols):
+ * - `leafId` `null` or an id not in the session: empty projection (no guessing);
+ *   `undefined`: the last entry in file order (where a reopened session's leaf sits).
+ * - System messages are replayed prompt state: they go to `system`, never to `messages`
+ *   (the spec's `AgentMessage` union has no system role). A boundary's `systemMessage`
+ *   checkpoint is a complete state: with one, pre-boundary system messages are folded into
+ *   it and only post-boundary system messages replay on top of it.
+ * - Context edits apply only when the edit comes after its target on the active path, and
+ *   only to user, assistant, tool-result and custom messages (`custom_message` entries and
+ *   stored `custom` role); other targets (system, bash, branch summaries, ...) are inert.
+ * - Unchanged messages are the stored objects themselves (treat them as immutable);
+ *   edited messages are shallow copies with new content.
+ * - `entries` (and {@link buildContextEntries}) list the context range in the order
+ *   `[boundary, kept tail..., post-boundary...]`; interrupted-call repairs appear as extra
+ *   entries flagged `derived: "interrupted-tool-result"`.
+ *
+ * @module
+ */
+import { entryContribution } from "./context_entry.ts";
+import { ToolCallPairing, type UnansweredToolCalls } from "./context_repair.ts";
+import type {
+  AgentMessage,
+  CompactionEntry,
+  ContextEditEntry,
+  SessionEntry,
+  SystemMessage,
+} from "./schema.ts";
+import { SessionIndex } from "./tree.ts";
+import { buildCompactionMessage, serializeTranscript, type TranscriptItem } from "./transcript.ts";
+import { replaySystemPrompt, type SystemPromptState } from "./system_prompt.ts";
+
+export type { SystemPromptState, SystemTool } from "./system_prompt.ts";
+
+/** Why a stored tool result contributes nothing to the derived context. */
+export type DroppedToolResult = "orphan" | "duplicate";
+
+/** One entry of the context range with the model-visible messages it contributes. */
+export interface ProjectedEntry {
+  /** The raw entry, never modified. */
+  sourceEntry: SessionEntry;
+  /** Model-visible messages it contributes (may be empty). */
+  messages: AgentMessage[];
+  /**
+   * `"compaction-boundary"`: the active boundary; its one message carries summary + kept tail.
+   * `"interrupted-tool-result"`: not stored; synthetic error results for the unanswered
+   * tool calls of `sourceEntry` (an assistant message entry).
+   */
+  derived?: "compaction-boundary" | "interrupted-tool-result";
+  /** The latest applicable `context_edit` targeting this entry. */
+  edited?: { editEntryId: string; omitted: boolean };
+  /** In the boundary's kept tail: its messages are serialized into the boundary message. */
+  keptTail?: true;
+  /** A stored tool result the derived context drops. */
+  dropped?: DroppedToolResult;
+  /** A system message: replayed into {@link SessionProjection.system}, never a message. */
+  systemPrompt?: true;
+}
+
+/** The model-visible projection of a session's active branch. */
+export interface SessionProjection {
+  /** The leaf the projection was built for (`null`: empty projection). */
+  leafId: string | null;
+  entries: ProjectedEntry[];
+  /** Flattened model-visible messages. */
+  messages: AgentMessage[];
+  model: { provider: string; modelId: string } | null;
+  /** Default `"off"`. */
+  thinkingLevel: string;
+  /** Latest `context_window_change.contextWindow` on the path. */
+  contextWindow: number | undefined;
+  /** Replayed prompt state, or null when the path declares none. */
+  system: SystemPromptState | null;
+  /** The active verbatim boundary, if any. */
+  boundary: CompactionEntry | null;
+}
+
+/** What a provider request is built from: {@link buildSessionContext}'s result. */
+export interface SessionContext {
+  messages: AgentMessage[];
+  /** Default `"off"`. */
+  thinkingLevel: string;
+  model: { provider: string; modelId: string } | null;
+}
+
+/**
+ * Whether an entry is an active-capable verbatim compaction (`details.strategy` exactly
+ * `"verbatim-lines"`); other compaction records are inert.
+ *
+ * @example
+ * ```ts
+ * import { isVerbatimCompaction } from "@mu/sessions";
+ * isVerbatimCompaction({ type: "compaction", id: "c", parentId: null, timestamp: "", summary: "", details: { strategy: "verbatim-lines" } }); // true
+ * ```
+ */
+export function isVerbatimCompaction(entry: SessionEntry): entry is CompactionEntry {
+  if (entry.type !== "compaction") return false;
+  const details = entry.details as { strategy?: unknown } | null | undefined;
+  return !!details && typeof details === "object" && details.strategy === "verbatim-lines";
+}
+
+function activePath(
+  entries: readonly SessionEntry[],
+  leafId: string | null | undefined,
+  index: SessionIndex | undefined,
+): SessionEntry[] {
+  if (leafId === null) return [];
+  const idx = index ?? SessionIndex.build(entries);
+  return idx.getPath(leafId === undefined ? idx.lastEntry?.id : leafId);
+}
+
+interface PathScan {
+  model: { provider: string; modelId: string } | null;
+  thinkingLevel: string;
+  contextWindow: number | undefined;
+  boundaryIndex: number; // -1: none
+  tailStart: number; // -1: no kept tail
+  contextStart: number;
+  edits: Map<string, ContextEditEntry>;
+}
+
+/** One pass over the path: settings replay, boundary, kept tail, applicable edits. */
+function scanPath(path: readonly SessionEntry[]): PathScan {
+  const position = new Map<string, number>();
+  const scan: PathScan = {
+    model: null,
+    thinkingLevel: "off",
+    contextWindow: undefined,
+    boundaryIndex: -1,
+    tailStart: -1,
+    contextStart: 0,
+    edits: new Map(),
+  };
+  for (let i = 0; i < path.length; i++) {
+    const entry = path[i];
+    position.set(entry.id, i);
+    switch (entry.type) {
+      case "model_change":
+        scan.model = { provider: entry.provider, modelId: entry.modelId };
+        break;
+      case "message": {
+        const message = entry.message;
+        if (
+          message.role === "assistant" && typeof message.provider === "string" &&
+          typeof message.model === "string"
+        ) {
+          scan.model = { provider: message.provider, modelId: message.model };
+        }
+        break;
+      }
+      case "thinking_level_change":
+        scan.thinkingLevel = entry.thinkingLevel;
+        break;
+      case "context_window_change":
+        scan.contextWindow = entry.contextWindow;
+        break;
+      case "compaction":
+        if (isVerbatimCompaction(entry)) scan.boundaryIndex = i;
+        break;
+      case "context_edit": {
+        const target = position.get(entry.targetId);
+        if (target !== undefined && target < i) scan.edits.set(entry.targetId, entry);
+        break;
+      }
+    }
+  }
+  if (scan.boundaryIndex >= 0) {
+    const firstKept = (path[scan.boundaryIndex] as CompactionEntry).firstKeptEntryId;
+    const at = typeof firstKept === "string" ? position.get(firstKept) : undefined;
+    scan.tailStart = at !== undefined && at < scan.boundaryIndex ? at : -1;
+    scan.contextStart = scan.tailStart >= 0 ? scan.tailStart : scan.boundaryIndex;
+  }
+  return scan;
+}
+
+type Slot = ProjectedEntry | undefined;
+
+/** Convert the context range, repair tool pairing, and assemble the boundary message. */
+function projectEntries(path: readonly SessionEntry[], scan: PathScan): ProjectedEntry[] {
+  const { boundaryIndex, contextStart } = scan;
+  const out: ProjectedEntry[] = [];
+  const after = new Map<ProjectedEntry, ProjectedEntry[]>();
+  const tailItems = new Map<ProjectedEntry, TranscriptItem[]>();
+  const pairing = new ToolCallPairing<Slot>();
+
+  const place = (repair: UnansweredToolCalls<Slot> | undefined) => {
+    if (!repair?.owner || !repair.anchor) return;
+    const derived: ProjectedEntry = {
+      sourceEntry: repair.owner.sourceEntry,
+      messages: repair.results,
+      derived: "interrupted-tool-result",
+    };
+    if (repair.owner.keptTail) {
+      derived.messages = [];
+      derived.keptTail = true;
+      tailItems.set(derived, repair.results);
+    }
+    const list = after.get(repair.anchor);
+    if (list) list.push(derived);
+    else after.set(repair.anchor, [derived]);
+  };
+
+  for (let i = 0; i < path.length; i++) {
+    const entry = path[i];
+    if (i === boundaryIndex) {
+      place(pairing.close());
+      pairing.reset();
+      const items: TranscriptItem[] = [];
+      for (const projected of out) {
+        for (const item of [projected, ...after.get(projected) ?? []]) {
+          const messages = tailItems.get(item);
+          if (messages) items.push(...messages);
+        }
+      }
+      const boundary = entry as CompactionEntry;
+      out.unshift({
+        sourceEntry: boundary,
+        messages: [buildCompactionMessage(boundary, serializeTranscript(items))],
+        derived: "compaction-boundary",
+      });
+      continue;
+    }
+    const hidden = i < contextStart;
+    const inTail = !hidden && i < boundaryIndex;
+    const converted = entryContribution(entry, scan.edits.get(entry.id));
+    const projected: Slot = hidden ? undefined : { sourceEntry: entry, messages: [] };
+    const kept: TranscriptItem[] = [];
+    if (inTail && isVerbatimCompaction(entry)) {
+      kept.push({ role: "compactionRecord", summary: entry.summary });
+    }
+    for (const message of converted.messages) {
+      if (message.role === "assistant") {
+        const time = message.timestamp ?? Date.parse(entry.timestamp);
+        place(pairing.assistant(message, projected, !hidden, time));
+      } else if (message.role === "toolResult") {
+        const verdict = pairing.result(message, projected);
+        if (verdict !== "keep") {
+          if (projected) projected.dropped = verdict;
+          continue;
+        }
+      }
+      kept.push(message);
+    }
+    if (converted.omittedToolCallId !== undefined) {
+      pairing.omittedResult(converted.omittedToolCallId);
+    }
+    if (!projected) continue;
+    if (converted.edited) projected.edited = converted.edited;
+    if (converted.systemPrompt) projected.systemPrompt = true;
+    if (inTail) {
+      projected.keptTail = true;
+      tailItems.set(projected, kept);
+    } else {
+      projected.messages = kept as AgentMessage[];
+    }
+    out.push(projected);
+  }
+  place(pairing.close());
+
+  const result: ProjectedEntry[] = [];
+  for (const projected of out) {
+    result.push(projected);
+    const extra = after.get(projected);
+    if (extra) result.push(...extra);
+  }
+  return result;
+}
+
+function systemMessagesOf(
+  path: readonly SessionEntry[],
+  from: number,
+): Iterable<SystemMessage> {
+  return {
+    *[Symbol.iterator]() {
+      for (let i = from; i < path.length; i++) {
+        const entry = path[i];
+        if (entry.type === "message" && entry.message.role === "system") yield entry.message;
+      }
+    },
+  };
+}
+
+/**
+ * The context-edited projection of the branch ending at `leafId`: the context range's
+ * source entries with the messages each contributes, plus replayed model, thinking level,
+ * context window and prompt state. `index` is an optional prebuilt index of `entries`
+ * (then the cost is O(path length)). `leafId`: `null` or unknown → empty projection;
+ * `undefined` → the last entry in file order.
+ *
+ * @example
+ * ```ts
+ * import { buildSessionProjection } from "@mu/sessions";
+ * const projection = buildSessionProjection([
+ *   { type: "message", id: "u1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "hi", timestamp: 1 } },
+ * ], "u1");
+ * projection.entries[0].sourceEntry.id; // "u1"
+ * projection.messages.length; // 1
+ * ```
+ */
+export function buildSessionProjection(
+  entries: readonly SessionEntry[],
+  leafId: string | null | undefined,
+  index?: SessionIndex,
+): SessionProjection {
+  const path = activePath(entries, leafId, index);
+  const scan = scanPath(path);
+  const projected = projectEntries(path, scan);
+  const messages: AgentMessage[] = [];
+  for (const entry of projected) {
+    for (const message of entry.messages) messages.push(message);
+  }
+  const boundary = scan.boundaryIndex >= 0 ? path[scan.boundaryIndex] as CompactionEntry : null;
+  const system = boundary?.systemMessage
+    ? replaySystemPrompt([boundary.systemMessage], systemMessagesOf(path, scan.boundaryIndex + 1))
+    : replaySystemPrompt([], systemMessagesOf(path, 0));
+  return {
+    leafId: path.length ? path[path.length - 1].id : null,
+    entries: projected,
+    messages,
+    model: scan.model,
+    thinkingLevel: scan.thinkingLevel,
+    contextWindow: scan.contextWindow,
+    system,
+    boundary,
+  };
+}
+
+/**
+ * Just the messages, thinking level and model of {@link buildSessionProjection}: what a
+ * provider request is built from.
+ *
+ * @example
+ * ```ts
+ * import { buildSessionContext } from "@mu/sessions";
+ * buildSessionContext([], null); // { messages: [], thinkingLevel: "off", model: null }
+ * ```
+ */
+export function buildSessionContext(
+  entries: readonly SessionEntry[],
+  leafId: string | null | undefined,
+  index?: SessionIndex,
+): SessionContext {
+  const { messages, thinkingLevel, model } = buildSessionProjection(entries, leafId, index);
+  return { messages, thinkingLevel, model };
+}
+
+/**
+ * The active branch's entries after the latest verbatim boundary:
+ * `[boundary, kept tail entries..., post-boundary entries...]`, or the whole path when no
+ * boundary is active. `null` or unknown leaf → `[]`; `undefined` → last entry in file order.
+ *
+ * @example
+ * ```ts
+ * import { buildContextEntries } from "@mu/sessions";
+ * buildContextEntries([
+ *   { type: "label", id: "l1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", targetId: "l1" },
+ * ], undefined).length; // 1
+ * ```
+ */
+export function buildContextEntries(
+  entries: readonly SessionEntry[],
+  leafId: string | null | undefined,
+  index?: SessionIndex,
+): SessionEntry[] {
+  const path = activePath(entries, leafId, index);
+  const { boundaryIndex, tailStart } = scanPath(path);
+  if (boundaryIndex < 0) return path;
+  const tail = tailStart >= 0 ? path.slice(tailStart, boundaryIndex) : [];
+  return [path[boundaryIndex], ...tail, ...path.slice(boundaryIndex + 1)];
+}
