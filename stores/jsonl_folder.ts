@@ -60,11 +60,12 @@ export interface JsonlFolderFs {
   /** The file's bytes from `start`, streamed. */
   readStream(path: string, start?: number): AsyncIterable<Uint8Array>;
   /**
-   * Write `data` at offset `expectedSize` of an existing file and make it durable. Rejects
-   * (writing nothing) when the file is missing or its size is not `expectedSize`. A rejection
-   * may leave part of `data` written: the store truncates back.
+   * Write `data` at offset `expectedSize` of an existing file and make it durable; resolves
+   * the file's new size and mtime. Rejects (writing nothing) when the file is missing or its
+   * size is not `expectedSize`. A rejection may leave part of `data` written: the store
+   * truncates back.
    */
-  append(path: string, data: Uint8Array, expectedSize: number): Promise<void>;
+  append(path: string, data: Uint8Array, expectedSize: number): Promise<FileStat>;
   /** Cut the file back to `size` bytes, durably. */
   truncate(path: string, size: number): Promise<void>;
   /**

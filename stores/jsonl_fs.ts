@@ -161,7 +161,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     }
   }
 
-  async append(path: string, data: Uint8Array, expectedSize: number): Promise<void> {
+  async append(path: string, data: Uint8Array, expectedSize: number): Promise<FileStat> {
     // "r+" never creates: appending to a file deleted meanwhile fails instead.
     const handle = await open(this.#abs(path), "r+");
     try {
@@ -184,6 +184,8 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
         written += bytesWritten;
       }
       await handle.datasync();
+      const after = await handle.stat();
+      return { size: after.size, mtimeMs: after.mtimeMs };
     } finally {
       await handle.close();
     }

@@ -144,7 +144,7 @@ export class FsaJsonlFolderFs implements JsonlFolderFs {
     yield* streamChunks(file.slice(start).stream() as ReadableStream<Uint8Array>);
   }
 
-  async append(path: string, data: Uint8Array, expectedSize: number): Promise<void> {
+  async append(path: string, data: Uint8Array, expectedSize: number): Promise<FileStat> {
     const handle = await this.#file(path);
     const size = (await handle.getFile()).size;
     if (size !== expectedSize) {
@@ -162,6 +162,8 @@ export class FsaJsonlFolderFs implements JsonlFolderFs {
       await writable.abort().catch(() => {});
       throw error;
     }
+    const file = await handle.getFile();
+    return { size: file.size, mtimeMs: file.lastModified };
   }
 
   async truncate(path: string, size: number): Promise<void> {

@@ -200,9 +200,9 @@ async function acquireFile(
     released = true;
     clearInterval(refresh);
     try {
-      const holder = await readHolder(path);
       // Only remove our own lock: if it was broken as stale, the file is someone else's.
-      if (holder?.owner?.token === owner.token) await unlink(path).catch(() => {});
+      const text = await readFile(path, "utf8").catch(() => "");
+      if (text.includes(owner.token)) await unlink(path).catch(() => {});
     } finally {
       releaseLocal();
     }

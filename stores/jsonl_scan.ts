@@ -29,11 +29,13 @@ export interface HeadLine {
   terminated: boolean;
 }
 
-const HEAD_CHUNK = 16 * 1024;
+// Headers are usually well under 1 KiB; long ones (deep cwd, markers) read on in bigger steps.
+const HEAD_FIRST_CHUNK = 4 * 1024;
+const HEAD_CHUNK = 64 * 1024;
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * Read up to the first non-blank line, in 16 KiB steps (headers can be long: cwd paths,
+ * Read up to the first non-blank line, 4 KiB first, then in 64 KiB steps (headers can be long: cwd paths,
  * workflow markers). Resolves `undefined` for a file with no non-blank line.
  */
 export async function readHeadLine(
@@ -49,7 +51,8 @@ export async function readHeadLine(
     let newline = buffer.indexOf(10, lineStart - bufferStart);
     while (newline === -1 && bufferStart + buffer.length < size) {
       const readFrom = bufferStart + buffer.length;
-      const more = await fs.read(path, readFrom, readFrom + HEAD_CHUNK);
+      const step = readFrom === 0 ? HEAD_FIRST_CHUNK : HEAD_CHUNK;
+      const more = await fs.read(path, readFrom, readFrom + step);
       if (more.length === 0) break;
       const kept = buffer.subarray(lineStart - bufferStart);
       const joined = new Uint8Array(kept.length + more.length);

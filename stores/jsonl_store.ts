@@ -138,26 +138,39 @@ export class JsonlSessionStore implements SessionStore {
     assertOpen(this.#closed, this.kind);
     // Serialise first: an unserialisable entry fails before the file is touched.
     const lines = await storageOperation("append", () => serializeEntries(entries));
+    const cached = this.#locator.cached(sessionId);
+    if (cached !== undefined && entries.length > 0) {
+      // Optimistic: the checks under the lock (stat, header) confirm the cached file.
+      const append = () => this.#appendLocked(cached, sessionId, entries, lines, true);
+      if (await this.#locked(cached, "append", append)) return;
+      this.#forget(cached);
+    }
     const path = await this.#require(sessionId);
     if (entries.length === 0) return;
     await this.#locked(path, "append", () => this.#appendLocked(path, sessionId, entries, lines));
   }
 
+  /** Resolves false (nothing written) when an unverified `path` turns out to be wrong. */
   async #appendLocked(
     path: string,
     sessionId: string,
     entries: readonly SessionEntry[],
     lines: string,
-  ): Promise<void> {
+    optimistic = false,
+  ): Promise<boolean> {
     const fs = this.#fs;
     const stat = await fs.stat(path);
-    if (!stat) throw new SessionNotFoundError(sessionId);
+    if (!stat) {
+      if (optimistic) return false;
+      throw new SessionNotFoundError(sessionId);
+    }
     const known = this.#known.get(path);
     const unchanged = known !== undefined && known.stat.size === stat.size &&
       known.stat.mtimeMs === stat.mtimeMs;
     const info = unchanged ? known.info : await readHeader(fs, path, stat.size);
     if (info.id !== sessionId) {
       this.#forget(path);
+      if (optimistic) return false;
       throw new SessionStorageError(
         `${fs.describe(path)} now holds session ${info.id}, not ${sessionId}; nothing was appended`,
       );
@@ -169,14 +182,13 @@ export class JsonlSessionStore implements SessionStore {
         } is in session format ${info.version}; persist its upgrade with replace() before appending`,
       );
     }
-    const { payload, newlineFirst } = await appendAfterTail(
+    const { payload, newlineFirst, after } = await appendAfterTail(
       fs,
       path,
       stat.size,
       encoder.encode(lines),
       unchanged && known.endsWithNewline,
     );
-    const after = (await fs.stat(path))!;
     this.#known.set(path, { stat: after, info, endsWithNewline: true });
     const key = fs.describe(path);
     const cached = this.#cache.get(key);
@@ -186,6 +198,7 @@ export class JsonlSessionStore implements SessionStore {
     ) {
       this.#cache.set(key, extendCached(cached, after, entries, payload));
     }
+    return true;
   }
 
   async load(sessionId: string): Promise<LoadedSession> {

@@ -7,7 +7,7 @@
  */
 import { SessionNotFoundError, SessionStorageError } from "../src/errors.ts";
 import { parseSessionJsonl } from "../src/jsonl.ts";
-import type { JsonlFolderFs } from "./jsonl_folder.ts";
+import type { FileStat, JsonlFolderFs } from "./jsonl_folder.ts";
 
 /** How a file ends. */
 export type TailState =
@@ -110,7 +110,7 @@ export async function appendAfterTail(
   size: number,
   lines: Uint8Array,
   knownToEndInNewline: boolean,
-): Promise<{ payload: Uint8Array; newlineFirst: boolean }> {
+): Promise<{ payload: Uint8Array; newlineFirst: boolean; after: FileStat }> {
   let newlineFirst = false;
   if (!knownToEndInNewline) {
     const tail = await inspectTail(fs, path, size);
@@ -122,8 +122,9 @@ export async function appendAfterTail(
     payload[0] = 10;
     payload.set(lines, 1);
   }
+  let after: FileStat;
   try {
-    await fs.append(path, payload, size);
+    after = await fs.append(path, payload, size);
   } catch (error) {
     try {
       await fs.truncate(path, size);
@@ -137,7 +138,7 @@ export async function appendAfterTail(
     }
     throw error;
   }
-  return { payload, newlineFirst };
+  return { payload, newlineFirst, after };
 }
 
 /** What {@link repairSessionFile} did. */

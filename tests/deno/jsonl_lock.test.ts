@@ -1,0 +1,124 @@
+/**
+ * One writer per session file across processes: two OS processes append 1,000 entries each
+ * to one file; stale locks (dead owner, or not refreshed) are broken; a live lock makes a
+ * writer wait, bounded, then fail with `SessionStorageError` having written nothing.
+ */
+import { readFile, utimes, writeFile } from "node:fs/promises";
+import process from "node:process";
+import { SessionStorageError } from "../../mod.ts";
+import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
+import { removeDir, tempDir } from "../jsonl/subjects.ts";
+import { chain, repoRoot, user, v4Header } from "../jsonl/helpers.ts";
+import { openJsonlFsStore } from "../../stores/jsonl_fs.ts";
+
+function test(name: string, fn: () => Promise<void>) {
+  Deno.test(`jsonl lock: ${name}`, fn);
+}
+
+const PER_PROCESS = 1_000;
+
+test(`two processes append ${PER_PROCESS} entries each to one file: all load, none torn or interleaved`, async () => {
+  const dir = await tempDir();
+  try {
+    const store = await openJsonlFsStore(dir);
+    const { path } = await store.create(v4Header("shared"));
+    const started = performance.now();
+    const children = ["a", "b"].map((tag) =>
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--quiet",
+          `--config=${repoRoot}deno.json`,
+          "--allow-read",
+          "--allow-write",
+          "--allow-env",
+          "--allow-run",
+          `${repoRoot}tests/jsonl/append_child.ts`,
+          dir,
+          "shared",
+          tag,
+          String(PER_PROCESS),
+        ],
+        cwd: repoRoot,
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn()
+    );
+    const results = await Promise.all(children.map((child) => child.output()));
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    for (const result of results) {
+      assertEquals(result.code, 0, new TextDecoder().decode(result.stderr));
+    }
+    console.log(`  ${2 * PER_PROCESS} appends from 2 processes in ${seconds} s`);
+
+    const text = await readFile(path!, "utf8");
+    assert(text.endsWith("\n"), "file ends with a newline");
+    const lines = text.slice(0, -1).split("\n");
+    assertEquals(lines.length, 1 + 2 * PER_PROCESS);
+    for (const line of lines) JSON.parse(line); // every line is one whole record
+    const entries = (await store.load("shared")).entries;
+    assertEquals(entries.length, 2 * PER_PROCESS);
+    for (const tag of ["a", "b"]) {
+      const mine = entries.filter((entry) => entry.id.startsWith(tag)).map((entry) => entry.id);
+      const expected = Array.from(
+        { length: PER_PROCESS },
+        (_, i) => `${tag}${i.toString(16).padStart(7, "0")}`,
+      );
+      assertEquals(mine, expected, `process ${tag}: all entries, in its order`);
+    }
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test("a lock left by a dead process is broken; a live one times out with nothing written", async () => {
+  const dir = await tempDir();
+  try {
+    const store = await openJsonlFsStore(dir, { lockTimeoutMs: 300 });
+    const [a, b] = chain("l", 2);
+    const { path } = await store.create(v4Header("locked"), [a]);
+    const child = new Deno.Command(Deno.execPath(), { args: ["eval", ""] }).spawn();
+    await child.status;
+    const owner = (pid: number) =>
+      JSON.stringify({ pid, host: "", token: crypto.randomUUID(), acquiredAt: "then" });
+
+    await writeFile(`${path}.lock`, owner(child.pid)); // its process is gone
+    await store.append("locked", [b]);
+    assertEquals((await store.load("locked")).entries, [a, b]);
+
+    await writeFile(`${path}.lock`, owner(process.ppid)); // alive: our parent process
+    const before = await readFile(path!);
+    const started = performance.now();
+    await assertRejects(
+      () => store.append("locked", [user("l0000003", b.id)]),
+      SessionStorageError,
+      "Timed out",
+    );
+    assert(performance.now() - started < 3_000, "the wait is bounded");
+    assertEquals(await readFile(path!), before);
+
+    // The same live owner, but the lock has not been refreshed for an hour: stale.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(`${path}.lock`, hourAgo, hourAgo);
+    await store.append("locked", [user("l0000003", b.id)]);
+    assertEquals((await store.load("locked")).entries.length, 3);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test("writers in one process queue instead of failing", async () => {
+  const dir = await tempDir();
+  try {
+    const one = await openJsonlFsStore(dir);
+    const two = await openJsonlFsStore(dir);
+    await one.create(v4Header("queued"));
+    const entries = chain("q", 40);
+    await Promise.all(
+      entries.map((entry, i) => (i % 2 ? one : two).append("queued", [entry])),
+    );
+    assertEquals((await one.load("queued")).entries.length, 40);
+  } finally {
+    await removeDir(dir);
+  }
+});

@@ -1,0 +1,96 @@
+/**
+ * A {@link JsonlFolderFs} wrapper for tests: counts what the store reads and writes (so
+ * cache tests assert "nothing re-read" without timing) and can make appends fail halfway.
+ */
+import type {
+  FileStat,
+  FolderEntry,
+  JsonlFolderFs,
+  LockOptions,
+  ReleaseLock,
+} from "../../stores/jsonl_folder.ts";
+
+/** Operation counts since the last {@link CountingFs.reset}. */
+export interface FsCounts {
+  reads: number;
+  streams: number;
+  bytesRead: number;
+  stats: number;
+  lists: number;
+  appends: number;
+  atomicWrites: number;
+}
+
+const zero = (): FsCounts => ({
+  reads: 0,
+  streams: 0,
+  bytesRead: 0,
+  stats: 0,
+  lists: 0,
+  appends: 0,
+  atomicWrites: 0,
+});
+
+/** Counts calls; `failNextAppendAfter` writes that many bytes of the next append, then throws. */
+export class CountingFs implements JsonlFolderFs {
+  counts: FsCounts = zero();
+  failNextAppendAfter?: number;
+  constructor(readonly inner: JsonlFolderFs) {}
+
+  get root(): string {
+    return this.inner.root;
+  }
+  reset(): void {
+    this.counts = zero();
+  }
+  describe(path: string): string {
+    return this.inner.describe(path);
+  }
+  list(dir: string): Promise<FolderEntry[]> {
+    this.counts.lists++;
+    return this.inner.list(dir);
+  }
+  stat(path: string): Promise<FileStat | undefined> {
+    this.counts.stats++;
+    return this.inner.stat(path);
+  }
+  async read(path: string, start: number, end: number): Promise<Uint8Array> {
+    this.counts.reads++;
+    const bytes = await this.inner.read(path, start, end);
+    this.counts.bytesRead += bytes.length;
+    return bytes;
+  }
+  async *readStream(path: string, start?: number): AsyncIterable<Uint8Array> {
+    this.counts.streams++;
+    for await (const chunk of this.inner.readStream(path, start)) {
+      this.counts.bytesRead += chunk.length;
+      yield chunk;
+    }
+  }
+  async append(path: string, data: Uint8Array, expectedSize: number): Promise<FileStat> {
+    this.counts.appends++;
+    const failAfter = this.failNextAppendAfter;
+    if (failAfter !== undefined) {
+      this.failNextAppendAfter = undefined;
+      await this.inner.append(path, data.subarray(0, failAfter), expectedSize);
+      throw new Error("injected I/O failure after a partial write");
+    }
+    return this.inner.append(path, data, expectedSize);
+  }
+  truncate(path: string, size: number): Promise<void> {
+    return this.inner.truncate(path, size);
+  }
+  writeAtomic(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
+    this.counts.atomicWrites++;
+    return this.inner.writeAtomic(path, data);
+  }
+  remove(path: string): Promise<void> {
+    return this.inner.remove(path);
+  }
+  trash(path: string): Promise<boolean> {
+    return this.inner.trash ? this.inner.trash(path) : Promise.resolve(false);
+  }
+  lock(path: string, options?: LockOptions): Promise<ReleaseLock> {
+    return this.inner.lock(path, options);
+  }
+}
