@@ -73,12 +73,15 @@ function handshake(
       reject(error);
     };
     // A worker script that fails to load or throws at the top level only says so here.
+    // Once the worker has answered, its error events are someone else's (a shared worker
+    // doing other work), so they no longer fail connections.
     const onError = (event: ErrorEvent) => {
-      const error = new SessionStorageError(
+      if (state.served) return;
+      event.preventDefault(); // handled: it becomes this rejection (Deno would exit otherwise)
+      state.failure = new SessionStorageError(
         `The store worker failed: ${event.message || "its script did not load"}`,
       );
-      if (!state.served) state.failure = error;
-      fail(error);
+      fail(state.failure);
     };
     const timer = setTimeout(
       () => fail(new SessionStorageError(`The store worker did not answer in ${timeoutMs} ms`)),
@@ -116,6 +119,9 @@ export async function removeWorkerStorage(
   port.close();
 }
 
+/** How long `close()` waits for the worker to confirm. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -152,24 +158,16 @@ export class WorkerSessionStore implements SessionStore {
   readonly #onClose?: () => void;
   #nextId = 1;
   #closed = false;
-  #broken?: Error;
 
   private constructor(
     port: MessagePort,
     description: StoreDescription,
     onClose?: () => void,
-    worker?: Partial<Worker>,
   ) {
     this.#port = port;
     this.kind = description.kind;
     this.#onClose = onClose;
     port.onmessage = (event: MessageEvent) => this.#receive(event.data as WireReply);
-    // Without this, every pending call on a crashed worker would wait forever.
-    worker?.addEventListener?.("error", (event: ErrorEvent) => {
-      this.#broken = new SessionStorageError(`The store worker failed: ${event.message}`);
-      for (const pending of this.#pending.values()) pending.reject(this.#broken);
-      this.#pending.clear();
-    });
     if (description.capabilities.includes("exportJsonl")) {
       this.exportJsonl = (sessionId) => this.#call<string>("exportJsonl", [sessionId]);
     }
@@ -205,7 +203,7 @@ export class WorkerSessionStore implements SessionStore {
     const terminate = connect.terminateOnClose
       ? () => (worker as Partial<Worker>).terminate?.()
       : undefined;
-    return new WorkerSessionStore(port, description!, terminate, worker as Partial<Worker>);
+    return new WorkerSessionStore(port, description!, terminate);
   }
 
   /** Use a store already served on `port` with `serveSessionStore`. */
@@ -275,9 +273,20 @@ export class WorkerSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      if (!this.#broken) await this.#call("close", []);
+      // Bounded: a worker that was terminated or crashed never answers.
+      await Promise.race([
+        this.#call("close", []),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new SessionStorageError("The store worker did not confirm closing")),
+            CLOSE_TIMEOUT_MS,
+          );
+        }),
+      ]);
     } finally {
+      clearTimeout(timer);
       this.#closed = true;
       this.#port.close();
       this.#onClose?.();
@@ -295,7 +304,6 @@ export class WorkerSessionStore implements SessionStore {
     extra: { events?: boolean; signal?: AbortSignal; onEvent?: Pending["onEvent"] } = {},
   ): Promise<T> {
     assertOpen(this.#closed, this.kind);
-    if (this.#broken) return Promise.reject(this.#broken);
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       const { signal } = extra;

@@ -1,12 +1,13 @@
 /**
  * Runs the conformance suite in the browser for the stores named in `?stores=` (comma
- * separated names from `BROWSER_STORES`), plus the IndexedDB-specific cases when
- * `indexeddb` is among them.
+ * separated names from `BROWSER_STORES`), plus the driver-specific cases (IndexedDB chunks,
+ * the SQLite worker's channel and VFS choice).
  */
 import { conformance } from "../../conformance/mod.ts";
 import { indexedDbBehaviour } from "../../deno/indexeddb_cases.ts";
 import { register, reportFatal, runRegisteredTests } from "../runner.ts";
 import { BROWSER_STORES } from "../subjects.ts";
+import { sqliteWorkerCases } from "../worker_cases.ts";
 import "../subjects_fsa.ts";
 
 try {
@@ -16,6 +17,8 @@ try {
     if (!store) throw new Error(`unknown store "${name}"`);
     conformance(register, store.subject());
     if (name === "indexeddb") indexedDbBehaviour(register, () => indexedDB);
+    if (name === "sqlite-sahpool") sqliteWorkerCases(register, "opfs-sahpool");
+    if (name === "sqlite-opfs") sqliteWorkerCases(register, "opfs");
   }
   await runRegisteredTests({ timeoutMs: 30_000 });
 } catch (error) {

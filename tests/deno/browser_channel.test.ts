@@ -1,0 +1,127 @@
+/**
+ * The worker store channel without a browser: the conformance suite through a
+ * `MessageChannel` (in process) and through a real Deno `Worker`, typed errors across the
+ * wire, and a worker that fails at start-up. Chromium runs the same channel against the
+ * SQLite worker in tests/deno/browser.test.ts.
+ */
+import {
+  EntryNotFoundError,
+  InvalidArgumentError,
+  MemorySessionStore,
+  SessionError,
+  SessionExistsError,
+  SessionFormatError,
+  SessionNotFoundError,
+  SessionStorageError,
+} from "../../mod.ts";
+import { errorFromWire, errorToWire, serveSessionStore } from "../../stores/worker_channel.ts";
+import { removeWorkerStorage, WorkerSessionStore } from "../../stores/worker_channel_client.ts";
+import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
+import { conformance } from "../conformance/mod.ts";
+import { freshId, header, userEntry } from "../conformance/store_suite.ts";
+
+conformance((name, fn) => Deno.test(name, fn), {
+  name: "worker channel (MessageChannel, memory)",
+  open: async () => {
+    const { port1, port2 } = new MessageChannel();
+    serveSessionStore(port2, new MemorySessionStore());
+    return { store: await WorkerSessionStore.overPort(port1) };
+  },
+});
+
+const workerUrl = new URL("../browser/memory_store_worker.ts", import.meta.url);
+
+Deno.test("worker channel: conformance through a real Deno Worker", async (t) => {
+  const worker = new Worker(workerUrl, { type: "module" });
+  try {
+    const steps: Array<[string, () => Promise<void>]> = [];
+    conformance((name, fn) => steps.push([name, fn]), {
+      name: "worker channel (Deno Worker, memory)",
+      open: async () => {
+        const options = { name: freshId("mem") };
+        return {
+          store: await WorkerSessionStore.connect(worker, options),
+          reopen: () => WorkerSessionStore.connect(worker, options),
+          cleanup: () => removeWorkerStorage(worker, options),
+        };
+      },
+    });
+    for (const [name, fn] of steps) await t.step(name, fn);
+  } finally {
+    worker.terminate();
+  }
+});
+
+Deno.test("worker channel: typed errors survive the wire with their fields", () => {
+  const cases: Error[] = [
+    new SessionNotFoundError("s1"),
+    new SessionExistsError("s2"),
+    new SessionFormatError("bad line", { line: 7, byteOffset: 99, source: "x.jsonl" }),
+    new EntryNotFoundError("e1"),
+    new SessionStorageError("disk full"),
+    new InvalidArgumentError("bad id"),
+    new SessionError("generic"),
+  ];
+  for (const original of cases) {
+    const copy = errorFromWire(structuredClone(errorToWire(original)));
+    assertEquals(copy.constructor, original.constructor, original.name);
+    assertEquals(copy.name, original.name);
+    assertEquals(copy.message, original.message);
+    for (const key of ["sessionId", "entryId", "line", "byteOffset", "reason", "source"]) {
+      assertEquals(
+        (copy as unknown as Record<string, unknown>)[key],
+        (original as unknown as Record<string, unknown>)[key],
+        `${original.name}.${key}`,
+      );
+    }
+  }
+  const abort = errorFromWire(errorToWire(new DOMException("stop", "AbortError")));
+  assert(abort instanceof DOMException && abort.name === "AbortError", "AbortError kept");
+  const other = errorFromWire(errorToWire(new RangeError("odd")));
+  assertEquals([other.name, other.message], ["RangeError", "odd"]);
+});
+
+Deno.test("worker channel: open failures, closed stores and removed storage", async () => {
+  const worker = new Worker(workerUrl, { type: "module" });
+  try {
+    await assertRejects(
+      () => WorkerSessionStore.connect(worker, { name: "x", fail: true }),
+      Error,
+      "refused to open",
+    );
+    const options = { name: freshId("mem") };
+    const store = await WorkerSessionStore.connect(worker, options);
+    const id = freshId();
+    await store.create(header(id), [userEntry("kept", null)]);
+    await store.close();
+    await store.close(); // idempotent
+    await assertRejects(() => store.has(id), SessionStorageError);
+    const again = await WorkerSessionStore.connect(worker, options);
+    assertEquals((await again.load(id)).entries.length, 1);
+    await again.close();
+    await removeWorkerStorage(worker, options);
+    const fresh = await WorkerSessionStore.connect(worker, options);
+    assertEquals(await fresh.has(id), false);
+    await fresh.close();
+  } finally {
+    worker.terminate();
+  }
+});
+
+Deno.test("worker channel: a worker that dies at start-up fails connections at once", async () => {
+  const worker = new Worker(new URL("../browser/failing_worker.ts", import.meta.url), {
+    type: "module",
+  });
+  try {
+    const started = performance.now();
+    await assertRejects(
+      () => WorkerSessionStore.connect(worker, {}, { timeoutMs: 20_000 }),
+      SessionStorageError,
+      "fails at start-up",
+    );
+    await assertRejects(() => WorkerSessionStore.connect(worker, {}), SessionStorageError);
+    assert(performance.now() - started < 10_000, "failed fast, not by timeout");
+  } finally {
+    worker.terminate();
+  }
+});
