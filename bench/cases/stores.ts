@@ -1,0 +1,219 @@
+/**
+ * Store benchmarks: preparing SQLite databases, listing folders of sessions, appends
+ * (onto a new session and onto an opened large one) and importing a folder into SQLite.
+ * Everything goes through the `SessionStore` seam, as an application would.
+ * @module
+ */
+import { copyFile, mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { parseSessionJsonl, type SessionEntry, type SessionHeader } from "../../mod.ts";
+import { continuationEntries } from "../gen/continuation.ts";
+import {
+  type BenchStore,
+  jsonlDriver,
+  type Maybe,
+  sqliteDriver,
+  type StoreDriver,
+} from "../drivers.ts";
+import { readChunks } from "../rt.ts";
+import type { BenchCase, BenchFn, Facts } from "./types.ts";
+
+/** The .jsonl files of a folder, sorted (the order an importer would take). */
+async function sessionFiles(dir: string): Promise<string[]> {
+  const names = (await readdir(dir)).filter((name) => name.endsWith(".jsonl")).sort();
+  return names.map((name) => `${dir}/${name}`);
+}
+
+/** Import one file through the store seam: parse (streamed), then one atomic create. */
+async function importFile(store: BenchStore, file: string, streamed: boolean): Promise<number> {
+  const parsed = await parseSessionJsonl(streamed ? readChunks(file) : await readFile(file), {
+    source: file,
+  });
+  await store.create(parsed.header, parsed.entries);
+  return parsed.entries.length;
+}
+
+/**
+ * Build a SQLite database from a session file or a folder (not measured: the harness
+ * caches the result per data set and store version).
+ */
+export async function prepareSqlite(params: { source: string; db: string }): Promise<Facts> {
+  const sqlite = await sqliteDriver();
+  if (typeof sqlite === "string") return { unavailable: sqlite };
+  await rm(params.db, { force: true });
+  // Not measured and rebuilt on failure, so no fsync per session (NORMAL): minutes -> seconds.
+  const store = await sqlite.open(params.db, { durability: "relaxed" });
+  const t = performance.now();
+  let sessions = 0;
+  let entries = 0;
+  try {
+    const files = params.source.endsWith(".jsonl")
+      ? [params.source]
+      : await sessionFiles(params.source);
+    for (const file of files) {
+      entries += await importFile(store, file, files.length === 1);
+      sessions++;
+    }
+  } finally {
+    await store.close(); // closing checkpoints the WAL, so the file can be copied alone
+  }
+  return { sessions, entries, importMs: performance.now() - t };
+}
+
+/** Listing a folder of sessions: SQLite rows vs JSONL headers/tails, cold and warm. */
+export async function listingCase(
+  params: { folder: string; sqliteDb?: string },
+): Promise<BenchCase> {
+  const sqlite = params.sqliteDb ? await sqliteDriver() : "no SQLite database was prepared";
+  const jsonl = await jsonlDriver();
+  const fns: Record<string, Maybe<BenchFn>> = {};
+  const opened: BenchStore[] = [];
+  const count = async (store: BenchStore) => ({ listed: (await store.list()).length });
+  if (typeof sqlite === "string") {
+    fns["sqlite"] = fns["sqlite open+list"] = sqlite;
+  } else {
+    const store = await sqlite.open(params.sqliteDb!);
+    opened.push(store);
+    fns["sqlite"] = () => count(store);
+    fns["sqlite open+list"] = async () => {
+      const fresh = await sqlite.open(params.sqliteDb!);
+      try {
+        return await count(fresh);
+      } finally {
+        await fresh.close();
+      }
+    };
+  }
+  if (typeof jsonl === "string") {
+    fns["jsonl cold"] = fns["jsonl warm"] = jsonl;
+  } else {
+    // Cold: a fresh store instance (no listing cache). The OS page cache stays warm:
+    // dropping it needs root and would disturb everyone else on the machine.
+    fns["jsonl cold"] = async () => {
+      const fresh = await jsonl.open(params.folder);
+      try {
+        return await count(fresh);
+      } finally {
+        await fresh.close();
+      }
+    };
+    const warm = await jsonl.open(params.folder);
+    opened.push(warm);
+    await warm.list(); // fills the (path, size, mtime) cache
+    fns["jsonl warm"] = () => count(warm);
+  }
+  return {
+    fns,
+    teardown: async () => {
+      for (const store of opened) await store.close();
+    },
+  };
+}
+
+/** Parameters of the append case. */
+export interface AppendParams {
+  store: "sqlite" | "jsonl";
+  durability: "default" | "fsync" | "relaxed";
+  appends: number;
+  /** How many times each function will run (warm-up included): entries are pre-built. */
+  rounds: number;
+  tmpDir: string;
+  /** The large session to append onto. */
+  big: { file: string; sessionId: string; lastEntryId: string; entries: number; sqliteDb?: string };
+}
+
+/** `appends` single-entry appends onto a new session and onto an opened large session. */
+export async function appendCase(params: AppendParams): Promise<BenchCase> {
+  const driver: Maybe<StoreDriver> = params.store === "sqlite"
+    ? await sqliteDriver()
+    : await jsonlDriver();
+  if (typeof driver === "string") {
+    return { fns: { new: driver, [`onto ${params.big.entries}`]: driver } };
+  }
+  if (params.durability !== "default" && !driver.durability[params.durability]) {
+    const why = `${driver.label} offers no durability option (${driver.durability.default})`;
+    return { fns: { new: why, [`onto ${params.big.entries}`]: why } };
+  }
+  await rm(params.tmpDir, { recursive: true, force: true });
+  await mkdir(params.tmpDir, { recursive: true });
+  // The store under test works on a copy: appends must never touch the cached data.
+  let location: string;
+  if (params.store === "sqlite") {
+    if (!params.big.sqliteDb) throw new Error("append onto SQLite needs a prepared database");
+    location = `${params.tmpDir}/append.db`;
+    await copyFile(params.big.sqliteDb, location);
+  } else {
+    location = `${params.tmpDir}/folder`;
+    await mkdir(location);
+    await copyFile(params.big.file, `${location}/${params.big.file.split("/").pop()}`);
+  }
+  const store = await driver.open(location, { durability: params.durability });
+  // "Opened": the session is loaded as a manager would, and new ids avoid its ids.
+  let t = performance.now();
+  const loaded = await store.load(params.big.sessionId);
+  const openMs = performance.now() - t;
+  const reserved = new Set(loaded.entries.map((entry) => entry.id));
+  const total = params.appends * params.rounds;
+  t = performance.now();
+  const chain = continuationEntries(total, params.big.lastEntryId, reserved) as SessionEntry[];
+  const generateMs = performance.now() - t;
+  const slice = (round: number) =>
+    chain.slice(round * params.appends, (round + 1) * params.appends);
+  let newRound = 0;
+  let ontoRound = 0;
+  const appendAll = async (id: string, entries: readonly SessionEntry[]) => {
+    for (const entry of entries) await store.append(id, [entry]);
+    return { appends: entries.length };
+  };
+  const header = (round: number): SessionHeader => ({
+    type: "session",
+    version: 4,
+    id: `bench-append-${params.durability}-${round}`,
+    createdAt: new Date(Date.UTC(2026, 10, 1)).toISOString(),
+    cwd: "/home/dev/projects/mu-sessions",
+  });
+  return {
+    info: { openMs, generateMs, durability: driver.durability[params.durability] },
+    fns: {
+      // Same entries as the large-session run, re-rooted: only the target session differs.
+      new: async () => {
+        const round = newRound++;
+        const entries = slice(round);
+        const fresh = [{ ...entries[0], parentId: null } as SessionEntry, ...entries.slice(1)];
+        await store.create(header(round));
+        return await appendAll(header(round).id, fresh);
+      },
+      [`onto ${params.big.entries}`]: () => appendAll(params.big.sessionId, slice(ontoRound++)),
+    },
+    teardown: async () => {
+      await store.close();
+      await rm(params.tmpDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Import every session of a folder into a new SQLite database. */
+export async function importCase(params: { folder: string; tmpDir: string }): Promise<BenchCase> {
+  const sqlite = await sqliteDriver();
+  if (typeof sqlite === "string") return { fns: { "sqlite import": sqlite } };
+  await rm(params.tmpDir, { recursive: true, force: true });
+  await mkdir(params.tmpDir, { recursive: true });
+  const files = await sessionFiles(params.folder);
+  let round = 0;
+  return {
+    fns: {
+      "sqlite import": async () => {
+        const db = `${params.tmpDir}/import-${round++}.db`;
+        const store = await sqlite.open(db);
+        let entries = 0;
+        try {
+          for (const file of files) entries += await importFile(store, file, false);
+        } finally {
+          await store.close();
+        }
+        await rm(db, { force: true });
+        return { sessions: files.length, entries };
+      },
+    },
+    teardown: () => rm(params.tmpDir, { recursive: true, force: true }),
+  };
+}

@@ -1,0 +1,270 @@
+/**
+ * `deno task bench`: generates (or reuses) the benchmark data, runs every measurement in
+ * child processes, and writes `bench/results/latest.json`, a dated copy and the table in
+ * `bench/README.md`. Benchmarks never gate CI: missed targets are reported, and the exit
+ * code is non-zero only when something crashed.
+ *
+ * Flags: `--smoke` (smallest sizes, seconds; results go to bench/results/tmp/),
+ * `--only=open,listing,append,import,memory,browser` (sections; also results to tmp/),
+ * `--runtimes=deno,node` (default both in a full run, deno for smoke), `--no-browser`,
+ * `--write` (write latest.json/README even with --only), `--seed=N`.
+ * @module
+ */
+import type { ChildJob } from "./child.ts";
+import {
+  DEFAULT_SEED,
+  ensureFolder,
+  ensureSession,
+  type FolderData,
+  type SessionData,
+} from "./generate.ts";
+import {
+  denoLauncher,
+  type Launcher,
+  logRows,
+  nodeLauncher,
+  REPO,
+  type Row,
+  runChild,
+  toRows,
+} from "./jobs.ts";
+import { writeResults } from "./report.ts";
+import { runBrowserBench } from "./browser/run_browser.ts";
+import { buildNodeChild } from "./run_node.ts";
+
+const flag = (name: string) => Deno.args.includes(`--${name}`);
+const option = (name: string) =>
+  Deno.args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+const smoke = flag("smoke");
+const seed = Number(option("seed") ?? DEFAULT_SEED);
+const only = option("only")?.split(",").filter(Boolean);
+const runtimes = (option("runtimes") ?? (smoke ? "deno" : "deno,node")).split(",");
+const wants = (section: string) => !only || only.includes(section);
+
+/** Sizes: the full run's and the smoke run's (smallest sizes only). */
+const SIZES = smoke
+  ? { open: [1000], folders: [200], big: 1000, appends: 50, importFolder: 200 }
+  : {
+    open: [1000, 10000, 100000],
+    folders: [2000, 10000],
+    big: 100000,
+    appends: 1000,
+    importFolder: 2000,
+  };
+/** Rounds per size: [warm-up, measured]. Bigger inputs get fewer rounds to fit 10 minutes. */
+const ROUNDS = (entries: number): [number, number] =>
+  smoke ? [1, 2] : entries >= 100000 ? [1, 3] : entries >= 10000 ? [1, 5] : [2, 7];
+
+const startedAt = new Date();
+const t0 = performance.now();
+const rows: Row[] = [];
+let crashed = false;
+
+async function sqliteKey(): Promise<string> {
+  const parts = await Promise.all(
+    ["stores/sqlite.ts"].map((path) => Deno.readTextFile(`${REPO}${path}`).catch(() => "")),
+  );
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(parts.join("\0")));
+  return [...new Uint8Array(digest).slice(0, 6)].map((b) => b.toString(16).padStart(2, "0")).join(
+    "",
+  );
+}
+
+/** A SQLite database holding `source` (file or folder), cached per data set and store code. */
+async function prepared(name: string, source: string, key: string): Promise<string | undefined> {
+  const dir = `${REPO}dist/bench-data/prepared`;
+  const db = `${dir}/${name}-s${seed}-${key}.db`;
+  if (await Deno.stat(db).catch(() => null)) return db;
+  await Deno.mkdir(dir, { recursive: true });
+  for await (const item of Deno.readDir(dir)) {
+    if (item.name.startsWith(`${name}-s${seed}-`)) await Deno.remove(`${dir}/${item.name}`);
+  }
+  const job: ChildJob = {
+    mode: "prepare",
+    case: "prepare-sqlite",
+    params: { source, db: `${db}.tmp` },
+  };
+  const result = await runChild(denoLauncher, job, 300_000);
+  if (result.crash || result.info?.unavailable) {
+    console.log(
+      `  SQLite database for ${name} not prepared: ${result.crash ?? result.info?.unavailable}`,
+    );
+    if (result.crash) crashed = true;
+    return undefined;
+  }
+  await Deno.rename(`${db}.tmp`, db);
+  console.log(
+    `  prepared ${name} in SQLite (${((result.info?.importMs as number) / 1000).toFixed(1)} s)`,
+  );
+  return db;
+}
+
+async function run(
+  launcher: Launcher,
+  section: string,
+  subject: string,
+  job: ChildJob,
+  timeoutMs = 240_000,
+): Promise<Row[]> {
+  const t = performance.now();
+  const result = await runChild(launcher, job, timeoutMs);
+  if (result.crash) crashed = true;
+  const out = toRows(
+    { section, runtime: launcher.runtime, subject },
+    result,
+    job.fn ? [job.fn] : [],
+  );
+  if (out.some((row) => row.error)) crashed = true;
+  rows.push(...out);
+  logRows(out);
+  console.log(`    (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+  return out;
+}
+
+// ---------------------------------------------------------------- data
+console.log(`mu-sessions bench (${smoke ? "smoke" : "full"}, seed ${seed})`);
+const sessions = new Map<number, SessionData>();
+for (const n of new Set([...SIZES.open, SIZES.big])) sessions.set(n, await ensureSession(n, seed));
+const folders = new Map<number, FolderData>();
+for (const n of new Set([...SIZES.folders, SIZES.importFolder])) {
+  folders.set(n, await ensureFolder(n, seed));
+}
+console.log(`data ready (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+
+const key = await sqliteKey();
+const sessionDbs = new Map<number, string | undefined>();
+for (const [n, data] of sessions) sessionDbs.set(n, await prepared(`session-${n}`, data.file, key));
+const folderDbs = new Map<number, string | undefined>();
+for (const n of SIZES.folders) {
+  folderDbs.set(n, await prepared(`folder-${n}`, folders.get(n)!.dir, key));
+}
+
+const launchers: Launcher[] = [];
+for (const runtime of runtimes) {
+  if (runtime === "deno") launchers.push(denoLauncher);
+  else if (runtime === "node") {
+    const bundle = await buildNodeChild();
+    if (typeof bundle === "string" && bundle.endsWith(".mjs")) launchers.push(nodeLauncher(bundle));
+    else console.log(`  node: not available (${bundle})`);
+  }
+}
+
+// ---------------------------------------------------------------- measurements
+function openParams(n: number) {
+  const data = sessions.get(n)!;
+  const { file, dir, sessionId, lastEntryId } = data;
+  return { file, dir, sessionId, lastEntryId, sqliteDb: sessionDbs.get(n) };
+}
+
+const MEM_FNS = ["floor", "jsonl core", "jsonl store", "sqlite load", "sqlite branch"];
+/**
+ * Node runs a documented subset to fit the 10-minute budget: every open and listing
+ * figure, memory of the two main paths on the largest session only, and appends in the
+ * default durability. Import is skipped: the same code as Deno's, bound by one fsync
+ * per session.
+ */
+const NODE_SUBSET = { memFns: ["jsonl core", "sqlite load"], appendVariants: 1, imports: false };
+
+for (const launcher of launchers) {
+  const isNode = launcher.runtime === "node";
+  for (const n of SIZES.open) {
+    const params = openParams(n);
+    const subject = `${n} entries`;
+    const [warmup, runs] = ROUNDS(n);
+    if (wants("open")) {
+      // The largest session warms up on the next size down (same code paths, a tenth of the time).
+      const smaller = SIZES.open.filter((m) => m < n).pop();
+      const warmupWith = n >= 100000 && smaller ? openParams(smaller) : undefined;
+      await run(launcher, "open", subject, {
+        mode: "time",
+        case: "open",
+        params: { ...params, warmupWith },
+        warmup,
+        runs,
+      });
+    }
+    if (wants("memory") && !(isNode && n !== SIZES.big)) {
+      for (const fn of smoke ? ["jsonl core"] : isNode ? NODE_SUBSET.memFns : MEM_FNS) {
+        await run(launcher, "memory", subject, { mode: "mem", case: "open", params, fn });
+      }
+    }
+  }
+  if (wants("listing")) {
+    for (const n of SIZES.folders) {
+      const params = { folder: folders.get(n)!.dir, sqliteDb: folderDbs.get(n) };
+      const job: ChildJob = {
+        mode: "time",
+        case: "listing",
+        params,
+        warmup: smoke ? 1 : 2,
+        runs: smoke ? 2 : n >= 10000 ? 5 : 7,
+      };
+      await run(launcher, "listing", `${n} sessions`, job);
+    }
+  }
+  if (wants("append")) {
+    const big = sessions.get(SIZES.big)!;
+    // SQLite's default (synchronous=FULL in WAL) already syncs every commit; NORMAL shows
+    // what that costs. The JSONL store always fdatasyncs an append: it has no option.
+    const variants = [["sqlite", "default"], ["sqlite", "relaxed"], ["jsonl", "default"]];
+    const kept = isNode ? variants.filter(([, durability]) => durability === "default") : variants;
+    for (const [store, durability] of kept) {
+      // 1,000 appends warm themselves up; the rounds are for stable medians.
+      const [warmup, runs] = smoke ? [1, 2] : [0, 3];
+      const params = {
+        store,
+        durability,
+        appends: SIZES.appends,
+        rounds: warmup + runs,
+        tmpDir: `${REPO}dist/bench-data/tmp-append-${launcher.runtime}`,
+        big: { ...big, sqliteDb: sessionDbs.get(SIZES.big) },
+      };
+      const job: ChildJob = { mode: "time", case: "append", params, warmup, runs };
+      await run(launcher, "append", `${store} ${durability}, ${SIZES.appends} appends`, job);
+    }
+  }
+  if (wants("import") && !(isNode && !NODE_SUBSET.imports)) {
+    const folder = folders.get(SIZES.importFolder)!;
+    const params = {
+      folder: folder.dir,
+      tmpDir: `${REPO}dist/bench-data/tmp-import-${launcher.runtime}`,
+    };
+    await run(launcher, "import", `${folder.sessions} sessions`, {
+      mode: "time",
+      case: "import",
+      params,
+      warmup: 0, // I/O-bound (one fsync per session): nothing to warm up
+      runs: smoke ? 1 : 2,
+    });
+  }
+}
+
+if (wants("browser") && !flag("no-browser") && !smoke) {
+  const big = sessions.get(SIZES.big)!;
+  const t = performance.now();
+  const browserRows = await runBrowserBench(big);
+  rows.push(...browserRows);
+  logRows(browserRows);
+  if (browserRows.some((row) => row.error)) crashed = true;
+  console.log(`    (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+}
+
+// ---------------------------------------------------------------- results
+const durationS = (performance.now() - t0) / 1000;
+const official = !smoke && (!only || flag("write"));
+const written = await writeResults({
+  startedAt,
+  durationS,
+  mode: smoke ? "smoke" : only ? `only:${only.join(",")}` : "full",
+  seed,
+  sessions: [...sessions.values()],
+  folders: [...folders.values()],
+  rows,
+  official,
+});
+console.log(`done in ${durationS.toFixed(0)} s; results: ${written.join(", ")}`);
+if (crashed) {
+  console.log("some measurements crashed (see ERROR above); exiting with status 1");
+  Deno.exit(1);
+}

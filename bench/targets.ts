@@ -1,0 +1,199 @@
+/**
+ * The targets of issue #6, evaluated from one run's rows. Time targets are ratios to the
+ * floor measured in the same child process, so a noisy machine moves both sides alike.
+ * Anchors are the older implementations' ratios (spec/anchor-notes.md §9).
+ * @module
+ */
+import type { SessionData } from "./generate.ts";
+import type { Row } from "./jobs.ts";
+
+/** One target, measured. */
+export interface Evaluation {
+  id: string;
+  label: string;
+  runtime: string;
+  subject: string;
+  /** Human-readable figure, e.g. "1850 ms = 1.42× floor (1302 ms)". */
+  measured: string;
+  value?: number;
+  target: string;
+  anchors?: string;
+  /** null: not measured (driver missing, section skipped). */
+  met: boolean | null;
+  note?: string;
+}
+
+const ms = (value: number) => `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ms`;
+const x = (value: number) => `${value.toFixed(2)}×`;
+
+function pick(rows: Row[], section: string, runtime: string, subject: string, name: string) {
+  return rows.find((row) =>
+    row.section === section && row.runtime === runtime && row.subject === subject &&
+    row.name === name
+  );
+}
+
+function missing(row: Row | undefined): string {
+  return row?.error ? `error: ${row.error}` : row?.unavailable ?? "not measured in this run";
+}
+
+/** Subjects of a section, largest first ("100000 entries" > "1000 entries"). */
+function subjects(rows: Row[], section: string, runtime: string): string[] {
+  const found = new Set(
+    rows.filter((r) => r.section === section && r.runtime === runtime).map((r) => r.subject),
+  );
+  return [...found].sort((a, b) => parseInt(b) - parseInt(a));
+}
+
+/** Evaluate every target that has rows. */
+export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
+  const out: Evaluation[] = [];
+  const runtimes = [...new Set(rows.map((row) => row.runtime))];
+  const bytesOf = (subject: string) =>
+    sessions.find((s) => `${s.entries} entries` === subject)?.bytes;
+  const ratio = (
+    id: string,
+    label: string,
+    runtime: string,
+    subject: string,
+    row: Row | undefined,
+    base: Row | undefined,
+    limit: number,
+    baseName: string,
+    anchors?: string,
+  ) => {
+    const entry: Evaluation = {
+      id,
+      label,
+      runtime,
+      subject,
+      target: `≤ ${x(limit)} ${baseName}`,
+      anchors,
+      measured: "",
+      met: null,
+    };
+    if (row?.medianMs === undefined || base?.medianMs === undefined) {
+      entry.measured = missing(row?.medianMs === undefined ? row : base);
+    } else {
+      entry.value = row.medianMs / base.medianMs;
+      entry.measured = `${ms(row.medianMs)} = ${x(entry.value)} ${baseName} (${ms(base.medianMs)})`;
+      entry.met = entry.value <= limit;
+    }
+    out.push(entry);
+  };
+  for (const runtime of runtimes) {
+    // Open + project of the largest session, against the floor of the same run.
+    const [big] = subjects(rows, "open", runtime);
+    if (big) {
+      const floor = pick(rows, "open", runtime, big, "floor");
+      for (const name of ["jsonl core", "jsonl store"]) {
+        ratio(
+          `open-${name}`,
+          `JSONL open + project (${name})`,
+          runtime,
+          big,
+          pick(rows, "open", runtime, big, name),
+          floor,
+          1.3,
+          "floor",
+          "Atomic 2.3×, pi 6.9×",
+        );
+      }
+      for (const name of ["sqlite load", "sqlite branch"]) {
+        ratio(
+          `open-${name}`,
+          `SQLite open + project (${name})`,
+          runtime,
+          big,
+          pick(rows, "open", runtime, big, name),
+          floor,
+          0.5,
+          "floor",
+        );
+      }
+    }
+    const [memBig] = subjects(rows, "memory", runtime);
+    const bytes = memBig ? bytesOf(memBig) : undefined;
+    for (const name of memBig && bytes ? ["jsonl core", "jsonl store"] : []) {
+      const row = pick(rows, "memory", runtime, memBig, name);
+      const entry: Evaluation = {
+        id: `memory-${name}`,
+        label: `Peak RSS opening the JSONL session (${name})`,
+        runtime,
+        subject: memBig,
+        target: "≤ 1.5× file size",
+        anchors: "Atomic 2.7×, pi 7.6×",
+        measured: missing(row),
+        met: null,
+      };
+      if (row?.peakBytes !== undefined) {
+        entry.value = row.peakBytes / bytes!;
+        entry.measured = `+${(row.peakBytes / 1e6).toFixed(0)} MB = ${x(entry.value)} file (${
+          (bytes! / 1e6).toFixed(0)
+        } MB)`;
+        entry.met = entry.value <= 1.5;
+      }
+      out.push(entry);
+    }
+    // Listing: absolute budgets, at their sizes (or the largest run, noted).
+    const listing: [number, string, number][] = [
+      [2000, "sqlite", 50],
+      [2000, "jsonl warm", 150],
+      [2000, "jsonl cold", 1000],
+      [10000, "sqlite", 150],
+    ];
+    const listed = subjects(rows, "listing", runtime);
+    for (const [size, name, limit] of listing) {
+      const wanted = `${size} sessions`;
+      const subject = listed.includes(wanted)
+        ? wanted
+        : listed.filter((s) => parseInt(s) <= size)[0];
+      if (!subject) continue;
+      const row = pick(rows, "listing", runtime, subject, name);
+      const entry: Evaluation = {
+        id: `listing-${size}-${name}`,
+        label: `Listing ${size} sessions (${name})`,
+        runtime,
+        subject,
+        target: `≤ ${limit} ms`,
+        measured: row?.medianMs === undefined ? missing(row) : ms(row.medianMs),
+        met: row?.medianMs === undefined ? null : row.medianMs <= limit,
+        value: row?.medianMs,
+      };
+      if (subject !== wanted) entry.note = `measured at ${subject} (target is for ${wanted})`;
+      out.push(entry);
+    }
+    // Appends: onto the large opened session vs onto a new one, per store and durability.
+    for (const subject of subjects(rows, "append", runtime)) {
+      const onto = rows.find((r) =>
+        r.section === "append" && r.runtime === runtime && r.subject === subject &&
+        r.name.startsWith("onto")
+      );
+      const fresh = pick(rows, "append", runtime, subject, "new");
+      ratio(
+        `append-${subject}`,
+        `Appends (${subject}) ${onto?.name ?? "onto large"} vs new`,
+        runtime,
+        subject,
+        onto,
+        fresh,
+        1.2,
+        "new session",
+      );
+    }
+  }
+  const task = rows.find((r) => r.section === "browser" && r.name === "longest main-thread task");
+  if (task) {
+    out.push({
+      id: "browser-longtask",
+      label: "Browser import: longest main-thread task",
+      runtime: "chromium",
+      subject: task.subject,
+      target: "< 100 ms",
+      measured: task.medianMs === undefined ? missing(task) : ms(task.medianMs),
+      value: task.medianMs,
+      met: task.medianMs === undefined ? null : task.medianMs < 100,
+    });
+  }
+  return out;
+}
