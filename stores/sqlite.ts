@@ -122,9 +122,14 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
       json TEXT NOT NULL, PRIMARY KEY (session_id, seq))`,
   ],
   [
-    // loadBranch walks parents by id; the latest duplicate id wins, hence seq in the key.
     `CREATE INDEX entries_by_entry_id ON entries (session_id, entry_id, seq)`,
     `CREATE INDEX sessions_by_cwd ON sessions (cwd, modified DESC, created_at DESC, id)`,
+  ],
+  [
+    // loadBranch walks parent links inside this index, never reading an entry's JSON; it
+    // still serves lookups by (session_id, entry_id).
+    `DROP INDEX entries_by_entry_id`,
+    `CREATE INDEX entries_tree ON entries (session_id, entry_id, seq, parent_id)`,
   ],
 ];
 
@@ -455,11 +460,12 @@ export class SqliteSessionStore implements BranchLoadingStore {
   }
 
   /**
-   * Optional fast path: only the entries on the path from the root to `leafId`, found by
-   * a recursive query over the `(session_id, entry_id)` index, root first. Feed them to
-   * `buildSessionProjection(entries, leafId)` without loading the whole session.
-   * `leafId` defaults to the last committed entry; `null` gives an empty path. Like the
-   * tree index, a duplicate id resolves to its latest entry.
+   * Optional fast path: only the entries on the path from the root to `leafId`, root
+   * first, ready for `buildSessionProjection(entries, leafId)`. A recursive query walks
+   * the parent links inside the `entries_tree` index, so only the path's JSON is read and
+   * parsed. `leafId` defaults to the last committed entry; `null` gives an empty path; an
+   * unknown id rejects with `EntryNotFoundError`. Like the tree index, a duplicate id
+   * resolves to its latest entry.
    *
    * @example
    * ```ts
@@ -480,18 +486,21 @@ export class SqliteSessionStore implements BranchLoadingStore {
         const leaf = leafId === undefined ? (last?.entry_id as string | null) ?? null : leafId;
         if (leaf === null) return { header, entries: [] };
         const limit = last ? Number(last.seq) + 1 : 0; // a path visits each entry at most once
-        const path = this.#statement(BRANCH_SQL)
+        const rows = this.#statement(BRANCH_SQL)
           .all(sessionId, leaf, sessionId, sessionId, limit, sessionId);
-        if (path.length === 0) throw new EntryNotFoundError(leaf);
-        if (Number(path[0].depth) >= limit) {
+        if (rows.length === 0) throw new EntryNotFoundError(leaf);
+        if (rows.length > limit) {
+          const source = `sqlite:${sessionId}`;
           throw new SessionFormatError(`entry ${leaf} has a parentId cycle on its path`, {
-            source: `sqlite:${sessionId}`,
+            source,
           });
         }
-        return {
-          header,
-          entries: path.map((r) => parseKept<SessionEntry>(String(r.json), sessionId, 0)),
-        };
+        const entries = new Array<SessionEntry>(rows.length);
+        for (const { json, depth } of rows) {
+          // depth 0 is the leaf, which goes last
+          entries[rows.length - 1 - Number(depth)] = parseKept(String(json), sessionId, 0);
+        }
+        return { header, entries };
       }, "DEFERRED"));
   }
 
@@ -557,16 +566,20 @@ function listingOf(entries: readonly SessionEntry[]): ListingState {
 }
 
 /**
- * Walk parent links from the leaf. Each step picks the latest entry with the parent's id
- * (duplicates resolve like the tree index); `depth < limit` stops a corrupt parent cycle.
+ * Walk parent links from the leaf, inside the covering `entries_tree` index: each step
+ * finds the latest entry with the parent's id (duplicates resolve like the tree index) and
+ * `depth < limit` stops a corrupt parent cycle. Rows come unordered (sorting would move
+ * every JSON text through a temp b-tree); the caller places them by depth.
  */
-const BRANCH_SQL = `WITH RECURSIVE path(seq, depth) AS (
-  SELECT (SELECT seq FROM entries WHERE session_id = ? AND entry_id = ? ORDER BY seq DESC LIMIT 1), 0
+const BRANCH_SQL = `WITH RECURSIVE path(seq, parent, depth) AS (
+  SELECT seq, parent_id, 0 FROM (SELECT seq, parent_id FROM entries
+    WHERE session_id = ? AND entry_id = ? ORDER BY seq DESC LIMIT 1)
   UNION ALL
-  SELECT (SELECT p.seq FROM entries p WHERE p.session_id = ? AND p.entry_id = e.parent_id
-          ORDER BY p.seq DESC LIMIT 1), path.depth + 1
-  FROM path JOIN entries e ON e.session_id = ? AND e.seq = path.seq
-  WHERE e.parent_id IS NOT NULL AND path.depth < ?
+  SELECT (SELECT p.seq FROM entries p WHERE p.session_id = ? AND p.entry_id = path.parent
+          ORDER BY p.seq DESC LIMIT 1),
+    (SELECT p.parent_id FROM entries p WHERE p.session_id = ? AND p.entry_id = path.parent
+     ORDER BY p.seq DESC LIMIT 1),
+    path.depth + 1
+  FROM path WHERE path.parent IS NOT NULL AND path.depth < ?
 )
-SELECT e.json, path.depth FROM path JOIN entries e ON e.session_id = ? AND e.seq = path.seq
-ORDER BY path.depth DESC`;
+SELECT e.json, path.depth FROM path CROSS JOIN entries e ON e.session_id = ? AND e.seq = path.seq`;

@@ -95,12 +95,13 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
     await withDatabase(runtime, async ({ path }) => {
       const raw = runtime.openRaw(path);
       try {
-        assertEquals(Number(raw.prepare("PRAGMA user_version").get()?.user_version), 2);
-        assertEquals(SQLITE_SCHEMA_VERSION, 2);
+        const version = Number(raw.prepare("PRAGMA user_version").get()?.user_version);
+        assertEquals(version, SQLITE_SCHEMA_VERSION);
+        assertEquals(SQLITE_SCHEMA_VERSION, SQLITE_MIGRATIONS.length);
         assertEquals(raw.prepare("PRAGMA journal_mode").get()?.journal_mode, "wal");
         const names = raw.prepare("SELECT name FROM sqlite_master WHERE type IN ('table','index')")
           .all().map((row) => String(row.name));
-        for (const name of ["sessions", "entries", "entries_by_entry_id", "sessions_by_cwd"]) {
+        for (const name of ["sessions", "entries", "entries_tree", "sessions_by_cwd"]) {
           assert(names.includes(name), `${name} exists`);
         }
       } finally {
@@ -113,11 +114,14 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
     await withDatabase(runtime, async ({ path, store }) => {
       await store.create(header("kept"), [message("e1", null, "before migration")]);
       await store.close();
-      // Turn the file back into what the first schema version wrote.
+      // Turn the file back into what the first schema version wrote (it made no indexes).
       const raw = runtime.openRaw(path);
-      raw.exec("DROP INDEX entries_by_entry_id; DROP INDEX sessions_by_cwd");
-      raw.exec("PRAGMA user_version = 1");
       assertEquals(SQLITE_MIGRATIONS[0].some((sql) => sql.includes("INDEX")), false);
+      const indexes = raw.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'",
+      ).all();
+      for (const { name } of indexes) raw.exec(`DROP INDEX ${name}`);
+      raw.exec("PRAGMA user_version = 1");
       raw.close();
       const migrated = await runtime.openStore(path);
       try {
@@ -128,11 +132,11 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
       }
       const check = runtime.openRaw(path);
       try {
-        assertEquals(Number(check.prepare("PRAGMA user_version").get()?.user_version), 2);
-        assert(
-          check.prepare("SELECT 1 FROM sqlite_master WHERE name = 'entries_by_entry_id'").get(),
-          "index recreated",
-        );
+        const version = Number(check.prepare("PRAGMA user_version").get()?.user_version);
+        assertEquals(version, SQLITE_SCHEMA_VERSION);
+        const names = check.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all()
+          .map((row) => String(row.name)).filter((name) => !name.startsWith("sqlite_")).sort();
+        assertEquals(names, ["entries_tree", "sessions_by_cwd"], "every later step applied");
       } finally {
         check.close();
       }
