@@ -1,0 +1,301 @@
+/**
+ * The storage a factory gets when it is not handed a store (Deno and Node), registered as
+ * the library's {@link RuntimeStorage} when this module is imported. In order:
+ *
+ * 1. an explicit store;
+ * 2. an explicit directory (`--session-dir`, a `sessionDir` argument): JSONL there;
+ * 3. settings `sessions.storage` (or the older `sessionDir`): the project's
+ *    `.pi/settings.json` when the project is trusted (`trust.ts`), else the global
+ *    `<agentDir>/settings.json`;
+ * 4. the SQLite database `<agentDir>/sessions.db` (`$PI_CODING_AGENT_DIR` or `~/.pi/agent`).
+ *
+ * A store that cannot be opened rejects; nothing ever falls back to memory.
+ *
+ * @module
+ */
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { SessionStorageError } from "../src/errors.ts";
+import { registerRuntimeStorage, type RuntimeStorage } from "../src/runtime.ts";
+import type { SessionStore } from "./store.ts";
+import { agentDir as agentDirFor, type AgentEnv } from "./agent_dir.ts";
+import { openJsonlFile, openJsonlFsStore, readLocalFile } from "./jsonl_fs.ts";
+import type { JsonlSessionStore } from "./jsonl_store.ts";
+import { JsonlListingCache } from "./jsonl_scan.ts";
+import {
+  defaultProjectTrustOf,
+  findProjectSettings,
+  readSettingsFile,
+  storageSettingOf,
+} from "./settings.ts";
+import { canonicalDir, resolveProjectTrust, type TrustDecision } from "./trust.ts";
+
+/** Inputs of the storage decision. */
+export interface StorageOptions {
+  /** Working directory (project settings and trust); default `process.cwd()`. */
+  cwd?: string;
+  /** An explicit store wins over everything. */
+  store?: SessionStore;
+  /** An explicit JSONL directory (`--session-dir`). */
+  sessionDir?: string;
+  /** One-run trust override: `true` = `--approve`, `false` = `--no-approve`. */
+  approve?: boolean;
+  /** Environment (default `process.env`): `PI_CODING_AGENT_DIR`, `HOME`. */
+  env?: AgentEnv;
+  /** Home directory (default `$HOME`, `$USERPROFILE`, the OS home). */
+  home?: string;
+  /** Agent directory (default from `env`). */
+  agentDir?: string;
+  /** Open a SQLite database (default: the runtime's SQLite driver). */
+  openSqlite?: (path: string) => Promise<SessionStore>;
+}
+
+/** Where the decision came from. */
+export type StorageSource = "explicit" | "project-settings" | "global-settings" | "default";
+
+/** How a storage decision was reached. */
+export interface ChoiceContext {
+  /** The settings file that chose it. */
+  settingsPath?: string;
+  /** Project trust, when a project settings file was found. */
+  trust?: TrustDecision;
+  /** A project settings file left unread because the project is not trusted. */
+  ignoredProjectSettings?: string;
+}
+
+/** The decided storage, before anything is opened. */
+export type StorageChoice =
+  & (
+    | { kind: "store"; store: SessionStore }
+    | { kind: "jsonl"; dir: string }
+    | { kind: "sqlite"; path: string }
+  )
+  & ChoiceContext
+  & { source: StorageSource };
+
+function environment(options: StorageOptions): AgentEnv {
+  if (options.env) return options.env;
+  try {
+    return process.env;
+  } catch {
+    return {}; // Deno without --allow-env: defaults only
+  }
+}
+
+/**
+ * The agent directory for these options: explicit, `$PI_CODING_AGENT_DIR`, or `~/.pi/agent`.
+ *
+ * @example
+ * ```ts
+ * import { resolveAgentDir } from "./default.ts";
+ * resolveAgentDir({ env: { PI_CODING_AGENT_DIR: "/tmp/agent" } }); // "/tmp/agent"
+ * ```
+ */
+export function resolveAgentDir(options: StorageOptions = {}): string {
+  if (options.agentDir) return resolve(options.agentDir);
+  const configured = environment(options).PI_CODING_AGENT_DIR;
+  if (configured && !configured.startsWith("~")) return resolve(configured);
+  const home = homeOf(options);
+  if (home === undefined) {
+    throw new SessionStorageError(
+      "Cannot find the home directory for ~/.pi/agent: set PI_CODING_AGENT_DIR or HOME",
+    );
+  }
+  return resolve(agentDirFor(environment(options), home));
+}
+
+/** The home directory, or undefined when it cannot be known (Deno without --allow-sys). */
+function homeOf(options: StorageOptions): string | undefined {
+  const env = environment(options);
+  if (options.home ?? env.HOME ?? env.USERPROFILE) {
+    return options.home ?? env.HOME ?? env.USERPROFILE;
+  }
+  try {
+    return homedir();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Decide the storage without opening it (the order is in the module doc).
+ *
+ * @example
+ * ```ts
+ * import { resolveStorageChoice } from "./default.ts";
+ * const choice = await resolveStorageChoice({ cwd: "/work/repo" });
+ * choice.kind; // "sqlite" unless settings say otherwise
+ * ```
+ */
+export async function resolveStorageChoice(options: StorageOptions = {}): Promise<StorageChoice> {
+  if (options.store) return { kind: "store", store: options.store, source: "explicit" };
+  if (options.sessionDir !== undefined) {
+    return { kind: "jsonl", dir: resolve(options.sessionDir), source: "explicit" };
+  }
+  const agentDir = resolveAgentDir(options);
+  const home = homeOf(options);
+  // Canonical, like trust decisions: a symlinked checkout resolves paths as the real one.
+  const cwd = await canonicalDir(options.cwd ?? process.cwd());
+  const globalPath = join(agentDir, "settings.json");
+  const global = await readSettingsFile(globalPath);
+  const extra: ChoiceContext = {};
+  const project = await findProjectSettings(cwd, { home, agentDir });
+  if (project) {
+    const trust = await resolveProjectTrust({
+      cwd,
+      agentDir,
+      approve: options.approve,
+      defaultProjectTrust: defaultProjectTrustOf(global),
+    });
+    extra.trust = trust;
+    if (trust.trusted) {
+      const settings = await readSettingsFile(project.path);
+      const chosen = storageSettingOf(settings, project.projectDir, home, project.path);
+      if (chosen) return choiceOf(chosen, agentDir, "project-settings", project.path, extra);
+    } else {
+      extra.ignoredProjectSettings = project.path;
+    }
+  }
+  const chosen = storageSettingOf(global, agentDir, home, globalPath);
+  if (chosen) return choiceOf(chosen, agentDir, "global-settings", globalPath, extra);
+  return { kind: "sqlite", path: join(agentDir, "sessions.db"), source: "default", ...extra };
+}
+
+function choiceOf(
+  setting: { type: "sqlite"; path?: string } | { type: "jsonl"; dir?: string },
+  agentDir: string,
+  source: StorageSource,
+  settingsPath: string,
+  extra: ChoiceContext,
+): StorageChoice {
+  const common = { ...extra, source, settingsPath };
+  return setting.type === "sqlite"
+    ? { kind: "sqlite", path: setting.path ?? join(agentDir, "sessions.db"), ...common }
+    : { kind: "jsonl", dir: setting.dir ?? join(agentDir, "sessions"), ...common };
+}
+
+// ------------------------------------------------------------------ opening
+
+const listingCaches = new Map<string, JsonlListingCache>();
+const sqliteStores = new Map<string, Promise<SessionStore>>();
+
+/** One listing cache per directory, so listings stay warm across store instances. */
+function cacheFor(dir: string): JsonlListingCache {
+  const key = resolve(dir);
+  let cache = listingCaches.get(key);
+  if (!cache) listingCaches.set(key, cache = new JsonlListingCache());
+  return cache;
+}
+
+/**
+ * The JSONL store over a directory, sharing this process's listing cache for it.
+ *
+ * @example
+ * ```ts
+ * import { openJsonlDirectory } from "./default.ts";
+ * const store = await openJsonlDirectory("/tmp/sessions");
+ * ```
+ */
+export async function openJsonlDirectory(dir: string): Promise<JsonlSessionStore> {
+  return await openJsonlFsStore(dir, { cache: cacheFor(dir) });
+}
+
+async function importModule<T>(relative: string): Promise<T> {
+  // Computed on purpose: bundlers must not pull `node:sqlite` into a Node 20 build.
+  return await import(new URL(relative, import.meta.url).href) as T;
+}
+
+/** The runtime's SQLite driver: node:sqlite in Deno and Node >= 22.5, better-sqlite3 on Node 20. */
+async function openSqliteDriver(path: string): Promise<SessionStore> {
+  type Module = { openSqliteStore(path: string): Promise<SessionStore> };
+  const isDeno = typeof (globalThis as { Deno?: { version?: unknown } }).Deno?.version ===
+    "object";
+  const [major, minor] = (process.versions.node ?? "0.0").split(".").map(Number);
+  if (isDeno) return (await importModule<Module>("./sqlite_deno.ts")).openSqliteStore(path);
+  if (major > 22 || (major === 22 && minor >= 5)) {
+    try {
+      return (await importModule<Module>("./sqlite_deno.ts")).openSqliteStore(path);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw error;
+    }
+  }
+  const driver: Module = await import("./sqlite_node.ts");
+  return await driver.openSqliteStore(path);
+}
+
+/**
+ * Open a decided storage. SQLite stores are shared per database file within the process
+ * (closing one drops it from the share).
+ *
+ * @example
+ * ```ts
+ * import { openStorage, resolveStorageChoice } from "./default.ts";
+ * const store = await openStorage(await resolveStorageChoice({ cwd: "/work/repo" }));
+ * ```
+ */
+export async function openStorage(
+  choice: StorageChoice,
+  options: Pick<StorageOptions, "openSqlite"> = {},
+): Promise<SessionStore> {
+  if (choice.kind === "store") return choice.store;
+  if (choice.kind === "jsonl") return await openJsonlDirectory(choice.dir);
+  if (options.openSqlite) return await options.openSqlite(choice.path);
+  const key = resolve(choice.path);
+  let pending = sqliteStores.get(key);
+  if (!pending) {
+    pending = openSqliteDriver(key).then((store) => {
+      const close = store.close.bind(store);
+      store.close = async () => {
+        if (sqliteStores.get(key) === pending) sqliteStores.delete(key);
+        await close();
+      };
+      return store;
+    });
+    pending.catch(() => sqliteStores.delete(key));
+    sqliteStores.set(key, pending);
+  }
+  return await pending;
+}
+
+/**
+ * Resolve and open the store for these options (see the module doc for the order).
+ *
+ * @example
+ * ```ts
+ * import { resolveDefaultStore } from "./default.ts";
+ * const store = await resolveDefaultStore({ cwd: "/work/repo" });
+ * const recent = await store.list({ cwd: "/work/repo" });
+ * ```
+ */
+export async function resolveDefaultStore(options: StorageOptions = {}): Promise<SessionStore> {
+  return await openStorage(await resolveStorageChoice(options), options);
+}
+
+/**
+ * The file-system {@link RuntimeStorage}; `defaults` apply to every factory call (for
+ * example `{ approve: true }` for a run started with `--approve`).
+ *
+ * @example
+ * ```ts
+ * import { registerRuntimeStorage } from "@mu/sessions";
+ * import { fileSystemRuntimeStorage } from "./default.ts";
+ * registerRuntimeStorage(fileSystemRuntimeStorage({ approve: false }));
+ * ```
+ */
+export function fileSystemRuntimeStorage(
+  defaults: Omit<StorageOptions, "cwd" | "store" | "sessionDir"> = {},
+): RuntimeStorage {
+  return {
+    defaultStore: (cwd) => resolveDefaultStore({ ...defaults, cwd }),
+    jsonlStore: (directory) => openJsonlDirectory(directory),
+    openJsonlFile: async (path, { sessionDir, cwd }) => {
+      const dir = sessionDir ?? resolve(path, "..");
+      return await openJsonlFile(path, { sessionDir: dir, cwd, cache: cacheFor(dir) });
+    },
+    readFile: (path) => readLocalFile(path),
+    cwd: () => process.cwd(),
+  };
+}
+
+registerRuntimeStorage(fileSystemRuntimeStorage());
