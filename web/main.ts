@@ -11,10 +11,12 @@ import { createViewerClient, RemoteError } from "./rpc.ts";
 import type { ImportResultView, ListView, StorageView, UnloadableView } from "./types.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
-import { SessionPage, type SessionTab } from "./views/session.ts";
+import { type ImportOrigin, SessionPage, type SessionTab } from "./views/session.ts";
 
 const UNLOADABLE_KEY = "mu-viewer:unloadable";
 const MAX_UNLOADABLE = 200;
+const ORIGINS_KEY = "mu-viewer:imports";
+const MAX_ORIGINS = 5000;
 
 const app = document.getElementById("app")!;
 const toastArea = document.getElementById("toasts")!;
@@ -37,24 +39,43 @@ const state = {
   busy: false,
 };
 
-function loadUnloadable(): UnloadableView[] {
+/** Read a small JSON value the page keeps in localStorage (never session content). */
+function loadLocal<T>(key: string, fallback: T, valid: (value: unknown) => boolean): T {
   try {
-    const parsed = JSON.parse(localStorage.getItem(UNLOADABLE_KEY) ?? "[]");
-    return Array.isArray(parsed) ? parsed as UnloadableView[] : [];
+    const parsed = JSON.parse(localStorage.getItem(key) ?? "null");
+    return valid(parsed) ? parsed as T : fallback;
   } catch {
-    return [];
+    return fallback;
   }
 }
 
-function saveUnloadable(items: UnloadableView[]): void {
+function saveLocal(key: string, value: unknown): void {
   try {
-    localStorage.setItem(UNLOADABLE_KEY, JSON.stringify(items.slice(0, MAX_UNLOADABLE)));
+    localStorage.setItem(key, JSON.stringify(value));
   } catch {
-    // storage full or disabled: the list still shows this visit's failures
+    // storage full or disabled: this visit still shows it
   }
 }
 
-let unloadable = loadUnloadable();
+let unloadable = loadLocal<UnloadableView[]>(UNLOADABLE_KEY, [], Array.isArray);
+const saveUnloadable = (items: UnloadableView[]) =>
+  saveLocal(UNLOADABLE_KEY, items.slice(0, MAX_UNLOADABLE));
+/** Where each imported session came from (file path, format version); a Map, so any id is safe. */
+const origins = new Map<string, ImportOrigin>(
+  loadLocal<Array<[string, ImportOrigin]>>(ORIGINS_KEY, [], Array.isArray).filter((item) =>
+    Array.isArray(item) && typeof item[0] === "string" && typeof item[1]?.path === "string"
+  ),
+);
+const saveOrigins = () => saveLocal(ORIGINS_KEY, [...origins].slice(-MAX_ORIGINS));
+
+function rememberOrigins(results: ImportResultView[], at: number): void {
+  for (const r of results) {
+    if (r.status === "failed" || !r.sessionId) continue;
+    origins.delete(r.sessionId); // re-insert: newest last
+    origins.set(r.sessionId, { path: r.path, sourceVersion: r.sourceVersion ?? 4, importedAt: at });
+  }
+  saveOrigins();
+}
 
 /** Show a short message; errors stay until dismissed. */
 function toast(text: string, tone: "info" | "error" = "info"): void {
@@ -92,6 +113,7 @@ async function runImport(run: () => Promise<ImportResultView[]>): Promise<Import
   document.body.classList.add("busy");
   try {
     const results = await run();
+    rememberOrigins(results, Date.now());
     const failed = results.filter((r) => r.status === "failed");
     const ok = results.length - failed.length;
     const now = Date.now();
@@ -155,6 +177,8 @@ const listActions: ListActions = {
     }
     try {
       await client.call("deleteSession", id);
+      origins.delete(id);
+      saveOrigins();
       await showList();
     } catch (error) {
       toast(`Delete failed: ${describeError(error)}`, "error");
@@ -249,7 +273,7 @@ async function showSession(route: Route): Promise<void> {
         history.replaceState(null, "", sessionUrl(sessionId, leaf, tab));
       },
       exportJsonl: (leaf) => void exportJsonl(sessionId, leaf),
-    });
+    }, origins.get(sessionId));
     replaceChildren(app, state.page.element);
   } catch (error) {
     state.page = undefined;
@@ -280,7 +304,7 @@ function showStorage(view: StorageView): void {
     indexeddb: "IndexedDB",
     memory: "memory only",
   };
-  storageBadge.textContent = names[view.kind] ?? view.kind;
+  storageBadge.textContent = Object.hasOwn(names, view.kind) ? names[view.kind] : view.kind;
   storageBadge.title = view.persistent
     ? "Imported sessions stay in this browser across visits."
     : `Nothing is kept after this tab closes.${view.note ? ` (${view.note})` : ""}`;

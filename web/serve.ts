@@ -81,7 +81,7 @@ export async function serveFile(root: string, request: Request): Promise<Respons
     const info = await Deno.stat(file);
     if (!info.isFile) return new Response("not found", { status: 404, headers });
     const ext = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
-    headers.set("content-type", MIME[ext] ?? "application/octet-stream");
+    headers.set("content-type", Object.hasOwn(MIME, ext) ? MIME[ext] : "application/octet-stream");
     headers.set("content-length", String(info.size));
     if (request.method === "HEAD") return new Response(null, { headers });
     const handle = await Deno.open(file, { read: true });

@@ -15,11 +15,24 @@ import { renderUsage } from "./usage.ts";
 /** Right-hand tabs. */
 export type SessionTab = "context" | "usage";
 
+/** Where a session was imported from (remembered by the page). */
+export interface ImportOrigin {
+  path: string;
+  /** Format version of the imported file (1-4). */
+  sourceVersion: number;
+  /** Epoch ms. */
+  importedAt: number;
+}
+
 /** What the session page can ask the app to do. */
 export interface SessionActions {
   /** The leaf or tab changed (update the URL). */
   navigate(leafId: string | null, tab: SessionTab): void;
   exportJsonl(leafId: string | null): void;
+}
+
+function formatText(version: number): string {
+  return version === 4 ? "v4" : `v${version} (upgraded to v4)`;
 }
 
 /** A mounted session page. */
@@ -40,6 +53,7 @@ export class SessionPage {
     leafId: string | null,
     tab: SessionTab,
     readonly actions: SessionActions,
+    origin?: ImportOrigin,
   ) {
     this.#leafId = leafId;
     this.#tab = tab;
@@ -66,11 +80,12 @@ export class SessionPage {
       ["id", overview.id],
       ["cwd", overview.cwd || "—"],
       ["created", formatDate(overview.created)],
-      ["format", overview.sourceVersion === 4 ? "v4" : `v${overview.sourceVersion} (upgraded)`],
+      ["format", formatText(origin?.sourceVersion ?? overview.sourceVersion)],
       ["entries", overview.entryCount.toLocaleString("en-US")],
       ["branch points", String(overview.branchPoints)],
       ["labels", String(overview.labels)],
     ];
+    if (origin) facts.push(["imported from", origin.path]);
     this.element = el(
       "div",
       { class: "session-page" },

@@ -29,7 +29,7 @@ export function kindBadge(kind: string): { text: string; tone: string } {
     compactionSummary: ["old summary", "meta"],
   };
   if (role) {
-    const [text, tone] = map[role] ?? [role, "meta"];
+    const [text, tone] = Object.hasOwn(map, role) ? map[role] : [role, "meta"];
     return { text, tone };
   }
   const entryMap: Record<string, [string, string]> = {
@@ -47,7 +47,7 @@ export function kindBadge(kind: string): { text: string; tone: string } {
     usage: ["usage", "meta"],
     context_compaction: ["retired", "meta"],
   };
-  const [text, tone] = entryMap[kind] ?? [kind, "meta"];
+  const [text, tone] = Object.hasOwn(entryMap, kind) ? entryMap[kind] : [kind, "meta"];
   return { text, tone };
 }
 

@@ -10,7 +10,7 @@ import type { SessionEntry } from "../../src/schema.ts";
 import type { BlockView, MessageView } from "../types.ts";
 
 /** Longest text block sent to the page before "show full" is needed. */
-export const BLOCK_TEXT_LIMIT = 6000;
+export const BLOCK_TEXT_LIMIT = 3000;
 /** Largest image (base64 characters) sent to the page as a data URL. */
 export const IMAGE_DATA_LIMIT = 4 * 1024 * 1024;
 /** Image types shown; anything else (SVG in particular) is never rendered. */

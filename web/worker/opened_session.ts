@@ -27,7 +27,7 @@ import { computeUsage } from "./usage.ts";
 type Json = Record<string, unknown>;
 
 /** Longest raw JSON line sent to the page before "show full" is needed. */
-const RAW_TEXT_LIMIT = 4000;
+const RAW_TEXT_LIMIT = 1500;
 
 /** A loaded, indexed session with view caches. */
 export class OpenedSession {

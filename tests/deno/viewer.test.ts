@@ -1,0 +1,505 @@
+/**
+ * The offline viewer end to end, in Debian's Chromium via playwright-core: build, serve
+ * (COOP/COEP), import files (v1, verbatim boundary, branches, interrupted call, a torn
+ * file that must be reported and not imported), list, tree, switching the leaf changes the
+ * context, usage chart, export, reload and browser restart keep the data (OPFS SQLite),
+ * folder import (webkitdirectory and showDirectoryPicker), drag and drop, internal toggle,
+ * and the main thread stays free while a large file is imported. Screenshots of the main
+ * views go to `test-output/viewer/`.
+ *
+ * Run: deno test --allow-read --allow-write --allow-env --allow-run --allow-net tests/deno/viewer.test.ts
+ */
+import type { Page } from "playwright-core";
+import {
+  bounded,
+  launchBrowser,
+  type LaunchedBrowser,
+  ROOT,
+  screenshot,
+  serveFreshViewer,
+  waitReady,
+  watchPage,
+  writeLargeSession,
+} from "../viewer/helpers.ts";
+
+const DEMO = `${ROOT}web/demo/`;
+const REALISTIC = `${DEMO}01-token-refresh-race.jsonl`;
+const BOUNDARY = `${DEMO}02-verbatim-boundary.jsonl`;
+const INTERRUPTED = `${DEMO}03-interrupted-tool-call.jsonl`;
+const V1 = `${DEMO}04-pi-v1-zsh-startup.jsonl`;
+const WORKFLOW = `${DEMO}05-workflow-review-stage.jsonl`;
+/** Size of the file imported while measuring main-thread tasks. */
+const LARGE_BYTES = Number(Deno.env.get("VIEWER_LARGE_MB") ?? "40") * 1024 * 1024;
+/** The whole test may not take longer than this; then everything is torn down. */
+const WATCHDOG_MS = 420_000;
+
+function assert(condition: unknown, message = "assertion failed"): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+function assertEquals(actual: unknown, expected: unknown, message = ""): void {
+  const a = JSON.stringify(actual), e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`${message}\nexpected: ${e}\nactual:   ${a}`);
+}
+
+async function sessionTitles(page: Page): Promise<string[]> {
+  await page.waitForSelector("#session-table");
+  return await page.locator("#session-table .session-link").allTextContents();
+}
+
+async function openFromList(page: Page, url: string, title: string): Promise<void> {
+  await page.goto(`${url}#/`);
+  await page.locator("#session-table .session-link", { hasText: title }).first().click();
+  await page.waitForSelector(".session-page #context-view .context-item");
+}
+
+async function contextText(page: Page): Promise<string> {
+  return await page.locator(".context-pane").innerText();
+}
+
+async function readDownload(page: Page, click: () => Promise<void>): Promise<string> {
+  const [download] = await Promise.all([page.waitForEvent("download"), click()]);
+  const path = await download.path();
+  return await Deno.readTextFile(path);
+}
+
+Deno.test({
+  name: "viewer: import, list, tree, branch switch, usage, export, persistence",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  const viewer = await serveFreshViewer();
+  const origin = viewer.url.replace(/\/$/, "");
+  const profile = await Deno.makeTempDir({ prefix: "mu-viewer-profile-" });
+  const work = await Deno.makeTempDir({ prefix: "mu-viewer-files-" });
+  let browser: LaunchedBrowser = await launchBrowser({ userDataDir: profile });
+  const watchdog = setTimeout(() => {
+    console.error("viewer test watchdog: tearing down");
+    void browser.close();
+    void viewer.close();
+  }, WATCHDOG_MS);
+  let page = await browser.context.newPage();
+  let watch = watchPage(page, origin);
+  try {
+    await page.goto(viewer.url);
+    await waitReady(page);
+
+    await t.step("empty page offers the demo sessions; storage is SQLite on OPFS", async () => {
+      await page.waitForSelector("#load-demo");
+      assertEquals(await page.getAttribute("body", "data-storage"), "sqlite-opfs");
+      assert(await page.evaluate(() => crossOriginIsolated), "page is cross-origin isolated");
+      await screenshot(page, "01-empty");
+    });
+
+    await t.step("import files; a torn file is reported with its line, not imported", async () => {
+      const boundaryText = await Deno.readTextFile(BOUNDARY);
+      const lines = boundaryText.split("\n");
+      const torn = lines.slice(0, 8).join("\n").replace("9d2e4b61", "70a70a70") +
+        '\n{"type":"message","id":"b2000009","parentId":"b2000008","timesta';
+      await Deno.writeTextFile(`${work}/torn-session.jsonl`, torn);
+      await page.setInputFiles("#file-input", [
+        V1,
+        BOUNDARY,
+        REALISTIC,
+        INTERRUPTED,
+        `${work}/torn-session.jsonl`,
+      ]);
+      await page.waitForSelector("#unloadable");
+      const titles = await sessionTitles(page);
+      assertEquals(titles.length, 4, titles.join(" | "));
+      for (
+        const title of [
+          "Fix token refresh race",
+          "Stripe 2025-06 webhook migration",
+          "Why does my zsh prompt",
+        ]
+      ) {
+        assert(titles.some((t) => t.startsWith(title)), `missing ${title}`);
+      }
+      const unloadable = await page.locator("#unloadable").innerText();
+      assert(unloadable.includes("torn-session.jsonl"), unloadable);
+      assert(/line 9/.test(unloadable) && /torn/.test(unloadable), unloadable);
+      assertEquals(await page.locator('tr[data-id^="70a70a70"]').count(), 0, "torn session listed");
+      await screenshot(page, "02-list");
+    });
+
+    await t.step("open a session: tree with branches, labels and the current leaf", async () => {
+      await openFromList(page, viewer.url, "Fix token refresh race");
+      await page.waitForSelector(".tree-row[data-id]");
+      assertEquals(await page.locator(".tree-row[data-id]").count(), 32);
+      assertEquals(await page.locator(".tree-row.leaf").getAttribute("data-id"), "a1000020");
+      const tree = await page.locator(".tree").innerText();
+      for (const label of ["bug report", "test added", "mutex version"]) {
+        assert(tree.includes(label), label);
+      }
+      assert(tree.includes("├─") && tree.includes("└─"), "branch connectors");
+      const context = await contextText(page);
+      assert(context.includes("Switching to the existing mutex."), "mutex branch in context");
+      assert(
+        await page.locator(".context-pane .chip", { hasText: "edited by" }).count() > 0,
+        "edited mark",
+      );
+      assert(
+        await page.locator(".context-pane .chip", { hasText: "omitted by" }).count() > 0,
+        "omitted mark",
+      );
+      assert(
+        await page.locator(".context-pane img").count() === 1,
+        "the screenshot image is shown",
+      );
+      await screenshot(page, "03-session-context");
+    });
+
+    await t.step("click another branch: the leaf, URL and context change", async () => {
+      await page.locator('.tree-row[data-id="a1000013"]').click();
+      await page.waitForFunction(() =>
+        document.getElementById("current-leaf")?.textContent === "a1000013"
+      );
+      await page.waitForFunction(() =>
+        document.querySelector(".context-pane")?.textContent?.includes("Added `refreshes once")
+      );
+      const context = await contextText(page);
+      assert(!context.includes("Switching to the existing mutex."), "old branch gone");
+      assert(
+        context.includes("BUG: two callers arriving together"),
+        "unedited file content on this branch",
+      );
+      assertEquals(await page.locator(".context-pane .chip", { hasText: "edited by" }).count(), 0);
+      assert(page.url().includes("leaf=a1000013"), page.url());
+      assertEquals(await page.locator(".tree-row.leaf").getAttribute("data-id"), "a1000013");
+      await screenshot(page, "04-branch-switched");
+    });
+
+    await t.step("usage and cost: totals and a per-turn chart", async () => {
+      await page.getByRole("tab", { name: "Usage & cost" }).click();
+      await page.waitForSelector("svg.chart rect");
+      assert(await page.locator("svg.chart .bar").count() >= 5, "bars");
+      const usage = await page.locator(".usage").textContent() ?? "";
+      assert(usage.includes("Whole session") && usage.includes("$"), usage.slice(0, 200));
+      await screenshot(page, "05-usage");
+      await page.getByRole("tab", { name: "Context" }).click();
+      await page.waitForSelector("#context-view");
+    });
+
+    await t.step("export the branch and the session as JSONL (byte-identical lines)", async () => {
+      const original = await Deno.readTextFile(REALISTIC);
+      const byId = new Map(original.trim().split("\n").map((line) => [JSON.parse(line).id, line]));
+      const branch = await readDownload(page, () => page.click("#export-branch"));
+      const branchLines = branch.trim().split("\n");
+      assertEquals(branchLines.length, 19, "header + 18 path entries");
+      assertEquals(branchLines[0], original.split("\n")[0]);
+      for (const line of branchLines.slice(1)) assertEquals(line, byId.get(JSON.parse(line).id));
+      assertEquals(JSON.parse(branchLines.at(-1)!).id, "a1000013");
+      const whole = await readDownload(page, () => page.click("#export-session"));
+      assertEquals(whole, original, "whole-session export is byte-identical");
+    });
+
+    await t.step("verbatim boundary: boundary message and kept tail are marked", async () => {
+      await openFromList(page, viewer.url, "Stripe 2025-06 webhook migration");
+      const first = page.locator(".context-item").first();
+      assert(
+        (await first.innerText()).includes("compaction boundary"),
+        "first item is the boundary",
+      );
+      assert(
+        await page.locator(".context-pane .chip", { hasText: "kept tail" }).count() >= 1,
+        "kept tail",
+      );
+      assert(await page.locator(".boundary-note").count() === 1, "boundary note");
+      await screenshot(page, "06-boundary");
+    });
+
+    await t.step("interrupted tool call: the synthetic result is marked", async () => {
+      await openFromList(page, viewer.url, "Regenerate the OpenAPI client");
+      const synthetic = page.locator(".context-item.has-synthetic");
+      assertEquals(await synthetic.count(), 1);
+      assert((await synthetic.innerText()).includes("toolResult"), "a tool result message");
+      await screenshot(page, "07-interrupted");
+    });
+
+    await t.step("v1 session opens, upgraded", async () => {
+      await openFromList(page, viewer.url, "Why does my zsh prompt");
+      const head = await page.locator(".session-head").innerText();
+      assert(
+        head.includes("v1 (upgraded to v4)") && head.includes("04-pi-v1-zsh-startup.jsonl"),
+        head,
+      );
+      assert((await contextText(page)).includes("compinit"), "v1 messages in context");
+    });
+
+    await t.step("reload: sessions and the unloadable file are still there", async () => {
+      await page.goto(`${viewer.url}#/`);
+      await page.reload();
+      await waitReady(page);
+      assertEquals((await sessionTitles(page)).length, 4);
+      assert((await page.locator("#unloadable").innerText()).includes("torn-session.jsonl"));
+    });
+
+    await t.step("browser restart: the data is still in OPFS SQLite", async () => {
+      await browser.close();
+      browser = await launchBrowser({ userDataDir: profile });
+      page = await browser.context.newPage();
+      watch = watchPage(page, origin);
+      await page.goto(viewer.url);
+      await waitReady(page);
+      assertEquals((await sessionTitles(page)).length, 4);
+      await page.locator("#session-table .session-link", { hasText: "Fix token refresh race" })
+        .click();
+      await page.waitForSelector(".tree-row[data-id]");
+    });
+
+    await t.step("folder import (webkitdirectory) with pi's --cwd-- layout", async () => {
+      const dir = `${work}/sessions/--home-dev-dotfiles--`;
+      await Deno.mkdir(dir, { recursive: true });
+      const v3 = [
+        {
+          type: "session",
+          version: 3,
+          id: "f01de401-aaaa-4bbb-8ccc-000000000001",
+          timestamp: "2025-06-01T10:00:00.000Z",
+          cwd: "/home/dev/dotfiles",
+        },
+        {
+          type: "message",
+          id: "f0000001",
+          parentId: null,
+          timestamp: "2025-06-01T10:00:01.000Z",
+          message: { role: "user", content: "folder import check", timestamp: 1 },
+        },
+      ].map((l) => JSON.stringify(l)).join("\n") + "\n";
+      await Deno.writeTextFile(`${dir}/2025-06-01T10-00-00-000Z_f01de401.jsonl`, v3);
+      await Deno.writeTextFile(`${dir}/notes.txt`, "not a session");
+      await page.goto(`${viewer.url}#/`);
+      await page.setInputFiles("#folder-input", `${work}/sessions`);
+      await page.locator("#session-table .session-link", { hasText: "folder import check" })
+        .waitFor();
+    });
+
+    await t.step(
+      "folder import via showDirectoryPicker (stubbed with an OPFS folder)",
+      async () => {
+        await page.evaluate(async () => {
+          const root = await navigator.storage.getDirectory();
+          const picked = await root.getDirectoryHandle("picked", { create: true });
+          const cwd = await picked.getDirectoryHandle("--home-dev-opfs--", { create: true });
+          const file = await cwd.getFileHandle("2025-07-01_picked.jsonl", { create: true });
+          const writable = await file.createWritable();
+          await writable.write(
+            '{"type":"session","version":4,"id":"picked-0001","createdAt":"2025-07-01T00:00:00.000Z","cwd":"/home/dev/opfs"}\n' +
+              '{"type":"message","id":"p0000001","parentId":null,"timestamp":"2025-07-01T00:00:01.000Z","message":{"role":"user","content":"picked with showDirectoryPicker","timestamp":1}}\n',
+          );
+          await writable.close();
+          (globalThis as unknown as { showDirectoryPicker: () => Promise<unknown> })
+            .showDirectoryPicker = () => Promise.resolve(picked);
+        });
+        await page.click("#open-folder");
+        await page.locator("#session-table .session-link", {
+          hasText: "picked with showDirectoryPicker",
+        }).waitFor();
+      },
+    );
+
+    await t.step("drag and drop a .jsonl file", async () => {
+      await page.evaluate(() => {
+        const text =
+          '{"type":"session","version":4,"id":"dropped-0001","createdAt":"2025-08-01T00:00:00.000Z","cwd":"/drop"}\n' +
+          '{"type":"message","id":"d0000001","parentId":null,"timestamp":"2025-08-01T00:00:01.000Z","message":{"role":"user","content":"dropped onto the page","timestamp":1}}\n';
+        const data = new DataTransfer();
+        data.items.add(new File([text], "dropped.jsonl", { type: "application/jsonl" }));
+        for (const type of ["dragenter", "dragover", "drop"]) {
+          document.body.dispatchEvent(
+            new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }),
+          );
+        }
+      });
+      await page.locator("#session-table .session-link", { hasText: "dropped onto the page" })
+        .waitFor();
+    });
+
+    await t.step("internal workflow sessions are behind the toggle", async () => {
+      const before = (await sessionTitles(page)).length;
+      await page.setInputFiles("#file-input", [WORKFLOW]);
+      await page.waitForFunction(() =>
+        document.querySelector("label.toggle")?.textContent?.includes("(1)")
+      );
+      assertEquals((await sessionTitles(page)).length, before);
+      await page.check("#show-internal");
+      await page.locator("#session-table tr.internal").waitFor();
+      assertEquals((await sessionTitles(page)).length, before + 1);
+      await page.uncheck("#show-internal");
+    });
+
+    await t.step(
+      `a ${Math.round(LARGE_BYTES / 1048576)} MB file imports off the main thread`,
+      async () => {
+        const path = `${work}/large-session.jsonl`;
+        const entries = await writeLargeSession(path, LARGE_BYTES);
+        await page.evaluate(() => {
+          const w = globalThis as unknown as { __longTasks: number[] };
+          w.__longTasks = [];
+          new PerformanceObserver((list) => {
+            for (const entry of list.getEntries()) w.__longTasks.push(entry.duration);
+          }).observe({ type: "longtask" });
+        });
+        const started = performance.now();
+        await page.setInputFiles("#file-input", [path]);
+        await page.locator("#session-table .session-link", { hasText: "step 1: continue" }).waitFor(
+          { timeout: 180_000 },
+        );
+        const importMs = Math.round(performance.now() - started);
+        const importTasks = await page.evaluate(() =>
+          (globalThis as unknown as { __longTasks: number[] }).__longTasks.splice(0)
+        );
+        const openStarted = performance.now();
+        await page.locator("#session-table .session-link", { hasText: "step 1: continue" }).click();
+        await page.waitForSelector(".tree-row[data-id]", { timeout: 120_000 });
+        await page.waitForSelector("#context-view .context-item", { timeout: 120_000 });
+        const openMs = Math.round(performance.now() - openStarted);
+        const openTasks = await page.evaluate(() =>
+          (globalThis as unknown as { __longTasks: number[] }).__longTasks.splice(0)
+        );
+        const longestImport = Math.round(Math.max(0, ...importTasks));
+        const longestOpen = Math.round(Math.max(0, ...openTasks));
+        console.log(
+          `large session: ${entries} entries, ${
+            (LARGE_BYTES / 1048576).toFixed(0)
+          } MB; import ${importMs} ms ` +
+            `(longest main-thread task ${longestImport} ms, ${importTasks.length} tasks > 50 ms); ` +
+            `open ${openMs} ms (longest task ${longestOpen} ms)`,
+        );
+        await screenshot(page, "08-large-session");
+        assert(longestImport < 100, `main-thread task of ${longestImport} ms while importing`);
+        assert(longestOpen < 100, `main-thread task of ${longestOpen} ms while opening`);
+      },
+    );
+
+    await t.step("no page errors and no request left the page", () => {
+      assertEquals(watch.errors, [], "page errors");
+      assertEquals(watch.outside, [], "requests to other origins");
+    });
+  } finally {
+    clearTimeout(watchdog);
+    await browser.close();
+    await bounded(viewer.close(), 5000);
+    await Deno.remove(profile, { recursive: true }).catch(() => {});
+    await Deno.remove(work, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test({
+  name: "viewer: hostile session content never runs or injects markup (CSP bypassed)",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  const viewer = await serveFreshViewer();
+  const origin = viewer.url.replace(/\/$/, "");
+  const browser = await launchBrowser({ bypassCSP: true });
+  const watchdog = setTimeout(() => void browser.close(), 180_000);
+  try {
+    const page = await browser.context.newPage();
+    const watch = watchPage(page, origin);
+    await page.goto(viewer.url);
+    await waitReady(page);
+    const check = async (where: string) => {
+      const report = await page.evaluate(() => {
+        const all = [...document.querySelectorAll("*")];
+        const handlers = all.filter((el) => [...el.attributes].some((a) => /^on/i.test(a.name)))
+          .map((el) => el.outerHTML.slice(0, 80));
+        const scripts = [...document.scripts].map((s) => s.src);
+        const embeds = document.querySelectorAll(
+          "iframe, object, embed, frame, style, link:not([rel=stylesheet]):not([rel=icon]), base, meta[http-equiv=refresh]",
+        ).length;
+        const foreignSvg = document.querySelectorAll("svg:not(.chart)").length;
+        const badImages = [...document.images].map((img) => img.getAttribute("src") ?? "")
+          .filter((src) =>
+            !/^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]*={0,2}$/.test(src)
+          );
+        const links = [...document.querySelectorAll("a[href]")].map((a) =>
+          a.getAttribute("href") ?? ""
+        )
+          .filter((href) => !href.startsWith("#"));
+        return {
+          pwned: (globalThis as unknown as { __pwned?: unknown }).__pwned ?? null,
+          handlers,
+          scripts,
+          embeds,
+          foreignSvg,
+          badImages,
+          links,
+        };
+      });
+      assertEquals(report.pwned, null, `${where}: a script ran`);
+      assertEquals(report.handlers, [], `${where}: event handler attributes`);
+      assertEquals(report.scripts.length, 1, `${where}: scripts ${report.scripts.join(", ")}`);
+      assertEquals(report.embeds, 0, `${where}: embedded elements`);
+      assertEquals(report.foreignSvg, 0, `${where}: svg from content`);
+      assertEquals(report.badImages, [], `${where}: unsafe images`);
+      assertEquals(report.links, [], `${where}: links out of the page`);
+    };
+
+    await t.step("import the hostile fixtures", async () => {
+      await page.setInputFiles("#file-input", [
+        `${ROOT}fixtures/hostile/html-everywhere.jsonl`,
+        `${ROOT}fixtures/hostile/svg-image-v3.jsonl`,
+      ]);
+      await page.waitForSelector("#session-table");
+      assertEquals((await sessionTitles(page)).length, 2);
+      const text = await page.locator("#session-table").innerText();
+      assert(text.includes("<script>window.__pwned='name'</script>"), "the name is shown as text");
+      await check("list");
+      await screenshot(page, "hostile-list");
+    });
+
+    const hostileRows: Record<string, string> = {
+      "html-everywhere": 'tr[data-id^="hostile-<img"]',
+      "svg-image-v3": 'tr[data-id="hostile-v3-svg"]',
+    };
+    for (const [title, row] of Object.entries(hostileRows)) {
+      await t.step(`session "${title}": context, raw, tree, usage stay inert`, async () => {
+        await page.goto(`${viewer.url}#/`);
+        await page.locator(row).locator(".session-link")
+          .click();
+        await page.waitForSelector("#context-view .context-item");
+        for (const details of await page.locator("details").all()) {
+          await details.evaluate((d) => (d as HTMLDetailsElement).open = true);
+        }
+        for (
+          const more of await page.locator("button.link-button", { hasText: "Show all" }).all()
+        ) await more.click();
+        await check(`${title} context`);
+        const rows = await page.locator(".tree-row[data-id]").all();
+        for (const row of rows.slice(0, 20)) {
+          await row.hover();
+          await row.click();
+          await page.waitForSelector("#context-view");
+        }
+        await check(`${title} after switching leaves`);
+        const shown = await page.locator("main").innerText();
+        assert(shown.includes("<script>window.__pwned="), "markup is shown as text");
+        await page.getByRole("tab", { name: "Usage & cost" }).click();
+        await page.waitForSelector(".usage");
+        await check(`${title} usage`);
+        await screenshot(page, `hostile-${title}`);
+      });
+    }
+
+    await t.step("svg and mislabeled images are not displayed", async () => {
+      // At h0000003 the user message with the images is in context (no boundary yet).
+      const id = "hostile-<img src=x onerror=window.__pwned=13>";
+      await page.goto(`${viewer.url}#/`);
+      await page.goto(`${viewer.url}#/session/${encodeURIComponent(id)}?leaf=h0000003`);
+      await page.waitForSelector("#context-view .context-item");
+      assertEquals(await page.locator("#current-leaf").textContent(), "h0000003");
+      const notes = await page.locator(".context-pane .block.note").allTextContents();
+      assert(notes.some((n) => n.includes("image/svg+xml")), notes.join(" | "));
+      assert(notes.filter((n) => n.includes("not displayed")).length >= 4, notes.join(" | "));
+      assertEquals(await page.locator(".context-pane img").count(), 0);
+      assertEquals(watch.errors, [], "page errors");
+      assertEquals(watch.outside, [], "requests to other origins");
+    });
+  } finally {
+    clearTimeout(watchdog);
+    await browser.close();
+    await bounded(viewer.close(), 5000);
+  }
+});
