@@ -42,6 +42,12 @@ export interface SqliteWasmStoreOptions {
   filename?: string;
   /** OPFS folder of the `opfs-sahpool` pool (default sqlite-wasm's `.opfs-sahpool`). */
   poolDirectory?: string;
+  /**
+   * How long to keep trying to take the `opfs-sahpool` files while another holder (a tab
+   * using the store, a reloaded page's old worker) lets go; default 10 s. Then the open
+   * fails with `SessionStorageError` (a viewer can fall back to IndexedDB).
+   */
+  poolTimeoutMs?: number;
 }
 
 /** The default database path. */
@@ -104,36 +110,50 @@ export function oo1Database(db: Database): SqliteDatabase {
 
 interface PoolState {
   util: SAHPoolUtil;
+  /** Stores open or opening (and removals running): while above 0 the pool stays held. */
   open: number;
+  /** Serialises unpausing: two overlapping attempts would release each other's handles. */
+  acquiring: Promise<void>;
 }
 
 const pools = new Map<string, Promise<PoolState>>();
 
-/** Install (once) the sahpool VFS, retrying while a closing page still holds its handles. */
-function sahPool(sqlite3: Sqlite3Static, directory: string | undefined): Promise<PoolState> {
+/**
+ * Retry `fn` until it succeeds or `timeoutMs` has passed. The OPFS handles of a reloaded
+ * page's old worker, or of another tab that is closing its store, are freed a little later.
+ */
+async function retrying<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50 * attempt, 500)));
+    }
+  }
+}
+
+/** Install (once per pool directory) the sahpool VFS. */
+function sahPool(
+  sqlite3: Sqlite3Static,
+  directory: string | undefined,
+  timeoutMs: number,
+): Promise<PoolState> {
   const key = directory ?? "";
   let pool = pools.get(key);
   if (!pool) {
-    pool = (async () => {
-      const name = directory ? `opfs-sahpool-${hashName(directory)}` : undefined;
-      for (let attempt = 0;; attempt++) {
-        try {
-          const util = await sqlite3.installOpfsSAHPoolVfs(
-            {
-              ...(name ? { name, directory } : {}),
-              // Never let a failed start delete the pool (the default does): the usual cause
-              // is another tab or a not-yet-gone previous page holding the handles.
-              preserveOnInitFailure: true,
-              forceReinitIfPreviouslyFailed: true,
-            } as Parameters<Sqlite3Static["installOpfsSAHPoolVfs"]>[0],
-          );
-          return { util, open: 0 };
-        } catch (error) {
-          if (attempt >= 20) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
-        }
-      }
-    })();
+    const name = directory ? `opfs-sahpool-${hashName(directory)}` : undefined;
+    pool = retrying(timeoutMs, () =>
+      sqlite3.installOpfsSAHPoolVfs(
+        {
+          ...(name ? { name, directory } : {}),
+          // Never let a failed start delete the pool (the default does): the usual cause is
+          // another tab, or the previous page's worker, still holding the handles.
+          preserveOnInitFailure: true,
+          forceReinitIfPreviouslyFailed: true,
+        } as Parameters<Sqlite3Static["installOpfsSAHPoolVfs"]>[0],
+      )).then((util) => ({ util, open: 0, acquiring: Promise.resolve() }));
     pools.set(key, pool);
     pool.catch(() => pools.delete(key));
   }
@@ -146,24 +166,40 @@ function hashName(text: string): string {
   return hash.toString(36);
 }
 
-/** Re-take the pool's handles if an earlier close released them. */
-async function acquire(pool: PoolState): Promise<void> {
-  if (pool.util.isPaused()) {
-    for (let attempt = 0;; attempt++) {
-      try {
-        await pool.util.unpauseVfs();
-        return;
-      } catch (error) {
-        if (attempt >= 20) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
-      }
+/**
+ * Hold the pool for one store (or removal) while `fn` runs: re-take its handles if an
+ * earlier close released them. `fn`'s result keeps the hold until `done` is called.
+ */
+async function withPool<T>(
+  pool: PoolState,
+  timeoutMs: number,
+  fn: (done: () => void) => T | Promise<T>,
+): Promise<T> {
+  pool.open++; // before any await, so a concurrent close cannot pause the pool under us
+  let released = false;
+  const done = () => {
+    if (released) return;
+    released = true;
+    pool.open--;
+    // Give the handles back when nothing is open, so another tab or worker can take over.
+    if (pool.open > 0 || pool.util.isPaused()) return;
+    try {
+      pool.util.pauseVfs();
+    } catch {
+      // A file is still open through some other handle: keep the pool; nothing is lost.
     }
+  };
+  try {
+    const acquire = pool.acquiring.then(() =>
+      pool.util.isPaused() ? retrying(timeoutMs, () => pool.util.unpauseVfs()) : undefined
+    );
+    pool.acquiring = acquire.then(() => {}, () => {});
+    await acquire;
+    return await fn(done);
+  } catch (error) {
+    done();
+    throw error;
   }
-}
-
-/** Give the handles back when nothing is open, so another tab or worker can take over. */
-function release(pool: PoolState): void {
-  if (pool.open === 0 && !pool.util.isPaused()) pool.util.pauseVfs();
 }
 
 async function resolveVfs(sqlite3: Sqlite3Static, vfs: SqliteWasmVfs = "auto") {
@@ -216,15 +252,12 @@ export async function openSqliteWasmStore(
       const db = new sqlite3.oo1.OpfsDb(filename, "c");
       return openOrClose(db, () => {});
     }
-    const pool = await sahPool(sqlite3, options.poolDirectory);
-    await acquire(pool);
-    // A database and its journal each take a pool slot; grow before opening, not during.
-    await pool.util.reserveMinimumCapacity(Number(pool.util.getFileCount()) + 4);
-    const db = new pool.util.OpfsSAHPoolDb(filename);
-    pool.open++;
-    return openOrClose(db, () => {
-      pool.open--;
-      release(pool);
+    const timeoutMs = options.poolTimeoutMs ?? 10_000;
+    const pool = await sahPool(sqlite3, options.poolDirectory, timeoutMs);
+    return await withPool(pool, timeoutMs, async (done) => {
+      // A database and its journal each take a pool slot; grow before opening, not during.
+      await pool.util.reserveMinimumCapacity(Number(pool.util.getFileCount()) + 4);
+      return openOrClose(new pool.util.OpfsSAHPoolDb(filename), done);
     });
   });
 }
@@ -255,10 +288,12 @@ export async function deleteSqliteWasmDatabase(options: SqliteWasmStoreOptions =
     const sqlite3 = await loadSqliteWasm();
     const vfs = await resolveVfs(sqlite3, options.vfs);
     if (vfs === "opfs-sahpool") {
-      const pool = await sahPool(sqlite3, options.poolDirectory);
-      await acquire(pool);
-      for (const suffix of ["", "-journal", "-wal"]) pool.util.unlink(filename + suffix);
-      release(pool);
+      const timeoutMs = options.poolTimeoutMs ?? 10_000;
+      const pool = await sahPool(sqlite3, options.poolDirectory, timeoutMs);
+      await withPool(pool, timeoutMs, (done) => {
+        for (const suffix of ["", "-journal", "-wal"]) pool.util.unlink(filename + suffix);
+        done();
+      });
       return;
     }
     const parts = filename.split("/").filter(Boolean);

@@ -6,9 +6,11 @@
  * - conformance, not isolated: sqlite-wasm on opfs-sahpool, IndexedDB, JSONL on an OPFS folder
  * - conformance, isolated: sqlite-wasm on the opfs VFS
  * - persistence: every store keeps its data across a page reload and a browser restart
+ * - two tabs: the opfs-sahpool pool passes from one tab to the next when its store closes
  *
  * Run: deno test --allow-read --allow-write --allow-env --allow-run --allow-net tests/deno/browser.test.ts
  */
+import type { Page } from "playwright-core";
 import {
   bundleBrowserEntries,
   type ChromiumSession,
@@ -31,7 +33,11 @@ let storesBundle: Promise<string> | undefined;
 function bundleStorePages(): Promise<string> {
   return storesBundle ??= bundleBrowserEntries({
     name: "stores",
-    pages: ["tests/browser/pages/stores_page.ts", "tests/browser/pages/persist_page.ts"],
+    pages: [
+      "tests/browser/pages/stores_page.ts",
+      "tests/browser/pages/persist_page.ts",
+      "tests/browser/pages/tabs_page.ts",
+    ],
     workers: ["stores/sqlite_wasm_worker.ts"],
   });
 }
@@ -148,4 +154,51 @@ browserTest("browser stores: data survives a page reload and a browser restart",
   } finally {
     await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
   }
+});
+
+browserTest("browser stores: opfs-sahpool passes from one tab to the next on close", async (t) => {
+  await withServers(async (plain) => {
+    await withBrowser(async (browser) => {
+      const filename = `/mu-tests/tabs-${crypto.randomUUID().slice(0, 8)}.sqlite3`;
+      const tab = async () => {
+        const page = await browser.newPage();
+        await page.goto(`${plain.url}/tabs_page.html`, { timeout: 30_000 });
+        await page.waitForFunction(() => "__muTab" in globalThis, null, { timeout: 30_000 });
+        return page;
+      };
+      type TabApi = Record<string, (...args: unknown[]) => Promise<string>>;
+      const call = (page: Page, method: string, ...args: unknown[]): Promise<string> =>
+        page.evaluate(
+          ([m, a]) => (globalThis as unknown as { __muTab: TabApi }).__muTab[m](...a),
+          [method, args] as [string, unknown[]],
+        );
+      const expect = async (what: string, actual: Promise<string>, expected: RegExp) => {
+        await t.step(what, async () => {
+          const value = await actual;
+          if (!expected.test(value)) throw new Error(`got "${value}", expected ${expected}`);
+        });
+      };
+      const first = await tab();
+      const second = await tab();
+      await expect(
+        "the first tab opens the store",
+        call(first, "open", filename, 10_000),
+        /^open$/,
+      );
+      await call(first, "write", "from-first");
+      await expect(
+        "the second tab gives up cleanly while the first holds the pool",
+        call(second, "open", filename, 1_000),
+        /^SessionStorageError: /,
+      );
+      await call(first, "close");
+      await expect(
+        "after the first tab closes its store, the second opens it",
+        call(second, "open", filename, 10_000),
+        /^open$/,
+      );
+      await expect("and sees what the first wrote", call(second, "ids"), /^from-first$/);
+      await call(second, "close");
+    });
+  });
 });
