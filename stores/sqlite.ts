@@ -22,8 +22,12 @@
  * entries(session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER,
  *         entry_id TEXT, parent_id TEXT, type TEXT, json TEXT, -- raw entry JSON
  *         PRIMARY KEY (session_id, seq))
- * INDEX entries_by_entry_id (session_id, entry_id, seq); INDEX sessions_by_cwd (cwd, modified DESC, ...)
+ * INDEX entries_tree (session_id, entry_id, seq, parent_id)  -- covering: loadBranch walks it
+ * INDEX sessions_by_cwd (cwd, modified DESC, created_at DESC, id)
  * ```
+ * Pragmas per connection: `busy_timeout` (5000 ms), `foreign_keys = ON`, `journal_mode =
+ * WAL` (optional, for OPFS pools that manage their own), SQLite's default `synchronous`
+ * (FULL: a resolved write survives power loss).
  * Listing reads only `sessions` rows: the listing fold (`src/listing.ts`) is kept current
  * inside every write transaction, so no entry is ever parsed to list.
  *
@@ -365,7 +369,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
-    const { header, rows } = await this.#read("load", sessionId, "seq, json");
+    const { header, rows } = await this.#read("load", sessionId);
     return {
       header,
       entries: rows.map((row, i) => parseKept<SessionEntry>(String(row.json), sessionId, i + 2)),
@@ -374,9 +378,9 @@ export class SqliteSessionStore implements BranchLoadingStore {
     };
   }
 
-  /** The session as format-4 JSONL, joined from the stored raw texts (nothing is parsed). */
+  /** The session as format-4 JSONL, joined from the stored raw texts (no entry is parsed). */
   async exportJsonl(sessionId: string): Promise<string> {
-    const { headerText, rows } = await this.#read("exportJsonl", sessionId, "json");
+    const { headerText, rows } = await this.#read("exportJsonl", sessionId);
     const lines = [headerText];
     for (const row of rows) lines.push(String(row.json));
     return lines.join("\n") + "\n";
@@ -544,7 +548,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
   }
 
   /** Header and entry rows of one session, read in one snapshot. */
-  async #read(what: string, sessionId: string, columns: string) {
+  async #read(what: string, sessionId: string) {
     assertOpen(this.#closed, this.kind);
     return await storageOperation(what, () =>
       sqliteTransaction(this.#db, () => {
@@ -552,7 +556,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
         if (!row) throw new SessionNotFoundError(sessionId);
         const headerText = String(row.header);
         const rows = this.#statement(
-          `SELECT ${columns} FROM entries WHERE session_id = ? ORDER BY seq`,
+          "SELECT json FROM entries WHERE session_id = ? ORDER BY seq",
         ).all(sessionId);
         return { headerText, header: parseKept<SessionHeader>(headerText, sessionId, 1), rows };
       }, "DEFERRED"));
