@@ -1,10 +1,16 @@
 /** Shared bits of the JSONL store tests (Deno and Node). */
+import { existsSync } from "node:fs";
 import { cp, readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { SessionEntry, SessionHeader } from "../../mod.ts";
 
-/** The repository root (for fixtures). */
-export const repoRoot = new URL("../../", import.meta.url).pathname;
+/** The repository root (for fixtures): found upward, as tests also run bundled from dist/. */
+export const repoRoot = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "deno.json")) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir + "/";
+})();
 
 /** Copy a fixture folder (e.g. `pi-layout`) into `dir`. */
 export async function copyFixture(name: string, dir: string): Promise<void> {
