@@ -1,8 +1,9 @@
 /**
  * Build the offline viewer into a static folder (default `dist/web/`) that any static
- * host can serve: esbuild bundles `web/main.ts` and `web/worker.ts` (ESM, browser); the
- * page, CSS, sqlite-wasm's `sqlite3.wasm` + `sqlite3-opfs-async-proxy.js` (next to the
- * worker, where sqlite-wasm looks for them) and the demo sessions are copied beside them.
+ * host can serve: esbuild bundles `web/main.ts` and `web/worker.ts` (ESM, browser) and
+ * `web/style.css` (with its `@import`s from `web/styles/`); the page, sqlite-wasm's
+ * `sqlite3.wasm` + `sqlite3-opfs-async-proxy.js` (next to the worker, where sqlite-wasm
+ * looks for them) and the demo sessions are copied beside them.
  * Nothing is loaded from a CDN: the folder works offline.
  *
  * Usage: `deno run --allow-read --allow-write --allow-env --allow-run web/build.ts [--out dir] [--minify]`
@@ -66,7 +67,11 @@ export async function buildViewer(options: BuildOptions = {}): Promise<BuildResu
   await Deno.mkdir(`${outDir}/demo`, { recursive: true });
   try {
     await esbuild.build({
-      entryPoints: [`${REPO_ROOT}web/main.ts`, `${REPO_ROOT}web/worker.ts`],
+      entryPoints: [
+        `${REPO_ROOT}web/main.ts`,
+        `${REPO_ROOT}web/worker.ts`,
+        `${REPO_ROOT}web/style.css`,
+      ],
       bundle: true,
       format: "esm",
       platform: "browser",
@@ -84,7 +89,6 @@ export async function buildViewer(options: BuildOptions = {}): Promise<BuildResu
     await esbuild.stop();
   }
   await Deno.copyFile(`${REPO_ROOT}web/index.html`, `${outDir}/index.html`);
-  await Deno.copyFile(`${REPO_ROOT}web/style.css`, `${outDir}/style.css`);
   for (const file of ["sqlite3.wasm", "sqlite3-opfs-async-proxy.js"]) {
     await Deno.copyFile(`${SQLITE_DIST}${file}`, `${outDir}/${file}`);
   }

@@ -105,6 +105,15 @@ export function replaceChildren(node: Node, ...children: Child[]): void {
   append(node, ...children);
 }
 
+/** A `<dl>` of name/value pairs, each pair grouped in a `<div>` so it wraps as one. */
+export function factList(pairs: Array<[string, string]>, className = "facts"): HTMLDListElement {
+  return el(
+    "dl",
+    { class: className },
+    ...pairs.map(([name, value]) => el("div", {}, el("dt", {}, name), el("dd", {}, value))),
+  );
+}
+
 /** A button with a text label. */
 export function button(
   label: string,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { button, el, replaceChildren, safeImage } from "../dom.ts";
+import { button, el, factList, replaceChildren, safeImage } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type {
   BlockView,
@@ -196,11 +196,7 @@ export class ContextPane {
     ];
     replaceChildren(
       this.#summary,
-      el(
-        "dl",
-        { class: "facts" },
-        ...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]),
-      ),
+      factList(facts, "facts"),
       page.boundary
         ? el(
           "p",

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { button, el, formatDate, replaceChildren } from "../dom.ts";
+import { button, el, factList, formatDate, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
 import { ContextPane, RawPane } from "./context.ts";
@@ -98,11 +98,7 @@ export class SessionPage {
           el("h2", { attrs: { id: "session-title" } }, overview.title),
           overview.internal ? el("span", { class: "chip tone-internal" }, "internal") : null,
         ),
-        el(
-          "dl",
-          { class: "facts inline" },
-          ...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]),
-        ),
+        factList(facts, "facts inline"),
         el(
           "div",
           { class: "actions" },
