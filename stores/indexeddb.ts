@@ -44,7 +44,16 @@ import {
   throwIfAborted,
 } from "./store.ts";
 
-/** Options for {@link IndexedDbSessionStore}. */
+/**
+ * Options for {@link IndexedDbSessionStore}.
+ *
+ * @example
+ * ```ts
+ * import { IDBFactory } from "fake-indexeddb";
+ * import { IndexedDbSessionStore } from "@mu/sessions/stores/indexeddb.ts";
+ * const store = await IndexedDbSessionStore.open({ dbName: "test", indexedDB: new IDBFactory() });
+ * ```
+ */
 export interface IndexedDbStoreOptions {
   /** Database name (default `"mu-sessions"`). */
   dbName?: string;

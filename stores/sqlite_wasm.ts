@@ -31,10 +31,27 @@ import {
 } from "./sqlite.ts";
 import { storageOperation } from "./store.ts";
 
-/** Which OPFS VFS holds the database. */
+/**
+ * Which OPFS VFS holds the database.
+ *
+ * @example
+ * ```ts
+ * import type { SqliteWasmVfs } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * const vfs: SqliteWasmVfs = crossOriginIsolated ? "opfs" : "opfs-sahpool";
+ * ```
+ */
 export type SqliteWasmVfs = "auto" | "opfs" | "opfs-sahpool";
 
-/** Options for {@link openSqliteWasmStore}. */
+/**
+ * Options for {@link openSqliteWasmStore} (also what a page sends through
+ * `WorkerSessionStore.connect` to `stores/sqlite_wasm_worker.ts`).
+ *
+ * @example
+ * ```ts
+ * import type { SqliteWasmStoreOptions } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * const options: SqliteWasmStoreOptions = { vfs: "auto", filename: "/viewer.sqlite3", poolTimeoutMs: 2000 };
+ * ```
+ */
 export interface SqliteWasmStoreOptions {
   /** Default `"auto"`: `"opfs"` on cross-origin isolated pages, else `"opfs-sahpool"`. */
   vfs?: SqliteWasmVfs;
@@ -50,12 +67,29 @@ export interface SqliteWasmStoreOptions {
   poolTimeoutMs?: number;
 }
 
-/** The default database path. */
+/**
+ * The default database path.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_SQLITE_WASM_FILENAME } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * console.log(DEFAULT_SQLITE_WASM_FILENAME); // "/mu-sessions.sqlite3"
+ * ```
+ */
 export const DEFAULT_SQLITE_WASM_FILENAME = "/mu-sessions.sqlite3";
 
 let sqlite3Promise: Promise<Sqlite3Static> | undefined;
 
-/** Initialise sqlite-wasm once per worker (it finds `sqlite3.wasm` next to the bundle). */
+/**
+ * Initialise sqlite-wasm once per worker (it finds `sqlite3.wasm` next to the bundle).
+ *
+ * @example
+ * ```ts
+ * import { loadSqliteWasm } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * const sqlite3 = await loadSqliteWasm();
+ * const isolatedVfs = typeof sqlite3.oo1.OpfsDb === "function"; // the opfs VFS is usable
+ * ```
+ */
 export function loadSqliteWasm(): Promise<Sqlite3Static> {
   return sqlite3Promise ??= sqlite3InitModule().catch((error: unknown) => {
     sqlite3Promise = undefined;

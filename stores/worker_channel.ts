@@ -33,14 +33,30 @@ import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
 import type { SessionEntry, SessionHeader } from "../src/schema.ts";
 import type { ListOptions, SessionStore } from "./store.ts";
 
-/** What both ends post to: a `Worker`, a `MessagePort`, or a worker's global scope. */
+/**
+ * What both ends post to: a `Worker`, a `MessagePort`, or a worker's global scope.
+ *
+ * @example
+ * ```ts
+ * import type { MessageEndpoint } from "@mu/sessions/stores/worker_channel.ts";
+ * const scope = globalThis as unknown as MessageEndpoint; // inside a worker
+ * ```
+ */
 export interface MessageEndpoint {
   postMessage(message: unknown, transfer: Transferable[]): void;
   addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
   removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;
 }
 
-/** An error as plain, structured-clone-safe data. */
+/**
+ * An error as plain, structured-clone-safe data (see {@link errorToWire}).
+ *
+ * @example
+ * ```ts
+ * import type { WireError } from "@mu/sessions/stores/worker_channel.ts";
+ * const wire: WireError = { name: "SessionNotFoundError", message: "Session not found: s1", sessionId: "s1" };
+ * ```
+ */
 export interface WireError {
   name: string;
   message: string;
@@ -53,9 +69,29 @@ export interface WireError {
   source?: string;
 }
 
-/** Message type that opens a served store (see {@link acceptStoreConnections}). */
+/**
+ * Message type that opens a served store (see {@link acceptStoreConnections}).
+ *
+ * @example
+ * ```ts
+ * import { CONNECT_MESSAGE } from "@mu/sessions/stores/worker_channel.ts";
+ * declare const worker: Worker, options: unknown;
+ * const { port1, port2 } = new MessageChannel(); // what WorkerSessionStore.connect does
+ * worker.postMessage({ type: CONNECT_MESSAGE, options, port: port2 }, [port2]);
+ * ```
+ */
 export const CONNECT_MESSAGE = "mu-sessions/connect";
-/** Message type that removes storage (see {@link acceptStoreConnections}). */
+/**
+ * Message type that removes storage (see {@link acceptStoreConnections}).
+ *
+ * @example
+ * ```ts
+ * import { REMOVE_MESSAGE } from "@mu/sessions/stores/worker_channel.ts";
+ * declare const worker: Worker;
+ * const { port2 } = new MessageChannel(); // what removeWorkerStorage does
+ * worker.postMessage({ type: REMOVE_MESSAGE, options: { filename: "/x.sqlite3" }, port: port2 }, [port2]);
+ * ```
+ */
 export const REMOVE_MESSAGE = "mu-sessions/remove";
 
 /**
@@ -83,7 +119,16 @@ export function errorToWire(error: unknown): WireError {
   return wire;
 }
 
-/** Re-create the library's typed error (by `name`) from {@link errorToWire} data. */
+/**
+ * Re-create the library's typed error (by `name`) from {@link errorToWire} data.
+ *
+ * @example
+ * ```ts
+ * import { errorFromWire } from "@mu/sessions/stores/worker_channel.ts";
+ * const error = errorFromWire({ name: "SessionExistsError", message: "taken", sessionId: "s1" });
+ * error.name; // "SessionExistsError", and instanceof SessionExistsError
+ * ```
+ */
 export function errorFromWire(wire: WireError): Error {
   let error: Error;
   switch (wire.name) {
@@ -129,9 +174,25 @@ function parseLine<T extends object>(line: string): T {
   return value;
 }
 
-/** A call on a served store: wire arguments (JSON lines for headers and entries). */
+/**
+ * A call on a served store: wire arguments (JSON lines for headers and entries).
+ *
+ * @example
+ * ```ts
+ * import type { WireRequest } from "@mu/sessions/stores/worker_channel.ts";
+ * const request: WireRequest = { id: 1, method: "append", args: ["s1", ['{"type":"custom"}']] };
+ * ```
+ */
 export type WireRequest = { id: number; method: string; args: unknown[]; events?: boolean };
-/** The answer to a {@link WireRequest}, or a listing event sent before it. */
+/**
+ * The answer to a {@link WireRequest}, or a listing event sent before it.
+ *
+ * @example
+ * ```ts
+ * import type { WireReply } from "@mu/sessions/stores/worker_channel.ts";
+ * const reply: WireReply = { id: 1, event: "progress", loaded: 3, total: 10 };
+ * ```
+ */
 export type WireReply =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: WireError }
@@ -192,7 +253,16 @@ function dispatch(
   }
 }
 
-/** The optional branch capability of the SQLite store, forwarded when present. */
+/**
+ * The optional branch capability of the SQLite store, forwarded when present.
+ *
+ * @example
+ * ```ts
+ * import type { Branchable } from "@mu/sessions/stores/worker_channel.ts";
+ * declare const store: Partial<Branchable>;
+ * if (store.loadBranch) console.log((await store.loadBranch("s1")).entries.length);
+ * ```
+ */
 export interface Branchable {
   loadBranch(
     sessionId: string,
@@ -200,7 +270,15 @@ export interface Branchable {
   ): Promise<{ header: SessionHeader; entries: SessionEntry[] }>;
 }
 
-/** What a client needs to mirror a served store: its kind and optional methods. */
+/**
+ * What a client needs to mirror a served store: its kind and optional methods.
+ *
+ * @example
+ * ```ts
+ * import type { StoreDescription } from "@mu/sessions/stores/worker_channel.ts";
+ * const sqlite: StoreDescription = { kind: "sqlite", capabilities: ["exportJsonl", "loadBranch"] };
+ * ```
+ */
 export interface StoreDescription {
   kind: string;
   /** Optional methods the store has: `"exportJsonl"`, `"loadBranch"`. */
@@ -255,7 +333,16 @@ export function serveSessionStore(port: MessagePort, store: SessionStore): void 
   };
 }
 
-/** What a worker does for each connection (see {@link acceptStoreConnections}). */
+/**
+ * What a worker does for each connection (see {@link acceptStoreConnections}).
+ *
+ * @example
+ * ```ts
+ * import type { StoreConnectionHandlers } from "@mu/sessions/stores/worker_channel.ts";
+ * import { MemorySessionStore } from "@mu/sessions";
+ * const handlers: StoreConnectionHandlers<unknown> = { open: async () => new MemorySessionStore() };
+ * ```
+ */
 export interface StoreConnectionHandlers<Options> {
   /** Open a store for one client; the channel closes it when the client does. */
   open(options: Options): Promise<SessionStore>;

@@ -37,7 +37,16 @@ import {
   type WireRequest,
 } from "./worker_channel.ts";
 
-/** Options for {@link WorkerSessionStore.connect}. */
+/**
+ * Options for {@link WorkerSessionStore.connect}.
+ *
+ * @example
+ * ```ts
+ * import { WorkerSessionStore } from "@mu/sessions/stores/worker_channel_client.ts";
+ * const worker = new Worker("./sqlite_wasm_worker.js", { type: "module" });
+ * const store = await WorkerSessionStore.connect(worker, {}, { timeoutMs: 5000, terminateOnClose: true });
+ * ```
+ */
 export interface ConnectOptions {
   /** Give up when the worker has not answered in time (default 30 s): a dead worker fails. */
   timeoutMs?: number;

@@ -15,7 +15,15 @@
  * @module
  */
 
-/** One finished test, as reported to the Deno side (structured-clone and JSON safe). */
+/**
+ * One finished test, as reported to the Deno side (structured-clone and JSON safe).
+ *
+ * @example
+ * ```ts
+ * import type { PageTestResult } from "./runner.ts";
+ * const result: PageTestResult = { name: "store opens", ok: true, ms: 12 };
+ * ```
+ */
 export interface PageTestResult {
   name: string;
   ok: boolean;
@@ -24,7 +32,15 @@ export interface PageTestResult {
   ms: number;
 }
 
-/** Messages sent through `__muReport` (the harness understands exactly these). */
+/**
+ * Messages sent through `__muReport` (the harness understands exactly these).
+ *
+ * @example
+ * ```ts
+ * import type { PageReport } from "./runner.ts";
+ * const report: PageReport = { type: "fatal", error: "Error: setup failed" };
+ * ```
+ */
 export type PageReport =
   | { type: "start"; total: number }
   | { type: "result"; result: PageTestResult }
@@ -56,7 +72,15 @@ export function register(name: string, fn: () => Promise<void>): void {
   registered.push({ name, fn });
 }
 
-/** Render any thrown value as one readable string (the name matters: typed errors). */
+/**
+ * Render any thrown value as one readable string (the name matters: typed errors).
+ *
+ * @example
+ * ```ts
+ * import { describeError } from "./runner.ts";
+ * describeError(new TypeError("bad")); // "TypeError: bad\n    at ..."
+ * ```
+ */
 export function describeError(error: unknown): string {
   if (error instanceof Error) {
     const head = `${error.name}: ${error.message}`;
@@ -87,7 +111,15 @@ function withTimeout(fn: () => Promise<void>, ms: number, name: string): Promise
   return Promise.race([fn(), timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Options for {@link runRegisteredTests}. */
+/**
+ * Options for {@link runRegisteredTests}.
+ *
+ * @example
+ * ```ts
+ * import { runRegisteredTests } from "./runner.ts";
+ * await runRegisteredTests({ timeoutMs: 30_000, grep: "indexeddb" });
+ * ```
+ */
 export interface RunOptions {
   /** Per-test limit; a hung test fails instead of hanging CI (default 20 s). */
   timeoutMs?: number;

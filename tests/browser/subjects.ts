@@ -21,7 +21,16 @@ import { deleteIndexedDbSessionStore, IndexedDbSessionStore } from "../../stores
 import type { SqliteWasmVfs } from "../../stores/sqlite_wasm.ts";
 import { removeWorkerStorage, WorkerSessionStore } from "../../stores/worker_channel_client.ts";
 
-/** One store kind under test in the browser. */
+/**
+ * One store kind under test in the browser.
+ *
+ * @example
+ * ```ts
+ * import { BROWSER_STORES, type BrowserStore } from "./subjects.ts";
+ * const idb: BrowserStore = BROWSER_STORES["indexeddb"];
+ * const store = await idb.openNamed("demo");
+ * ```
+ */
 export interface BrowserStore {
   /** Conformance subject: fresh storage per test. */
   subject(): StoreSubject;
@@ -33,14 +42,31 @@ export interface BrowserStore {
 
 let sharedWorker: Worker | undefined;
 
-/** The page's one SQLite worker: sahpool lets one holder per origin have the files. */
+/**
+ * The page's one SQLite worker: sahpool lets one holder per origin have the files.
+ *
+ * @example
+ * ```ts
+ * import { WorkerSessionStore } from "../../stores/worker_channel_client.ts";
+ * import { sqliteWorker } from "./subjects.ts";
+ * const store = await WorkerSessionStore.connect(sqliteWorker(), { vfs: "opfs-sahpool" });
+ * ```
+ */
 export function sqliteWorker(): Worker {
   return sharedWorker ??= new Worker(new URL("./sqlite_wasm_worker.js", import.meta.url), {
     type: "module",
   });
 }
 
-/** sqlite-wasm in a worker, reached through `WorkerSessionStore`. */
+/**
+ * sqlite-wasm in a worker, reached through `WorkerSessionStore`.
+ *
+ * @example
+ * ```ts
+ * import { sqliteWasmStore } from "./subjects.ts";
+ * const subject = sqliteWasmStore("opfs").subject();
+ * ```
+ */
 export function sqliteWasmStore(vfs: SqliteWasmVfs): BrowserStore {
   const optionsFor = (name: string) => ({ vfs, filename: `/mu-tests/${name}.sqlite3` });
   return {
@@ -61,7 +87,15 @@ export function sqliteWasmStore(vfs: SqliteWasmVfs): BrowserStore {
   };
 }
 
-/** The IndexedDB store on the browser's real IndexedDB. */
+/**
+ * The IndexedDB store on the browser's real IndexedDB.
+ *
+ * @example
+ * ```ts
+ * import { indexedDbStore } from "./subjects.ts";
+ * await indexedDbStore().removeNamed("demo");
+ * ```
+ */
 export function indexedDbStore(): BrowserStore {
   return {
     subject: () => ({
@@ -83,6 +117,13 @@ export function indexedDbStore(): BrowserStore {
 /**
  * A folder handle under the OPFS root (`mu-tests/<parts...>`), created on demand: a real
  * `FileSystemDirectoryHandle`, as a picked folder would be.
+ *
+ * @example
+ * ```ts
+ * import { openJsonlFsaStore } from "../../stores/jsonl_fsa.ts";
+ * import { opfsFolder } from "./subjects.ts";
+ * const store = openJsonlFsaStore(await opfsFolder("demo"));
+ * ```
  */
 export async function opfsFolder(...parts: string[]): Promise<FileSystemDirectoryHandle> {
   let dir = await navigator.storage.getDirectory();
@@ -92,7 +133,15 @@ export async function opfsFolder(...parts: string[]): Promise<FileSystemDirector
   return dir;
 }
 
-/** Remove `mu-tests/<name>` from the OPFS root; a missing folder is fine. */
+/**
+ * Remove `mu-tests/<name>` from the OPFS root; a missing folder is fine.
+ *
+ * @example
+ * ```ts
+ * import { removeOpfsFolder } from "./subjects.ts";
+ * await removeOpfsFolder("demo");
+ * ```
+ */
 export async function removeOpfsFolder(name: string): Promise<void> {
   const root = await (await navigator.storage.getDirectory()).getDirectoryHandle("mu-tests", {
     create: true,
@@ -102,7 +151,15 @@ export async function removeOpfsFolder(name: string): Promise<void> {
   });
 }
 
-/** Every store the pages know, by the name used in `?stores=`. */
+/**
+ * Every store the pages know, by the name used in `?stores=`.
+ *
+ * @example
+ * ```ts
+ * import { BROWSER_STORES } from "./subjects.ts";
+ * const names = Object.keys(BROWSER_STORES); // "sqlite-sahpool", "sqlite-opfs", "indexeddb", ...
+ * ```
+ */
 export const BROWSER_STORES: Record<string, BrowserStore> = {
   "sqlite-sahpool": sqliteWasmStore("opfs-sahpool"),
   "sqlite-opfs": sqliteWasmStore("opfs"),

@@ -51,7 +51,16 @@ async function withWorkerStore(
   }
 }
 
-/** Register the worker-store cases for one VFS. */
+/**
+ * Register the worker-store cases for one VFS.
+ *
+ * @example
+ * ```ts
+ * import { register } from "./runner.ts";
+ * import { sqliteWorkerCases } from "./worker_cases.ts";
+ * sqliteWorkerCases(register, "opfs");
+ * ```
+ */
 export function sqliteWorkerCases(register: Register, vfs: SqliteWasmVfs): void {
   const t = (name: string, fn: () => Promise<void>) =>
     register(`sqlite-wasm (${vfs}, worker): ${name}`, fn);

@@ -67,7 +67,16 @@ function chain(count: number, prefix: string): SessionEntry[] {
   return entries;
 }
 
-/** Register the IndexedDB-specific tests; `factory` gives the IDBFactory to use. */
+/**
+ * Register the IndexedDB-specific tests; `factory` gives the IDBFactory to use.
+ *
+ * @example
+ * ```ts
+ * import { IDBFactory } from "fake-indexeddb";
+ * import { indexedDbBehaviour } from "./indexeddb_cases.ts";
+ * indexedDbBehaviour((name, fn) => Deno.test(name, fn), () => new IDBFactory());
+ * ```
+ */
 export function indexedDbBehaviour(register: Register, factory: () => IDBFactory): void {
   register("indexeddb: appends fill bounded chunks and keep order across them", async () => {
     await withDb(factory, async (open, raw) => {
