@@ -31,7 +31,15 @@ import {
 } from "./settings.ts";
 import { canonicalDir, resolveProjectTrust, type TrustDecision } from "./trust.ts";
 
-/** Inputs of the storage decision. */
+/**
+ * Inputs of the storage decision.
+ *
+ * @example
+ * ```ts
+ * import { type StorageOptions } from "./default.ts";
+ * const options: StorageOptions = { cwd: "/work/repo", approve: false };
+ * ```
+ */
 export interface StorageOptions {
   /** Working directory (project settings and trust); default `process.cwd()`. */
   cwd?: string;
@@ -51,10 +59,27 @@ export interface StorageOptions {
   openSqlite?: (path: string) => Promise<SessionStore>;
 }
 
-/** Where the decision came from. */
+/**
+ * Where the decision came from.
+ *
+ * @example
+ * ```ts
+ * import { type StorageSource } from "./default.ts";
+ * const source: StorageSource = "project-settings";
+ * ```
+ */
 export type StorageSource = "explicit" | "project-settings" | "global-settings" | "default";
 
-/** How a storage decision was reached. */
+/**
+ * How a storage decision was reached.
+ *
+ * @example
+ * ```ts
+ * import { type ChoiceContext } from "./default.ts";
+ * declare const context: ChoiceContext;
+ * if (context.ignoredProjectSettings) console.log("untrusted:", context.ignoredProjectSettings);
+ * ```
+ */
 export interface ChoiceContext {
   /** The settings file that chose it. */
   settingsPath?: string;
@@ -64,7 +89,15 @@ export interface ChoiceContext {
   ignoredProjectSettings?: string;
 }
 
-/** The decided storage, before anything is opened. */
+/**
+ * The decided storage, before anything is opened.
+ *
+ * @example
+ * ```ts
+ * import { type StorageChoice } from "./default.ts";
+ * const choice: StorageChoice = { kind: "sqlite", path: "/home/u/.pi/agent/sessions.db", source: "default" };
+ * ```
+ */
 export type StorageChoice =
   & (
     | { kind: "store"; store: SessionStore }

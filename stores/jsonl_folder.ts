@@ -12,23 +12,55 @@
  */
 import { SessionStorageError } from "../src/errors.ts";
 
-/** One directory entry. */
+/**
+ * One directory entry.
+ *
+ * @example
+ * ```ts
+ * import { type FolderEntry } from "./jsonl_folder.ts";
+ * const entry: FolderEntry = { name: "--home-u-p--", kind: "directory" };
+ * ```
+ */
 export interface FolderEntry {
   name: string;
   kind: "file" | "directory";
 }
 
-/** What the store needs to know about a file. */
+/**
+ * What the store needs to know about a file.
+ *
+ * @example
+ * ```ts
+ * import { type FileStat } from "./jsonl_folder.ts";
+ * const stat: FileStat = { size: 120, mtimeMs: Date.now() };
+ * ```
+ */
 export interface FileStat {
   size: number;
   /** Modification time in ms; with `size`, the listing cache key. */
   mtimeMs: number;
 }
 
-/** Releases a lock; safe to call once. */
+/**
+ * Releases a lock; safe to call once.
+ *
+ * @example
+ * ```ts
+ * import { type ReleaseLock } from "./jsonl_folder.ts";
+ * const release: ReleaseLock = async () => {};
+ * ```
+ */
 export type ReleaseLock = () => Promise<void>;
 
-/** Options for {@link JsonlFolderFs.lock}. */
+/**
+ * Options for {@link JsonlFolderFs.lock}.
+ *
+ * @example
+ * ```ts
+ * import { type LockOptions } from "./jsonl_folder.ts";
+ * const options: LockOptions = { timeoutMs: 2_000 };
+ * ```
+ */
 export interface LockOptions {
   /** Give up after this many ms with a `SessionStorageError` (default 10 000). */
   timeoutMs?: number;
@@ -89,7 +121,15 @@ export interface JsonlFolderFs {
 
 // ---------------------------------------------------------------- naming
 
-/** Hex characters of the SHA-256 of a session id used in format-4 file names (128 bits). */
+/**
+ * Hex characters of the SHA-256 of a session id used in format-4 file names (128 bits).
+ *
+ * @example
+ * ```ts
+ * import { SESSION_HASH_LENGTH } from "./jsonl_folder.ts";
+ * SESSION_HASH_LENGTH; // 32
+ * ```
+ */
 export const SESSION_HASH_LENGTH = 32;
 
 /**
@@ -140,18 +180,43 @@ export function piLayoutFolderName(cwd: string): string {
   return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 }
 
-/** The hash part of a format-4 file name, or undefined for other names. */
+/**
+ * The hash part of a format-4 file name, or undefined for other names.
+ *
+ * @example
+ * ```ts
+ * import { hashFromFileName } from "./jsonl_folder.ts";
+ * hashFromFileName(`2026-01-01T00-00-00-000Z_${"a".repeat(32)}.jsonl`); // "aaa…a"
+ * ```
+ */
 export function hashFromFileName(name: string): string | undefined {
   const match = /_([0-9a-f]{32})\.jsonl$/.exec(name);
   return match?.[1];
 }
 
-/** Whether a directory entry is a session file candidate. */
+/**
+ * Whether a directory entry is a session file candidate.
+ *
+ * @example
+ * ```ts
+ * import { isSessionFileName } from "./jsonl_folder.ts";
+ * isSessionFileName("x.jsonl"); // true
+ * isSessionFileName("x.jsonl.lock"); // false
+ * ```
+ */
 export function isSessionFileName(name: string): boolean {
   return name.endsWith(".jsonl") && !name.startsWith(".");
 }
 
-/** Join relative folder paths with `/`. */
+/**
+ * Join relative folder paths with `/`.
+ *
+ * @example
+ * ```ts
+ * import { joinPath } from "./jsonl_folder.ts";
+ * joinPath("--home-u-p--", "a.jsonl"); // "--home-u-p--/a.jsonl"
+ * ```
+ */
 export function joinPath(dir: string, name: string): string {
   return dir === "" ? name : `${dir}/${name}`;
 }
@@ -204,5 +269,13 @@ export class KeyedMutex {
   }
 }
 
-/** Default bound on waiting for a session file lock. */
+/**
+ * Default bound on waiting for a session file lock.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_LOCK_TIMEOUT_MS } from "./jsonl_folder.ts";
+ * DEFAULT_LOCK_TIMEOUT_MS; // 10000
+ * ```
+ */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;

@@ -23,7 +23,15 @@ import {
 import { acquireLockFile } from "./jsonl_lockfile.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./jsonl_store.ts";
 
-/** Options for {@link NodeJsonlFolderFs}. */
+/**
+ * Options for {@link NodeJsonlFolderFs}.
+ *
+ * @example
+ * ```ts
+ * import { type FsFolderOptions } from "./jsonl_fs.ts";
+ * const options: FsFolderOptions = { trashCommand: false, staleLockMs: 60_000 };
+ * ```
+ */
 export interface FsFolderOptions {
   /** The trash command; `false` never trashes; default: `trash` when it is on `PATH`. */
   trashCommand?: string | false;
@@ -289,7 +297,15 @@ async function syncDirectory(folder: string): Promise<void> {
   }
 }
 
-/** Options for {@link openJsonlFsStore}. */
+/**
+ * Options for {@link openJsonlFsStore}.
+ *
+ * @example
+ * ```ts
+ * import { type JsonlFsStoreOptions } from "./jsonl_fs.ts";
+ * const options: JsonlFsStoreOptions = { trashCommand: false, lockTimeoutMs: 5_000 };
+ * ```
+ */
 export type JsonlFsStoreOptions = JsonlStoreOptions & FsFolderOptions;
 
 /**

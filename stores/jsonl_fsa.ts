@@ -21,7 +21,15 @@ import {
 } from "./jsonl_folder.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./jsonl_store.ts";
 
-/** Options for {@link FsaJsonlFolderFs}. */
+/**
+ * Options for {@link FsaJsonlFolderFs}.
+ *
+ * @example
+ * ```ts
+ * import { type FsaFolderOptions } from "./jsonl_fsa.ts";
+ * const options: FsaFolderOptions = { label: "opfs:", lockNamespace: "my-app" };
+ * ```
+ */
 export interface FsaFolderOptions {
   /** How the root is shown in paths (default `opfs:` for an unnamed root, else its name). */
   label?: string;

@@ -12,7 +12,15 @@ import { finishListing, type ListOptions, throwIfAborted } from "./store.ts";
 import type { JsonlFolderFs } from "./jsonl_folder.ts";
 import { type CachedFile, type JsonlListingCache, summarizeFile } from "./jsonl_scan.ts";
 
-/** What a listing learned about ids, for the store's lookups. */
+/**
+ * What a listing learned about ids, for the store's lookups.
+ *
+ * @example
+ * ```ts
+ * import { type ListedIds } from "./jsonl_listing.ts";
+ * const ids: ListedIds = { paths: new Map([["a.jsonl", "s1"]]), chosen: new Map([["s1", "a.jsonl"]]) };
+ * ```
+ */
 export interface ListedIds {
   /** File → id in its header (`null` when unreadable). */
   paths: Map<string, string | null>;
@@ -20,7 +28,15 @@ export interface ListedIds {
   chosen: Map<string, string>;
 }
 
-/** How {@link listFolder} runs. */
+/**
+ * How {@link listFolder} runs.
+ *
+ * @example
+ * ```ts
+ * import { type ListFolderOptions } from "./jsonl_listing.ts";
+ * const how: ListFolderOptions = { concurrency: 8, preferred: (a, b) => a.localeCompare(b) };
+ * ```
+ */
 export interface ListFolderOptions {
   concurrency: number;
   /** Order of preference between two files holding the same id. */
@@ -30,6 +46,18 @@ export interface ListFolderOptions {
 /**
  * List the given files of a folder as session rows (newest first), reporting unloadable
  * and duplicate files through `options.onSkipped`.
+ *
+ * @example
+ * ```ts
+ * import { listFolder } from "./jsonl_listing.ts";
+ * import { JsonlListingCache } from "./jsonl_scan.ts";
+ * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * const fs = new NodeJsonlFolderFs("/tmp/sessions");
+ * const { rows } = await listFolder(fs, ["a.jsonl"], new JsonlListingCache(), {}, {
+ *   concurrency: 8,
+ *   preferred: (a, b) => a.localeCompare(b),
+ * });
+ * ```
  */
 export async function listFolder(
   fs: JsonlFolderFs,

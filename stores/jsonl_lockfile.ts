@@ -18,7 +18,15 @@ import process from "node:process";
 import { SessionStorageError } from "../src/errors.ts";
 import { KeyedMutex, type ReleaseLock } from "./jsonl_folder.ts";
 
-/** Options for {@link acquireLockFile}. */
+/**
+ * Options for {@link acquireLockFile}.
+ *
+ * @example
+ * ```ts
+ * import { type LockFileOptions } from "./jsonl_lockfile.ts";
+ * const options: LockFileOptions = { timeoutMs: 10_000, staleMs: 30_000 };
+ * ```
+ */
 export interface LockFileOptions {
   /** Give up waiting after this many ms. */
   timeoutMs: number;

@@ -19,7 +19,15 @@ import {
 } from "../src/schema.ts";
 import type { FileStat, JsonlFolderFs } from "./jsonl_folder.ts";
 
-/** The first record of a file, as read by {@link readHeadLine}. */
+/**
+ * The first record of a file, as read by {@link readHeadLine}.
+ *
+ * @example
+ * ```ts
+ * import { type HeadLine } from "./jsonl_scan.ts";
+ * const head: HeadLine = { text: '{"type":"session"}', line: 1, end: 19, terminated: true };
+ * ```
+ */
 export interface HeadLine {
   text: string;
   /** 1-based physical line number (blank lines before the header are allowed). */
@@ -37,6 +45,14 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 /**
  * Read up to the first non-blank line, 4 KiB first, then in 64 KiB steps (headers can be long: cwd paths,
  * workflow markers). Resolves `undefined` for a file with no non-blank line.
+ *
+ * @example
+ * ```ts
+ * import { readHeadLine } from "./jsonl_scan.ts";
+ * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * const fs = new NodeJsonlFolderFs("/tmp/sessions");
+ * const head = await readHeadLine(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
+ * ```
  */
 export async function readHeadLine(
   fs: JsonlFolderFs,
@@ -85,7 +101,16 @@ export async function readHeadLine(
   return undefined;
 }
 
-/** A parsed header line. */
+/**
+ * A parsed header line.
+ *
+ * @example
+ * ```ts
+ * import { type HeaderInfo } from "./jsonl_scan.ts";
+ * declare const info: HeaderInfo;
+ * if (info.needsUpgrade) console.log(`format ${info.version}`);
+ * ```
+ */
 export interface HeaderInfo {
   /** The header upgraded to format 4 (what listings show). */
   header: SessionHeader;
@@ -100,7 +125,16 @@ export interface HeaderInfo {
   line: number;
 }
 
-/** Parse and check a header line; throws {@link SessionFormatError} when unloadable. */
+/**
+ * Parse and check a header line; throws {@link SessionFormatError} when unloadable.
+ *
+ * @example
+ * ```ts
+ * import { parseHeaderLine } from "./jsonl_scan.ts";
+ * const text = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}';
+ * parseHeaderLine({ text, line: 1, end: text.length + 1, terminated: true }, "a.jsonl").needsUpgrade; // true
+ * ```
+ */
 export function parseHeaderLine(head: HeadLine | undefined, source: string): HeaderInfo {
   if (!head) throw new SessionFormatError("empty source: no session header", { source });
   const where = { line: head.line, byteOffset: 0, source };
@@ -141,7 +175,17 @@ export function parseHeaderLine(head: HeadLine | undefined, source: string): Hea
   };
 }
 
-/** Read and parse the header of a file. */
+/**
+ * Read and parse the header of a file.
+ *
+ * @example
+ * ```ts
+ * import { readHeader } from "./jsonl_scan.ts";
+ * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * const fs = new NodeJsonlFolderFs("/tmp/sessions");
+ * const { id } = await readHeader(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
+ * ```
+ */
 export async function readHeader(
   fs: JsonlFolderFs,
   path: string,
@@ -152,7 +196,16 @@ export async function readHeader(
 
 // ---------------------------------------------------------------- listing fold
 
-/** What the listing cache keeps per file. */
+/**
+ * What the listing cache keeps per file.
+ *
+ * @example
+ * ```ts
+ * import { type CachedFile } from "./jsonl_scan.ts";
+ * declare const cached: CachedFile;
+ * if (cached.error) console.log("unloadable:", cached.error.message);
+ * ```
+ */
 export interface CachedFile {
   size: number;
   mtimeMs: number;
@@ -258,12 +311,29 @@ async function foldFrom(
   return probe;
 }
 
-/** Which part of a file a listing needs, decided from its header. */
+/**
+ * Which part of a file a listing needs, decided from its header.
+ *
+ * @example
+ * ```ts
+ * import { type ListingNeed } from "./jsonl_scan.ts";
+ * const need: ListingNeed = (header) => header.cwd === "/p" ? "body" : "header";
+ * ```
+ */
 export type ListingNeed = (header: SessionHeader) => "body" | "header";
 
 /**
  * Summarise one file for a listing, using and refreshing the cache entry `cached`.
  * Unloadable files come back with `error` set (format problems are cached too).
+ *
+ * @example
+ * ```ts
+ * import { summarizeFile } from "./jsonl_scan.ts";
+ * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * const fs = new NodeJsonlFolderFs("/tmp/sessions");
+ * const stat = (await fs.stat("a.jsonl"))!;
+ * const summary = await summarizeFile(fs, "a.jsonl", stat, undefined, () => "body");
+ * ```
  */
 export async function summarizeFile(
   fs: JsonlFolderFs,
@@ -343,7 +413,17 @@ async function extend(
   return { ...stat, info, headText: cached.headText, state, probe: newProbe };
 }
 
-/** A cache entry for a file this store just wrote, so the next listing reads nothing. */
+/**
+ * A cache entry for a file this store just wrote, so the next listing reads nothing.
+ *
+ * @example
+ * ```ts
+ * import { cachedAfterWrite } from "./jsonl_scan.ts";
+ * import { emptyListingState } from "../src/listing.ts";
+ * declare const info: HeaderInfo;
+ * const cached = cachedAfterWrite({ size: 10, mtimeMs: 1 }, info, "{}", emptyListingState(), new Uint8Array([10]));
+ * ```
+ */
 export function cachedAfterWrite(
   stat: FileStat,
   info: HeaderInfo,
@@ -354,7 +434,16 @@ export function cachedAfterWrite(
   return { ...stat, info, headText, state, probe: keepTail(new Uint8Array(0), lastBytes) };
 }
 
-/** Fold appended entries into a copy of a cached state (the store's own appends). */
+/**
+ * Fold appended entries into a copy of a cached state (the store's own appends).
+ *
+ * @example
+ * ```ts
+ * import { extendCached } from "./jsonl_scan.ts";
+ * declare const cached: CachedFile;
+ * const next = extendCached(cached, { size: 20, mtimeMs: 2 }, [], new Uint8Array([10]));
+ * ```
+ */
 export function extendCached(
   cached: CachedFile,
   stat: FileStat,

@@ -39,16 +39,25 @@ import {
   extendCached,
   type HeaderInfo,
   JsonlListingCache,
-  parseHeaderLine,
   readHeader,
 } from "./jsonl_scan.ts";
 import { appendAfterTail, type RepairReport, repairSessionFile } from "./jsonl_tail.ts";
 import { listFolder } from "./jsonl_listing.ts";
+import { freshHeader, headerInfoOf, rewriteHeader } from "./jsonl_rewrite.ts";
 
 export { TornTailError } from "./jsonl_tail.ts";
 export type { RepairReport } from "./jsonl_tail.ts";
 
-/** Options for {@link JsonlSessionStore}. */
+/**
+ * Options for {@link JsonlSessionStore}.
+ *
+ * @example
+ * ```ts
+ * import { type JsonlStoreOptions } from "./jsonl_store.ts";
+ * import { JsonlListingCache } from "./jsonl_scan.ts";
+ * const options: JsonlStoreOptions = { cache: new JsonlListingCache(), lockTimeoutMs: 5_000 };
+ * ```
+ */
 export interface JsonlStoreOptions {
   /** Listing cache; share one between stores over the same folder to keep listings warm. */
   cache?: JsonlListingCache;
@@ -68,13 +77,6 @@ interface Known {
 }
 
 const encoder = new TextEncoder();
-
-/** The header line of a format-4 file as it will be written (for caches). */
-function headerInfoOf(header: SessionHeader, source: string): { info: HeaderInfo; text: string } {
-  const text = toJsonLine(header);
-  const end = encoder.encode(text).length + 1;
-  return { info: parseHeaderLine({ text, line: 1, end, terminated: true }, source), text };
-}
 
 /**
  * A {@link SessionStore} over a folder of JSONL files (see the module doc for the rules).
@@ -104,11 +106,6 @@ export class JsonlSessionStore implements SessionStore {
     this.#cache = options.cache ?? new JsonlListingCache();
     this.#locator = new SessionLocator(fs);
     this.directory = fs.root;
-  }
-
-  /** The backend (tests wrap it to count reads). */
-  get fs(): JsonlFolderFs {
-    return this.#fs;
   }
 
   async create(
@@ -251,26 +248,11 @@ export class JsonlSessionStore implements SessionStore {
   async updateHeader(header: SessionHeader): Promise<void> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
-    const headerLine = await storageOperation("updateHeader", () => toJsonLine(header) + "\n");
+    await storageOperation("updateHeader", () => toJsonLine(header));
     const path = await this.#require(header.id);
     await this.#locked(path, "updateHeader", async () => {
-      const fs = this.#fs;
-      const stat = await fs.stat(path);
-      if (!stat) throw new SessionNotFoundError(header.id);
-      const info = await readHeader(fs, path, stat.size);
-      if (info.needsUpgrade) {
-        // Older entries cannot sit under a format-4 header: write them upgraded.
-        const parsed = await parseSessionJsonl(fs.readStream(path), { source: fs.describe(path) });
-        const bytes = encoder.encode(serializeSessionJsonl(header, parsed.entries));
-        await fs.writeAtomic(path, bytes);
-        await this.#wrote(path, header, parsed.entries, bytes);
-        return;
-      }
-      // Entries are copied as bytes: O(file) I/O, no parsing.
-      await fs.writeAtomic(
-        path,
-        prepend(encoder.encode(headerLine), fs.readStream(path, info.end)),
-      );
+      const { upgraded } = await rewriteHeader(this.#fs, path, header);
+      if (upgraded) return await this.#wrote(path, header, upgraded.entries, upgraded.bytes);
       this.#forget(path);
       this.#locator.remember(path, header.id);
     });
@@ -347,22 +329,20 @@ export class JsonlSessionStore implements SessionStore {
    */
   async openFile(path: string, options: { cwd: string }): Promise<string> {
     assertOpen(this.#closed, this.kind);
-    return await this.#locked(path, "open", async () => {
+    const existing = async () => {
       const stat = await this.#fs.stat(path);
-      if (stat && stat.size > 0) {
-        const info = await readHeader(this.#fs, path, stat.size);
-        this.#locator.pin(info.id, path);
-        return info.id;
-      }
-      const id = crypto.randomUUID();
-      const createdAt = new Date().toISOString();
-      const header: SessionHeader = {
-        type: "session",
-        version: 4,
-        id,
-        createdAt,
-        cwd: options.cwd,
-      };
+      if (!stat || stat.size === 0) return undefined;
+      const { id } = await readHeader(this.#fs, path, stat.size);
+      this.#locator.pin(id, path);
+      return id;
+    };
+    // Reading an existing file takes no lock (its folder may be read-only).
+    const found = await storageOperation("open", existing);
+    if (found !== undefined) return found;
+    return await this.#locked(path, "open", async () => {
+      const raced = await existing();
+      if (raced !== undefined) return raced;
+      const header = freshHeader(options.cwd);
       const bytes = encoder.encode(serializeSessionJsonl(header, []));
       await this.#fs.writeAtomic(path, bytes);
       await this.#wrote(path, header, [], bytes);
@@ -442,12 +422,4 @@ export class JsonlSessionStore implements SessionStore {
 function isTornRecord(error: unknown): boolean {
   return error instanceof Error && error.name === "SessionFormatError" &&
     String((error as { reason?: string }).reason).startsWith("torn final record");
-}
-
-async function* prepend(
-  first: Uint8Array,
-  rest: AsyncIterable<Uint8Array>,
-): AsyncGenerator<Uint8Array> {
-  yield first;
-  yield* rest;
 }

@@ -9,7 +9,16 @@ import { SessionNotFoundError, SessionStorageError } from "../src/errors.ts";
 import { parseSessionJsonl } from "../src/jsonl.ts";
 import type { FileStat, JsonlFolderFs } from "./jsonl_folder.ts";
 
-/** How a file ends. */
+/**
+ * How a file ends.
+ *
+ * @example
+ * ```ts
+ * import { type TailState } from "./jsonl_tail.ts";
+ * declare const tail: TailState;
+ * if (tail.kind === "torn") console.log("torn record at byte", tail.start);
+ * ```
+ */
 export type TailState =
   | { kind: "empty" }
   | { kind: "newline" }
@@ -23,6 +32,14 @@ const BACK_CHUNK = 64 * 1024;
 /**
  * Inspect the last line of a file of `size` bytes. Reads one byte when the file ends in
  * `\n` (the normal case), otherwise back to the previous `\n`.
+ *
+ * @example
+ * ```ts
+ * import { inspectTail } from "./jsonl_tail.ts";
+ * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * const fs = new NodeJsonlFolderFs("/tmp/sessions");
+ * const tail = await inspectTail(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
+ * ```
  */
 export async function inspectTail(
   fs: JsonlFolderFs,
@@ -103,6 +120,15 @@ export class TornTailError extends SessionStorageError {
  * caller's lock: refuse after a torn record ({@link TornTailError}); terminate a complete
  * unterminated record in the same write (readers accept it, so it is data to keep); on a
  * failed write, cut the file back to `size` so it is byte-identical to before.
+ *
+ * @example
+ * ```ts
+ * import { appendAfterTail } from "./jsonl_tail.ts";
+ * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * const fs = new NodeJsonlFolderFs("/tmp/sessions");
+ * const size = (await fs.stat("a.jsonl"))!.size;
+ * await appendAfterTail(fs, "a.jsonl", size, new TextEncoder().encode("{}\n"), false);
+ * ```
  */
 export async function appendAfterTail(
   fs: JsonlFolderFs,
@@ -141,7 +167,16 @@ export async function appendAfterTail(
   return { payload, newlineFirst, after };
 }
 
-/** What {@link repairSessionFile} did. */
+/**
+ * What {@link repairSessionFile} did.
+ *
+ * @example
+ * ```ts
+ * import { type RepairReport } from "./jsonl_tail.ts";
+ * declare const report: RepairReport;
+ * console.log(report.action, report.backupPath ?? "no backup needed");
+ * ```
+ */
 export interface RepairReport {
   /** The file (as shown to people). */
   path: string;
@@ -159,6 +194,13 @@ export interface RepairReport {
  * Repair the end of a session file, under the caller's lock: copy the file to
  * `<path>.<time>.bak`, then drop a torn final record, or terminate a complete final record
  * with `\n`. Never runs automatically; other damage is reported, not touched.
+ *
+ * @example
+ * ```ts
+ * import { repairSessionFile } from "./jsonl_tail.ts";
+ * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * const report = await repairSessionFile(new NodeJsonlFolderFs("/tmp/sessions"), "a.jsonl");
+ * ```
  */
 export async function repairSessionFile(fs: JsonlFolderFs, path: string): Promise<RepairReport> {
   const stat = await fs.stat(path);

@@ -20,10 +20,26 @@ import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc
 import { SessionStorageError } from "../src/errors.ts";
 import type { DefaultProjectTrust } from "./trust.ts";
 
-/** A settings file's top-level object. */
+/**
+ * A settings file's top-level object.
+ *
+ * @example
+ * ```ts
+ * import { type Settings } from "./settings.ts";
+ * const settings: Settings = { defaultProjectTrust: "ask" };
+ * ```
+ */
 export type Settings = Record<string, unknown>;
 
-/** Where sessions go, with absolute paths. */
+/**
+ * Where sessions go, with absolute paths.
+ *
+ * @example
+ * ```ts
+ * import { type StorageSetting } from "./settings.ts";
+ * const setting: StorageSetting = { type: "jsonl", dir: "/home/u/sessions" };
+ * ```
+ */
 export type StorageSetting =
   | { type: "sqlite"; path?: string }
   | { type: "jsonl"; dir?: string };
@@ -92,7 +108,16 @@ export async function findProjectSettings(
   }
 }
 
-/** `~` and relative paths made absolute against `base` (`~` needs a known home). */
+/**
+ * `~` and relative paths made absolute against `base` (`~` needs a known home).
+ *
+ * @example
+ * ```ts
+ * import { resolveSettingPath } from "./settings.ts";
+ * resolveSettingPath("./s", "/work/repo", "/home/u"); // "/work/repo/s"
+ * resolveSettingPath("~/s", "/work/repo", "/home/u"); // "/home/u/s"
+ * ```
+ */
 export function resolveSettingPath(value: string, base: string, home: string | undefined): string {
   if (value === "~" || value.startsWith("~/") || value.startsWith("~\\")) {
     if (home === undefined) {

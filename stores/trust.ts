@@ -24,13 +24,38 @@ import { dirname, join, resolve } from "node:path";
 import { parse as parseJsonc, type ParseError } from "jsonc-parser";
 import { SessionStorageError } from "../src/errors.ts";
 
-/** What to do without a saved decision. */
+/**
+ * What to do without a saved decision.
+ *
+ * @example
+ * ```ts
+ * import { type DefaultProjectTrust } from "./trust.ts";
+ * const policy: DefaultProjectTrust = "never";
+ * ```
+ */
 export type DefaultProjectTrust = "ask" | "never" | "always";
 
-/** The parsed `trust.json`: canonical directory → decision. */
+/**
+ * The parsed `trust.json`: canonical directory → decision.
+ *
+ * @example
+ * ```ts
+ * import { type TrustFile } from "./trust.ts";
+ * const decisions: TrustFile = { "/home/u/work": true, "/home/u/work/vendor": false };
+ * ```
+ */
 export type TrustFile = Record<string, boolean | null>;
 
-/** A trust decision and where it came from. */
+/**
+ * A trust decision and where it came from.
+ *
+ * @example
+ * ```ts
+ * import { type TrustDecision } from "./trust.ts";
+ * declare const decision: TrustDecision;
+ * if (decision.source === "saved") console.log("decided for", decision.savedPath);
+ * ```
+ */
 export interface TrustDecision {
   trusted: boolean;
   /** `override`: approve option; `saved`: trust.json; `default`: defaultProjectTrust. */
@@ -132,7 +157,15 @@ export async function findSavedTrust(
   }
 }
 
-/** Options for {@link resolveProjectTrust}. */
+/**
+ * Options for {@link resolveProjectTrust}.
+ *
+ * @example
+ * ```ts
+ * import { type ProjectTrustOptions } from "./trust.ts";
+ * const options: ProjectTrustOptions = { cwd: "/work/repo", agentDir: "/home/u/.pi/agent", approve: true };
+ * ```
+ */
 export interface ProjectTrustOptions {
   cwd: string;
   agentDir: string;

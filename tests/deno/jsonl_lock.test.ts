@@ -44,7 +44,10 @@ test(`two processes append ${PER_PROCESS} entries each to one file: all load, no
         stderr: "piped",
       }).spawn()
     );
+    // Bounded: a deadlock or starvation fails the test instead of hanging it.
+    const bound = setTimeout(() => children.forEach((child) => child.kill()), 180_000);
     const results = await Promise.all(children.map((child) => child.output()));
+    clearTimeout(bound);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     for (const result of results) {
       assertEquals(result.code, 0, new TextDecoder().decode(result.stderr));
