@@ -43,56 +43,34 @@ import {
 import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
 import {
   applyEntryToListing,
-  emptyListingState,
   type ListingState,
+  listingStateOf,
   listingToInfo,
 } from "../src/listing.ts";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../src/schema.ts";
 import {
   assertOpen,
   assertValidSessionId,
+  type BranchLoadingStore,
   type CreatedSession,
   finishListing,
   type ListOptions,
+  type LoadedBranch,
   type LoadedSession,
   type SessionInfo,
-  type SessionStore,
   storageOperation,
   throwIfAborted,
 } from "./store.ts";
+import {
+  migrateSqliteSchema,
+  type SqliteDatabase,
+  type SqliteStatement,
+  sqliteTransaction,
+  type SqliteValue,
+} from "./sqlite_schema.ts";
 
-/** A value bound to a `?` placeholder. */
-export type SqliteValue = string | number | bigint | null | Uint8Array;
-
-/**
- * A prepared statement: positional parameters, rows as plain or null-prototype objects.
- *
- * @example
- * ```ts
- * // node:sqlite's StatementSync and better-sqlite3's Statement already fit.
- * const row = db.prepare("SELECT 1 AS one").get(); // { one: 1 }
- * ```
- */
-export interface SqliteStatement {
-  run(...params: SqliteValue[]): { changes: number | bigint };
-  all(...params: SqliteValue[]): Record<string, unknown>[];
-  get(...params: SqliteValue[]): Record<string, unknown> | undefined;
-}
-
-/**
- * The minimal synchronous database handle the store needs.
- *
- * @example
- * ```ts
- * import { DatabaseSync } from "node:sqlite";
- * const db: SqliteDatabase = new DatabaseSync("sessions.db");
- * ```
- */
-export interface SqliteDatabase {
-  exec(sql: string): void;
-  prepare(sql: string): SqliteStatement;
-  close(): void;
-}
+export * from "./sqlite_schema.ts";
+export { type BranchLoadingStore, canLoadBranch, type LoadedBranch } from "./store.ts";
 
 /** Options for {@link SqliteSessionStore.open}. */
 export interface SqliteStoreOptions {
@@ -102,129 +80,6 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** `PRAGMA synchronous` (`"FULL"`, `"NORMAL"`, ...); default: SQLite's own (FULL). */
   synchronous?: string | null;
-}
-
-/**
- * Forward schema steps: step `i` takes `user_version` from `i` to `i + 1`. Never edit a
- * published step; append a new one.
- *
- * @example
- * ```ts
- * import { SQLITE_MIGRATIONS } from "@mu/sessions/stores/sqlite.ts";
- * SQLITE_MIGRATIONS.length; // the current schema version
- * ```
- */
-export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
-  [
-    `CREATE TABLE sessions (id TEXT PRIMARY KEY NOT NULL, cwd TEXT NOT NULL,
-      created_at INTEGER NOT NULL, modified INTEGER NOT NULL, header TEXT NOT NULL,
-      internal INTEGER NOT NULL DEFAULT 0, workflow TEXT, parent_session_id TEXT,
-      listing TEXT NOT NULL)`,
-    `CREATE TABLE entries (
-      session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-      seq INTEGER NOT NULL, entry_id TEXT, parent_id TEXT, type TEXT NOT NULL,
-      json TEXT NOT NULL, PRIMARY KEY (session_id, seq))`,
-  ],
-  [
-    `CREATE INDEX entries_by_entry_id ON entries (session_id, entry_id, seq)`,
-    `CREATE INDEX sessions_by_cwd ON sessions (cwd, modified DESC, created_at DESC, id)`,
-  ],
-  [
-    // loadBranch walks parent links inside this index, never reading an entry's JSON; it
-    // still serves lookups by (session_id, entry_id).
-    `DROP INDEX entries_by_entry_id`,
-    `CREATE INDEX entries_tree ON entries (session_id, entry_id, seq, parent_id)`,
-  ],
-];
-
-/** The schema version this library writes (`PRAGMA user_version`). */
-export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS.length;
-
-/**
- * Run `fn` in one transaction: committed when it returns, rolled back when it throws.
- * `fn` must be synchronous: an `await` inside would let other calls on the same
- * connection run inside this transaction.
- *
- * @example
- * ```ts
- * sqliteTransaction(db, () => db.prepare("DELETE FROM entries").run());
- * ```
- */
-export function sqliteTransaction<T>(
-  db: SqliteDatabase,
-  fn: () => T,
-  mode: "IMMEDIATE" | "DEFERRED" = "IMMEDIATE",
-): T {
-  db.exec(`BEGIN ${mode}`);
-  let result: T;
-  try {
-    result = fn();
-    db.exec("COMMIT");
-  } catch (error) {
-    try {
-      db.exec("ROLLBACK");
-    } catch {
-      // SQLite already rolled back (e.g. after SQLITE_FULL); the original error matters.
-    }
-    throw error;
-  }
-  return result;
-}
-
-/**
- * Bring a database to {@link SQLITE_SCHEMA_VERSION}; returns the version found before.
- * Rejects a database written by a newer schema rather than guessing at it.
- *
- * @example
- * ```ts
- * const before = migrateSqliteSchema(db); // 0 for a new file
- * ```
- */
-export function migrateSqliteSchema(db: SqliteDatabase): number {
-  const readVersion = () => Number(db.prepare("PRAGMA user_version").get()?.user_version ?? 0);
-  const found = readVersion();
-  if (found > SQLITE_SCHEMA_VERSION) {
-    throw new SessionStorageError(
-      `The session database has schema version ${found}, newer than this library supports (${SQLITE_SCHEMA_VERSION}); upgrade @mu/sessions`,
-    );
-  }
-  if (found === SQLITE_SCHEMA_VERSION) return found;
-  sqliteTransaction(db, () => {
-    // Another process may have migrated while this one waited for the write lock.
-    const current = readVersion();
-    for (let step = current; step < SQLITE_SCHEMA_VERSION; step++) {
-      for (const sql of SQLITE_MIGRATIONS[step]) db.exec(sql);
-    }
-    if (current < SQLITE_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
-  });
-  return found;
-}
-
-/** The entries on the path from the root to a leaf (see {@link SqliteSessionStore.loadBranch}). */
-export interface LoadedBranch {
-  header: SessionHeader;
-  /** Root first, leaf last. */
-  entries: SessionEntry[];
-}
-
-/** A store with the optional `loadBranch` fast path (SQLite has it; others may add it). */
-export interface BranchLoadingStore extends SessionStore {
-  loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch>;
-}
-
-/**
- * Feature test for {@link BranchLoadingStore}.
- *
- * @example
- * ```ts
- * const entries = canLoadBranch(store)
- *   ? (await store.loadBranch(id, leafId)).entries
- *   : (await store.load(id)).entries;
- * const projection = buildSessionProjection(entries, leafId);
- * ```
- */
-export function canLoadBranch(store: SessionStore): store is BranchLoadingStore {
-  return typeof (store as Partial<BranchLoadingStore>).loadBranch === "function";
 }
 
 interface EntryRow {
@@ -333,7 +188,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
     return await this.#write("create", entries, (rows) => {
-      const columns = sessionColumns(header, listingOf(entries));
+      const columns = sessionColumns(header, listingStateOf(entries));
       return () => {
         if (this.#get("SELECT 1 AS x FROM sessions WHERE id = ?", header.id)) {
           throw new SessionExistsError(header.id);
@@ -389,7 +244,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
     await this.#write("replace", entries, (rows) => {
-      const columns = sessionColumns(header, listingOf(entries));
+      const columns = sessionColumns(header, listingStateOf(entries));
       return () => {
         const changed = this.#statement(`UPDATE sessions SET ${SESSION_UPDATE} WHERE id = ?`)
           .run(...columns, header.id).changes;
@@ -561,12 +416,6 @@ export class SqliteSessionStore implements BranchLoadingStore {
         return { headerText, header: parseKept<SessionHeader>(headerText, sessionId, 1), rows };
       }, "DEFERRED"));
   }
-}
-
-function listingOf(entries: readonly SessionEntry[]): ListingState {
-  const listing = emptyListingState();
-  for (const entry of entries) applyEntryToListing(listing, entry);
-  return listing;
 }
 
 /**

@@ -108,6 +108,38 @@ export interface SessionStore {
 
   /** Optional: the session as format-4 JSONL, byte-identical for unchanged imported entries. */
   exportJsonl?(sessionId: string): Promise<string>;
+  /**
+   * Optional: only the entries on the root-to-leaf path (default leaf: the last entry), so
+   * a projection need not load the whole session. Feature-test with {@link canLoadBranch}.
+   */
+  loadBranch?(sessionId: string, leafId?: string | null): Promise<LoadedBranch>;
+}
+
+/** The entries on the path from the root to a leaf (see {@link SessionStore.loadBranch}). */
+export interface LoadedBranch {
+  header: SessionHeader;
+  /** Root first, leaf last. */
+  entries: SessionEntry[];
+}
+
+/** A store with the optional `loadBranch` fast path (SQLite has it; others may add it). */
+export interface BranchLoadingStore extends SessionStore {
+  loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch>;
+}
+
+/**
+ * Feature test for {@link BranchLoadingStore}.
+ *
+ * @example
+ * ```ts
+ * const entries = canLoadBranch(store)
+ *   ? (await store.loadBranch(id, leafId)).entries
+ *   : (await store.load(id)).entries;
+ * const projection = buildSessionProjection(entries, leafId);
+ * ```
+ */
+export function canLoadBranch(store: SessionStore): store is BranchLoadingStore {
+  return typeof (store as Partial<BranchLoadingStore>).loadBranch === "function";
 }
 
 /** The longest session id accepted. */
