@@ -138,7 +138,14 @@ if (import.meta.main) {
     console.log("building the viewer…");
     await buildViewer();
   }
-  const server = await startViewerServer({ port: portFromArgs(args) });
+  const wanted = portFromArgs(args) ?? DEFAULT_PORT;
+  const server = await startViewerServer({ port: wanted });
+  if (wanted !== 0 && server.port !== wanted) {
+    console.warn(
+      `port ${wanted} is in use, so this runs on ${server.port}. A different port is a different ` +
+        `origin: sessions imported at port ${wanted} are not visible here.`,
+    );
+  }
   console.log(`mu sessions viewer: ${server.url}`);
   console.log("(cross-origin isolated: SQLite on OPFS is available; Ctrl+C to stop)");
 }

@@ -168,6 +168,15 @@ Deno.test({
       assert(page.url().includes("leaf=a1000013"), page.url());
       assertEquals(await page.locator(".tree-row.leaf").getAttribute("data-id"), "a1000013");
       await screenshot(page, "04-branch-switched");
+      await page.focus(".tree");
+      await page.keyboard.press("ArrowUp");
+      await page.waitForFunction(() =>
+        document.getElementById("current-leaf")?.textContent === "a1000012"
+      );
+      await page.keyboard.press("ArrowDown");
+      await page.waitForFunction(() =>
+        document.getElementById("current-leaf")?.textContent === "a1000013"
+      );
     });
 
     await t.step("usage and cost: totals and a per-turn chart", async () => {
@@ -417,6 +426,34 @@ Deno.test({
     await screenshot(page, "demo-list");
     assertEquals(watch.errors, [], "page errors");
     assertEquals(watch.outside, [], "requests to other origins");
+  } finally {
+    clearTimeout(watchdog);
+    await browser.close();
+    await bounded(viewer.close(), 5000);
+  }
+});
+
+Deno.test({
+  name: "viewer: IndexedDB fallback (?storage=indexeddb) keeps sessions across a reload",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const viewer = await serveFreshViewer();
+  const browser = await launchBrowser();
+  const watchdog = setTimeout(() => void browser.close(), 120_000);
+  try {
+    const page = await browser.context.newPage();
+    watchPage(page, viewer.url.replace(/\/$/, ""));
+    await page.goto(`${viewer.url}?storage=indexeddb`);
+    await waitReady(page);
+    assertEquals(await page.getAttribute("body", "data-storage"), "indexeddb");
+    await page.setInputFiles("#file-input", [REALISTIC, V1]);
+    assertEquals((await sessionTitles(page)).length, 2);
+    await page.reload();
+    await waitReady(page);
+    assertEquals((await sessionTitles(page)).length, 2);
+    await openFromList(page, `${viewer.url}?storage=indexeddb`, "Fix token refresh race");
+    assertEquals(await page.locator(".tree-row.leaf").getAttribute("data-id"), "a1000020");
   } finally {
     clearTimeout(watchdog);
     await browser.close();

@@ -21,6 +21,39 @@ interface HandleItem {
   getAsFileSystemHandle?: () => Promise<FileSystemHandle | null>;
 }
 
+/** Most files collected from one dropped folder (entries API fallback). */
+const MAX_DROPPED_FILES = 20_000;
+
+/**
+ * Files of a dropped folder through the older entries API (`webkitGetAsEntry`), for
+ * browsers without `getAsFileSystemHandle`. Only names are listed here; the bytes are read
+ * in the worker.
+ */
+async function filesOfEntry(root: FileSystemEntry): Promise<ImportFile[]> {
+  const out: ImportFile[] = [];
+  const queue: FileSystemEntry[] = [root];
+  while (queue.length && out.length < MAX_DROPPED_FILES) {
+    const entry = queue.shift()!;
+    if (entry.isFile) {
+      if (!isJsonlName(entry.name)) continue;
+      const file = await new Promise<File>((resolve, reject) =>
+        (entry as FileSystemFileEntry).file(resolve, reject)
+      );
+      out.push({ file, path: entry.fullPath.replace(/^\//, "") });
+    } else if (entry.isDirectory && !entry.name.startsWith(".")) {
+      const reader = (entry as FileSystemDirectoryEntry).createReader();
+      for (;;) {
+        const batch = await new Promise<FileSystemEntry[]>((resolve, reject) =>
+          reader.readEntries(resolve, reject)
+        );
+        if (!batch.length) break;
+        queue.push(...batch);
+      }
+    }
+  }
+  return out;
+}
+
 /** Whether a file name looks like a session file. */
 export function isJsonlName(name: string): boolean {
   return /\.jsonl$/i.test(name);
@@ -103,12 +136,25 @@ export class Importer {
       overlay.hidden = true;
       // Handles must be requested synchronously inside the drop event.
       const items = [...event.dataTransfer.items].filter((item) => item.kind === "file");
+      const files = [...event.dataTransfer.files];
+      if (items.some((item) => !(item as unknown as HandleItem).getAsFileSystemHandle)) {
+        const entries = items.map((item) => item.webkitGetAsEntry?.() ?? null);
+        if (entries.some((entry) => entry?.isDirectory)) {
+          void this.#droppedEntries(entries.filter((e): e is FileSystemEntry => e !== null));
+          return;
+        }
+      }
       const handles = items.map((item) =>
         (item as unknown as HandleItem).getAsFileSystemHandle?.()
       );
-      const files = [...event.dataTransfer.files];
       void this.#dropped(handles, files);
     });
+  }
+
+  async #droppedEntries(entries: FileSystemEntry[]): Promise<void> {
+    const files: ImportFile[] = [];
+    for (const entry of entries) files.push(...await filesOfEntry(entry));
+    await this.importFiles(files);
   }
 
   async #dropped(

@@ -2,7 +2,7 @@
  * The session tree: a virtual list over the worker's flattened tree rows (fixed row
  * height, pages fetched on demand), so a session of 100k entries renders only the rows on
  * screen. Branch connectors, labels, the active path and the current leaf are marked;
- * clicking a row makes that entry the leaf.
+ * clicking a row (or the arrow keys) makes that entry the leaf.
  *
  * @module
  */
@@ -85,6 +85,12 @@ export class TreeView {
     }, this.#spacer);
     this.element.addEventListener("scroll", () => this.#schedule());
     new ResizeObserver(() => this.#schedule()).observe(this.element);
+    this.element.addEventListener("keydown", (event) => {
+      const step = event.key === "ArrowDown" ? 1 : event.key === "ArrowUp" ? -1 : 0;
+      if (!step) return;
+      event.preventDefault();
+      void this.#step(step);
+    });
     this.#window.addEventListener("click", (event) => {
       const row = (event.target as Element).closest<HTMLElement>(".tree-row");
       const id = row?.dataset.id;
@@ -113,6 +119,19 @@ export class TreeView {
       view.scrollTop = Math.max(0, top - view.clientHeight / 2);
     }
     this.#schedule();
+  }
+
+  /** Make the row above or below the leaf the new leaf (arrow keys). */
+  async #step(delta: number): Promise<void> {
+    const { client, sessionId } = this.options;
+    if (this.#leafId === null) return;
+    const index = await client.call("treeRowIndex", sessionId, this.#leafId);
+    const target = index + delta;
+    if (index < 0 || target < 0 || target >= this.options.rowCount) return;
+    const [row] = await client.call("treeRows", sessionId, this.#leafId, target, 1);
+    if (!row) return;
+    this.options.onSelect(row.id);
+    await this.reveal(row.id);
   }
 
   #schedule(): void {
