@@ -252,9 +252,13 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     const command = await findOnPath(configured ?? "trash");
     if (!command) return false;
     const target = this.#abs(path);
-    await new Promise<void>((done, fail) => {
+    return await new Promise<boolean>((done, fail) => {
       execFile(command, [target], { timeout: 30_000 }, (error, _stdout, stderr) => {
-        if (!error) return done();
+        if (!error) return done(true);
+        // Not allowed to run programs (Deno without --allow-run): as if there were no trash.
+        if (/NotCapable|PermissionDenied/.test(error.name) || /--allow-run/.test(error.message)) {
+          return done(false);
+        }
         fail(
           new SessionStorageError(
             `${command} could not move ${target} to the trash (the file was kept): ${
@@ -265,7 +269,6 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
         );
       });
     });
-    return true;
   }
 
   async lock(path: string, options: LockOptions = {}): Promise<ReleaseLock> {
