@@ -28,20 +28,14 @@ import {
 } from "./store.ts";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
-  type FileStat,
   hashSessionId,
   type JsonlFolderFs,
   sessionFileName,
 } from "./jsonl_folder.ts";
 import { SessionLocator } from "./jsonl_locate.ts";
-import {
-  cachedAfterWrite,
-  extendCached,
-  type HeaderInfo,
-  JsonlListingCache,
-  readHeader,
-} from "./jsonl_scan.ts";
-import { appendAfterTail, type RepairReport, repairSessionFile } from "./jsonl_tail.ts";
+import { type AppendContext, appendEntries, type KnownFile } from "./jsonl_append.ts";
+import { cachedAfterWrite, JsonlListingCache, readHeader } from "./jsonl_scan.ts";
+import { type RepairReport, repairSessionFile } from "./jsonl_tail.ts";
 import { listFolder } from "./jsonl_listing.ts";
 import { freshHeader, headerInfoOf, rewriteHeader } from "./jsonl_rewrite.ts";
 
@@ -69,13 +63,6 @@ export interface JsonlStoreOptions {
   listConcurrency?: number;
 }
 
-interface Known {
-  stat: FileStat;
-  info: HeaderInfo;
-  /** True only after this store wrote the end of the file itself. */
-  endsWithNewline: boolean;
-}
-
 const encoder = new TextEncoder();
 
 /**
@@ -97,14 +84,17 @@ export class JsonlSessionStore implements SessionStore {
   readonly #options: JsonlStoreOptions;
   readonly #locator: SessionLocator;
   /** Files this store wrote or verified, by path. */
-  readonly #known = new Map<string, Known>();
+  readonly #known = new Map<string, KnownFile>();
   #closed = false;
+  readonly #context: AppendContext;
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
     this.#fs = fs;
     this.#options = options;
     this.#cache = options.cache ?? new JsonlListingCache();
     this.#locator = new SessionLocator(fs);
+    const forget = (path: string) => this.#forget(path);
+    this.#context = { fs, known: this.#known, cache: this.#cache, forget };
     this.directory = fs.root;
   }
 
@@ -138,64 +128,17 @@ export class JsonlSessionStore implements SessionStore {
     const cached = this.#locator.cached(sessionId);
     if (cached !== undefined && entries.length > 0) {
       // Optimistic: the checks under the lock (stat, header) confirm the cached file.
-      const append = () => this.#appendLocked(cached, sessionId, entries, lines, true);
+      const append = () => appendEntries(this.#context, cached, sessionId, entries, lines, true);
       if (await this.#locked(cached, "append", append)) return;
       this.#forget(cached);
     }
     const path = await this.#require(sessionId);
     if (entries.length === 0) return;
-    await this.#locked(path, "append", () => this.#appendLocked(path, sessionId, entries, lines));
-  }
-
-  /** Resolves false (nothing written) when an unverified `path` turns out to be wrong. */
-  async #appendLocked(
-    path: string,
-    sessionId: string,
-    entries: readonly SessionEntry[],
-    lines: string,
-    optimistic = false,
-  ): Promise<boolean> {
-    const fs = this.#fs;
-    const stat = await fs.stat(path);
-    if (!stat) {
-      if (optimistic) return false;
-      throw new SessionNotFoundError(sessionId);
-    }
-    const known = this.#known.get(path);
-    const unchanged = known !== undefined && known.stat.size === stat.size &&
-      known.stat.mtimeMs === stat.mtimeMs;
-    const info = unchanged ? known.info : await readHeader(fs, path, stat.size);
-    if (info.id !== sessionId) {
-      this.#forget(path);
-      if (optimistic) return false;
-      throw new SessionStorageError(
-        `${fs.describe(path)} now holds session ${info.id}, not ${sessionId}; nothing was appended`,
-      );
-    }
-    if (info.needsUpgrade) {
-      throw new SessionStorageError(
-        `${
-          fs.describe(path)
-        } is in session format ${info.version}; persist its upgrade with replace() before appending`,
-      );
-    }
-    const { payload, newlineFirst, after } = await appendAfterTail(
-      fs,
+    await this.#locked(
       path,
-      stat.size,
-      encoder.encode(lines),
-      unchanged && known.endsWithNewline,
+      "append",
+      () => appendEntries(this.#context, path, sessionId, entries, lines, false),
     );
-    this.#known.set(path, { stat: after, info, endsWithNewline: true });
-    const key = fs.describe(path);
-    const cached = this.#cache.get(key);
-    if (
-      cached?.state && !newlineFirst && cached.size === stat.size &&
-      cached.mtimeMs === stat.mtimeMs
-    ) {
-      this.#cache.set(key, extendCached(cached, after, entries, payload));
-    }
-    return true;
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
@@ -232,13 +175,34 @@ export class JsonlSessionStore implements SessionStore {
     return { ...parsed, path: this.#fs.describe(path) };
   }
 
-  async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
+  /**
+   * Atomically rewrite a session. With `ifStillOlderFormat` (persisting an upgrade), it
+   * rejects, writing nothing, when the file is already format 4: another process persisted
+   * the upgrade, and maybe appended, since this one loaded it, so load it again instead of
+   * overwriting that work (v1 upgrades even generate different entry ids each time).
+   */
+  async replace(
+    header: SessionHeader,
+    entries: readonly SessionEntry[],
+    options: { ifStillOlderFormat?: boolean } = {},
+  ): Promise<void> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
     const text = await storageOperation("replace", () => serializeSessionJsonl(header, entries));
     const path = await this.#require(header.id);
     await this.#locked(path, "replace", async () => {
-      if (!(await this.#fs.stat(path))) throw new SessionNotFoundError(header.id);
+      const stat = await this.#fs.stat(path);
+      if (!stat) throw new SessionNotFoundError(header.id);
+      if (
+        options.ifStillOlderFormat && !(await readHeader(this.#fs, path, stat.size)).needsUpgrade
+      ) {
+        this.#forget(path);
+        throw new SessionStorageError(
+          `${
+            this.#fs.describe(path)
+          } was upgraded by another writer since it was loaded; load it again`,
+        );
+      }
       const bytes = encoder.encode(text);
       await this.#fs.writeAtomic(path, bytes);
       await this.#wrote(path, header, entries, bytes);

@@ -118,6 +118,28 @@ test("an older file: load upgrades in memory only; replace persists the upgrade 
   }
 });
 
+test("persisting an upgrade can refuse to overwrite one another writer persisted first", async () => {
+  const { dir, store, done } = await setup();
+  try {
+    await copyFixture("pi-layout", dir);
+    const v1 = "22222222-2222-4222-8222-222222222222";
+    const other = await openJsonlFsStore(dir);
+    const mine = await store.load(v1);
+    const theirs = await other.load(v1); // a v1 upgrade invents new entry ids each time
+    await other.replace(theirs.header, theirs.entries, { ifStillOlderFormat: true });
+    await other.append(v1, [user("o0000001", theirs.entries.at(-1)!.id)]);
+    await assertRejects(
+      () => store.replace(mine.header, mine.entries, { ifStillOlderFormat: true }),
+      SessionStorageError,
+      "load it again",
+    );
+    const now = await store.load(v1);
+    assertEquals(now.entries.map((e) => e.id), [...theirs.entries.map((e) => e.id), "o0000001"]);
+  } finally {
+    await done();
+  }
+});
+
 test("SessionManager.open persists an older file's upgrade before appending", async () => {
   const { dir, store, done } = await setup();
   try {

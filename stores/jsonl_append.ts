@@ -1,0 +1,111 @@
+/**
+ * One append to a session file, under the caller's lock: confirm the file still holds the
+ * session in format 4, append after a checked tail (`jsonl_tail.ts`), and keep the store's
+ * knowledge of the file current so the next append and listing read nothing extra.
+ *
+ * @module
+ */
+import { SessionNotFoundError, SessionStorageError } from "../src/errors.ts";
+import type { SessionEntry } from "../src/schema.ts";
+import type { FileStat, JsonlFolderFs } from "./jsonl_folder.ts";
+import { extendCached, type HeaderInfo, type JsonlListingCache, readHeader } from "./jsonl_scan.ts";
+import { appendAfterTail } from "./jsonl_tail.ts";
+
+/**
+ * What a store knows about a file it wrote or checked.
+ *
+ * @example
+ * ```ts
+ * import type { KnownFile } from "./jsonl_append.ts";
+ * declare const known: KnownFile;
+ * if (known.endsWithNewline) console.log("this store wrote the end of the file");
+ * ```
+ */
+export interface KnownFile {
+  stat: FileStat;
+  info: HeaderInfo;
+  /** True only after the store wrote the end of the file itself. */
+  endsWithNewline: boolean;
+}
+
+/**
+ * The store state an append reads and updates.
+ *
+ * @example
+ * ```ts
+ * import type { AppendContext } from "./jsonl_append.ts";
+ * declare const context: AppendContext;
+ * context.known.clear();
+ * ```
+ */
+export interface AppendContext {
+  fs: JsonlFolderFs;
+  known: Map<string, KnownFile>;
+  cache: JsonlListingCache;
+  /** Drop everything known about a file that turned out to be something else. */
+  forget(path: string): void;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Append serialised `lines` for `entries` to `path` (lock held by the caller). Resolves
+ * false, writing nothing, when `optimistic` (an unverified cached path) and the file is
+ * gone or holds another session.
+ *
+ * @example
+ * ```ts
+ * import { appendEntries, type AppendContext } from "./jsonl_append.ts";
+ * declare const context: AppendContext;
+ * await appendEntries(context, "a.jsonl", "s1", [], "", false);
+ * ```
+ */
+export async function appendEntries(
+  context: AppendContext,
+  path: string,
+  sessionId: string,
+  entries: readonly SessionEntry[],
+  lines: string,
+  optimistic: boolean,
+): Promise<boolean> {
+  const { fs } = context;
+  const stat = await fs.stat(path);
+  if (!stat) {
+    if (optimistic) return false;
+    throw new SessionNotFoundError(sessionId);
+  }
+  const known = context.known.get(path);
+  const unchanged = known !== undefined && known.stat.size === stat.size &&
+    known.stat.mtimeMs === stat.mtimeMs;
+  const info = unchanged ? known.info : await readHeader(fs, path, stat.size);
+  if (info.id !== sessionId) {
+    context.forget(path);
+    if (optimistic) return false;
+    throw new SessionStorageError(
+      `${fs.describe(path)} now holds session ${info.id}, not ${sessionId}; nothing was appended`,
+    );
+  }
+  if (info.needsUpgrade) {
+    throw new SessionStorageError(
+      `${
+        fs.describe(path)
+      } is in session format ${info.version}; persist its upgrade with replace() before appending`,
+    );
+  }
+  const { payload, newlineFirst, after } = await appendAfterTail(
+    fs,
+    path,
+    stat.size,
+    encoder.encode(lines),
+    unchanged && known.endsWithNewline,
+  );
+  context.known.set(path, { stat: after, info, endsWithNewline: true });
+  const key = fs.describe(path);
+  const cached = context.cache.get(key);
+  if (
+    cached?.state && !newlineFirst && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs
+  ) {
+    context.cache.set(key, extendCached(cached, after, entries, payload));
+  }
+  return true;
+}
