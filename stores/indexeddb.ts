@@ -26,8 +26,8 @@ import {
 import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
 import {
   applyEntryToListing,
-  emptyListingState,
   type ListingState,
+  listingStateOf,
   listingToInfo,
 } from "../src/listing.ts";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../src/schema.ts";
@@ -92,7 +92,11 @@ function openKeyval(factory: IDBFactory, dbName: string, storeName: string) {
     const request = factory.open(dbName);
     request.onupgradeneeded = () => request.result.createObjectStore(storeName);
     db = promisifyRequest(request).then((opened) => {
-      opened.onversionchange = () => opened.close();
+      // Another tab deletes or upgrades the database: let it, and reconnect on next use.
+      opened.onversionchange = () => {
+        opened.close();
+        db = undefined;
+      };
       opened.onclose = () => db = undefined;
       return opened;
     });
@@ -163,11 +167,6 @@ function parseKept<T extends object>(text: unknown, sessionId: string, line: num
   return value as T;
 }
 
-function foldListing(entries: readonly SessionEntry[], into = emptyListingState()): ListingState {
-  for (const entry of entries) applyEntryToListing(into, entry);
-  return into;
-}
-
 /**
  * IndexedDB session store.
  *
@@ -216,7 +215,7 @@ export class IndexedDbSessionStore implements SessionStore {
     assertValidSessionId(header.id);
     const [headerLine, lines, listing] = await storageOperation(
       "create",
-      () => [toJsonLine(header), entries.map(toJsonLine), foldListing(entries)] as const,
+      () => [toJsonLine(header), entries.map(toJsonLine), listingStateOf(entries)] as const,
     );
     await this.#tx("readwrite", "create", async (os) => {
       if (await promisifyRequest(os.getKey(sessionKey(header.id))) !== undefined) {
@@ -236,7 +235,7 @@ export class IndexedDbSessionStore implements SessionStore {
       const last = record.chunks > 0 && record.lastChunkLines < CHUNK_LINES
         ? await promisifyRequest<string[]>(os.get(chunkKey(sessionId, record.chunks - 1)))
         : undefined;
-      foldListing(entries, record.listing);
+      for (const entry of entries) applyEntryToListing(record.listing, entry);
       this.#putSession(os, sessionId, record, last, lines);
     });
   }
@@ -261,7 +260,7 @@ export class IndexedDbSessionStore implements SessionStore {
     assertOpen(this.#closed, this.kind);
     const [headerLine, lines, listing] = await storageOperation(
       "replace",
-      () => [toJsonLine(header), entries.map(toJsonLine), foldListing(entries)] as const,
+      () => [toJsonLine(header), entries.map(toJsonLine), listingStateOf(entries)] as const,
     );
     await this.#tx("readwrite", "replace", async (os) => {
       await this.#record(os, header.id);

@@ -388,5 +388,6 @@ export function acceptStoreConnections<Options>(
     }
   };
   scope.addEventListener("message", listener);
+  (scope as Partial<MessagePort>).start?.(); // a MessagePort only delivers once started
   return () => scope.removeEventListener("message", listener);
 }

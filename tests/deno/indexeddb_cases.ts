@@ -26,6 +26,7 @@ async function withDb(
   fn: (
     open: () => Promise<IndexedDbSessionStore>,
     raw: () => Promise<IDBDatabase>,
+    idb: IDBFactory,
   ) => Promise<void>,
 ): Promise<void> {
   const idb = factory();
@@ -39,7 +40,7 @@ async function withDb(
   let rawDb: IDBDatabase | undefined;
   const raw = async () => rawDb ??= await promisifyRequest(idb.open(dbName));
   try {
-    await fn(open, raw);
+    await fn(open, raw, idb);
   } finally {
     rawDb?.close();
     for (const store of opened) await store.close();
@@ -130,6 +131,21 @@ export function indexedDbBehaviour(register: Register, factory: () => IDBFactory
       await assertRejects(() => store.load(id), SessionFormatError);
     });
   });
+
+  register(
+    "indexeddb: deleting the database elsewhere is not blocked by an open store",
+    async () => {
+      await withDb(factory, async (open, _raw, idb) => {
+        const store = await open();
+        const id = freshId();
+        await store.create(header(id), [userEntry("about to go", null)]);
+        await deleteIndexedDbSessionStore(store.dbName, idb);
+        assertEquals(await store.has(id), false); // reconnected to a new, empty database
+        await store.create(header(id), [userEntry("fresh start", null)]);
+        assertEquals((await store.load(id)).entries.length, 1);
+      });
+    },
+  );
 
   register("indexeddb: two connections on one database see each other's commits", async () => {
     await withDb(factory, async (open) => {
