@@ -74,7 +74,7 @@ interface OpenGroup<T> {
  * @example
  * ```ts
  * import { toolCallsOf } from "@mu/sessions";
- * toolCallsOf({ role: "assistant", content: [{ type: "toolCall", id: "c1", name: "ls", arguments: {} }] }).length; // 1
+ * toolCallsOf({ content: [{ type: "toolCall", id: "c1", name: "ls", arguments: {} }] }).length; // 1
  * ```
  */
 export function toolCallsOf(message: Pick<AssistantMessage, "content">): ToolCall[] {
@@ -94,8 +94,9 @@ export function toolCallsOf(message: Pick<AssistantMessage, "content">): ToolCal
  * ```ts
  * import { ToolCallPairing } from "@mu/sessions";
  * const pairing = new ToolCallPairing<string>();
- * pairing.assistant({ role: "assistant", content: [{ type: "toolCall", id: "c1", name: "ls", arguments: {} }] }, "a1", true, 0);
- * pairing.result({ role: "toolResult", toolCallId: "zz", content: [] }, "r1"); // "orphan"
+ * const ls = { type: "toolCall" as const, id: "c1", name: "ls", arguments: {} };
+ * pairing.assistant({ content: [ls] }, "a1", true, 0);
+ * pairing.result({ toolCallId: "zz" }, "r1"); // "orphan": no call announced it
  * pairing.close()?.results[0].isError; // true: c1 was never answered
  * ```
  */

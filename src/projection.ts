@@ -16,7 +16,12 @@
  *   edited messages are shallow copies with new content.
  * - `entries` (and {@link buildContextEntries}) list the context range in the order
  *   `[boundary, kept tail..., post-boundary...]`; interrupted-call repairs appear as extra
- *   entries flagged `derived: "interrupted-tool-result"`.
+ *   entries flagged `derived: "interrupted-tool-result"` (see `context_repair.ts` for the
+ *   pairing rules: repair runs over the kept tail too, and the boundary is a pairing barrier,
+ *   since calls before it survive only as transcript text).
+ * - A `compaction` inside the kept tail that is itself verbatim contributes its durable text
+ *   as a `[Compaction]: ` line; the transcript grammar is documented in `transcript.ts`.
+ * - Derived timestamps are `Date.parse(entry.timestamp)` (NaN for an unparseable string).
  *
  * @module
  */
@@ -160,11 +165,10 @@ function scanPath(path: readonly SessionEntry[]): PathScan {
       case "compaction":
         if (isVerbatimCompaction(entry)) scan.boundaryIndex = i;
         break;
-      case "context_edit": {
-        const target = position.get(entry.targetId);
-        if (target !== undefined && target < i) scan.edits.set(entry.targetId, entry);
+      case "context_edit":
+        // Only targets already seen count: an edit never applies to a later entry.
+        if (position.has(entry.targetId)) scan.edits.set(entry.targetId, entry);
         break;
-      }
     }
   }
   if (scan.boundaryIndex >= 0) {

@@ -222,15 +222,52 @@ test("orphaned and duplicate results are dropped and flagged", () => {
 test("kept tail: a result whose call lies before firstKeptEntryId is kept (anchor bug)", () => {
   const b = new SessionBuilder("s");
   b.user("u1", "go");
-  b.assistant("a1", [call("c1", "grep", { pattern: "x" })]);
+  b.assistant("a1", [call("c1", "grep", { pattern: "x" }), call("c1b", "grep")]);
   b.result("r1", "c1", "grep", [text("3 matches")]);
   b.assistant("a2", [text("found")]);
+  b.result("r1b", "c1b", "grep", [text("late result of a hidden call")]);
   b.verbatim("cx", "", "r1");
-  const [boundary] = buildSessionProjection(entriesOf(b), "cx").messages;
+  const projection = buildSessionProjection(entriesOf(b), "cx");
   assert.equal(
-    textOf(boundary),
+    textOf(projection.messages[0]),
     `${VERBATIM_COMPACTION_PREAMBLE}[Tool result]: 3 matches\n\n[Assistant]: found`,
   );
+  // c1b was announced by the hidden assistant but not answered before a2: out of reach.
+  assert.equal(projection.entries.find((e) => e.sourceEntry.id === "r1b")?.dropped, "orphan");
+});
+
+test("a compaction boundary is a pairing barrier: a later result for an earlier call is dropped", () => {
+  const b = new SessionBuilder("s");
+  b.user("u1", "go");
+  b.assistant("a1", [call("c1", "build")]);
+  b.verbatim("cx", "", "u1");
+  b.result("r1", "c1", "build", [text("built after compaction")]);
+  b.user("u2", "next");
+  const projection = buildSessionProjection(entriesOf(b), "u2");
+  assert.equal(
+    textOf(projection.messages[0]),
+    `${VERBATIM_COMPACTION_PREAMBLE}[User]: go\n\n[Assistant tool calls]: build()\n\n` +
+      `[Tool result]: ${INTERRUPTED_TOOL_RESULT_TEXT}`,
+  );
+  assert.deepEqual(ids(projection.messages.slice(1), b), ["u2"]);
+  assert.equal(projection.entries.find((e) => e.sourceEntry.id === "r1")?.dropped, "orphan");
+});
+
+test("edits of bash executions, branch summaries and system messages are inert", () => {
+  const b = new SessionBuilder("s");
+  b.system("sys", { content: "prompt" });
+  b.add("message", "bx", {
+    message: { role: "bashExecution", command: "ls", output: "a", exitCode: 0 },
+  });
+  b.add("message", "bsm", { message: { role: "branchSummary", summary: "stored", fromId: "x" } });
+  b.add("branch_summary", "bs", { fromId: "x", summary: "entry" });
+  for (const target of ["sys", "bx", "bsm", "bs"]) b.edit(`e-${target}`, target, null);
+  const projection = buildSessionProjection(entriesOf(b), "e-bs");
+  assert.equal(projection.messages.length, 3);
+  assert.equal(projection.messages[0], b.msg("bx"));
+  assert.equal(projection.messages[1], b.msg("bsm"));
+  assert.equal(projection.system?.content, "prompt");
+  assert.ok(projection.entries.every((e) => e.edited === undefined));
 });
 
 test("model, thinking level and context window replay over the whole path", () => {
