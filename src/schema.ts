@@ -295,6 +295,7 @@ export const CustomMessageEntrySchema = z.looseObject({
   content: UserContentSchema,
   display: z.boolean().optional(),
   details: z.unknown().optional(),
+  excludeFromContext: z.boolean().optional(),
 });
 /** Bookmark on an entry; an absent or empty label clears it. */
 export const LabelEntrySchema = z.looseObject({
