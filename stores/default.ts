@@ -22,7 +22,7 @@ import type { SessionStore } from "./store.ts";
 import { agentDir as agentDirFor, type AgentEnv } from "./agent_dir.ts";
 import { openJsonlFile, openJsonlFsStore, readLocalFile } from "./jsonl_fs.ts";
 import type { JsonlSessionStore } from "./jsonl_store.ts";
-import { JsonlListingCache } from "./jsonl_scan.ts";
+import { JsonlListingCache } from "./jsonl_cache.ts";
 import {
   defaultProjectTrustOf,
   findProjectSettings,

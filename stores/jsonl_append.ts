@@ -8,7 +8,8 @@
 import { SessionNotFoundError, SessionStorageError } from "../src/errors.ts";
 import type { SessionEntry } from "../src/schema.ts";
 import type { FileStat, JsonlFolderFs } from "./jsonl_folder.ts";
-import { extendCached, type HeaderInfo, type JsonlListingCache, readHeader } from "./jsonl_scan.ts";
+import { extendCached, type JsonlListingCache } from "./jsonl_cache.ts";
+import { type HeaderInfo, readHeader } from "./jsonl_scan.ts";
 import { appendAfterTail } from "./jsonl_tail.ts";
 
 /**

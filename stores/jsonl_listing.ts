@@ -1,6 +1,6 @@
 /**
  * Listing a session folder: every candidate file is summarised through the cache
- * (`jsonl_scan.ts`), a bounded number at a time, with progress, abort, and a report for
+ * (`jsonl_cache.ts`), a bounded number at a time, with progress, abort, and a report for
  * every file left out. Listing never writes.
  *
  * @module
@@ -10,7 +10,7 @@ import { listingToInfo, type SessionInfo } from "../src/listing.ts";
 import { isWorkflowInternal, type SessionHeader } from "../src/schema.ts";
 import { finishListing, type ListOptions, throwIfAborted } from "./store.ts";
 import type { JsonlFolderFs } from "./jsonl_folder.ts";
-import { type CachedFile, type JsonlListingCache, summarizeFile } from "./jsonl_scan.ts";
+import { type CachedFile, type JsonlListingCache, summarizeFile } from "./jsonl_cache.ts";
 
 /**
  * What a listing learned about ids, for the store's lookups.
@@ -50,7 +50,7 @@ export interface ListFolderOptions {
  * @example
  * ```ts
  * import { listFolder } from "./jsonl_listing.ts";
- * import { JsonlListingCache } from "./jsonl_scan.ts";
+ * import { JsonlListingCache } from "./jsonl_cache.ts";
  * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const { rows } = await listFolder(fs, ["a.jsonl"], new JsonlListingCache(), {}, {

@@ -34,7 +34,8 @@ import {
 } from "./jsonl_folder.ts";
 import { SessionLocator } from "./jsonl_locate.ts";
 import { type AppendContext, appendEntries, type KnownFile } from "./jsonl_append.ts";
-import { cachedAfterWrite, JsonlListingCache, readHeader } from "./jsonl_scan.ts";
+import { cachedAfterWrite, JsonlListingCache } from "./jsonl_cache.ts";
+import { readHeader } from "./jsonl_scan.ts";
 import { type RepairReport, repairSessionFile } from "./jsonl_tail.ts";
 import { listFolder } from "./jsonl_listing.ts";
 import { freshHeader, headerInfoOf, rewriteHeader } from "./jsonl_rewrite.ts";
@@ -48,7 +49,7 @@ export type { RepairReport } from "./jsonl_tail.ts";
  * @example
  * ```ts
  * import { type JsonlStoreOptions } from "./jsonl_store.ts";
- * import { JsonlListingCache } from "./jsonl_scan.ts";
+ * import { JsonlListingCache } from "./jsonl_cache.ts";
  * const options: JsonlStoreOptions = { cache: new JsonlListingCache(), lockTimeoutMs: 5_000 };
  * ```
  */

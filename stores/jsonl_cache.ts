@@ -1,0 +1,276 @@
+/**
+ * The listing side of the JSONL store: a streaming fold of a file's entries into the shared
+ * listing state (no entry array, no tree), cached by (path, size, mtime). A file that only
+ * grew is folded from where the cache left off; the store's own writes update the cache
+ * directly.
+ *
+ * @module
+ */
+import { SessionError, SessionFormatError, SessionStorageError } from "../src/errors.ts";
+import { JsonlLineSplitter, parseSessionJsonl } from "../src/jsonl.ts";
+import { applyEntryToListing, type ListingState, listingStateOf } from "../src/listing.ts";
+import { type SessionEntry, type SessionHeader, validateEntry } from "../src/schema.ts";
+import type { FileStat, JsonlFolderFs } from "./jsonl_folder.ts";
+import { type HeaderInfo, parseHeaderLine, readHeadLine } from "./jsonl_scan.ts";
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * What the listing cache keeps per file.
+ *
+ * @example
+ * ```ts
+ * import { type CachedFile } from "./jsonl_cache.ts";
+ * declare const cached: CachedFile;
+ * if (cached.error) console.log("unloadable:", cached.error.message);
+ * ```
+ */
+export interface CachedFile {
+  size: number;
+  mtimeMs: number;
+  info?: HeaderInfo;
+  /** The folded entries; undefined when only the header was needed so far. */
+  state?: ListingState;
+  /** Why the file cannot be loaded (cached: re-reported without re-reading). */
+  error?: Error;
+  /** The last bytes read, to recognise a file that was only appended to. */
+  probe?: Uint8Array;
+  /** The header line's text, same purpose. */
+  headText?: string;
+  /** An I/O failure: reported, never cached. */
+  transient?: true;
+}
+
+/**
+ * The listing cache: described path → what was learned at (size, mtime). Share one between
+ * store instances over the same folder to keep listings warm across them.
+ *
+ * @example
+ * ```ts
+ * import { JsonlListingCache } from "./jsonl_cache.ts";
+ * const cache = new JsonlListingCache();
+ * cache.size; // 0
+ * ```
+ */
+export class JsonlListingCache {
+  readonly #files = new Map<string, CachedFile>();
+  get size(): number {
+    return this.#files.size;
+  }
+  get(key: string): CachedFile | undefined {
+    return this.#files.get(key);
+  }
+  set(key: string, value: CachedFile): void {
+    this.#files.set(key, value);
+  }
+  delete(key: string): void {
+    this.#files.delete(key);
+  }
+}
+
+const PROBE_BYTES = 64;
+
+function keepTail(previous: Uint8Array, chunk: Uint8Array): Uint8Array {
+  if (chunk.length >= PROBE_BYTES) return chunk.slice(chunk.length - PROBE_BYTES);
+  const joined = new Uint8Array(Math.min(PROBE_BYTES, previous.length + chunk.length));
+  const fromPrevious = joined.length - chunk.length;
+  joined.set(previous.subarray(previous.length - fromPrevious));
+  joined.set(chunk, fromPrevious);
+  return joined;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Fold records from byte `start` (a line start) into `state`, validating each entry as a
+ * load would, without keeping them. Returns the last bytes seen.
+ */
+async function foldFrom(
+  fs: JsonlFolderFs,
+  path: string,
+  start: number,
+  state: ListingState,
+  probe: Uint8Array,
+  lineBase: number,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
+  const source = fs.describe(path);
+  const splitter = new JsonlLineSplitter((record) => {
+    // Line numbers are only known when folding from the header on (0 = unknown).
+    const line = lineBase > 0 ? lineBase + record.line : 0;
+    const where = { line, byteOffset: start + record.byteOffset, source };
+    let value: unknown;
+    try {
+      value = JSON.parse(record.text);
+    } catch (error) {
+      throw new SessionFormatError(
+        record.terminated
+          ? `invalid JSON: ${(error as Error).message}`
+          : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it",
+        where,
+      );
+    }
+    const problem = validateEntry(value);
+    if (problem) {
+      const type = (value as { type?: unknown } | null)?.type;
+      throw new SessionFormatError(`invalid ${String(type ?? "entry")} entry: ${problem}`, where);
+    }
+    applyEntryToListing(state, value as SessionEntry);
+  }, source);
+  for await (const chunk of fs.readStream(path, start)) {
+    if (signal?.aborted) throw signal.reason;
+    splitter.push(chunk);
+    probe = keepTail(probe, chunk);
+  }
+  splitter.end();
+  return probe;
+}
+
+/**
+ * Which part of a file a listing needs, decided from its header.
+ *
+ * @example
+ * ```ts
+ * import { type ListingNeed } from "./jsonl_cache.ts";
+ * const need: ListingNeed = (header) => header.cwd === "/p" ? "body" : "header";
+ * ```
+ */
+export type ListingNeed = (header: SessionHeader) => "body" | "header";
+
+/**
+ * Summarise one file for a listing, using and refreshing the cache entry `cached`.
+ * Unloadable files come back with `error` set (format problems are cached too).
+ *
+ * @example
+ * ```ts
+ * import { summarizeFile } from "./jsonl_cache.ts";
+ * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * const fs = new NodeJsonlFolderFs("/tmp/sessions");
+ * const stat = (await fs.stat("a.jsonl"))!;
+ * const summary = await summarizeFile(fs, "a.jsonl", stat, undefined, () => "body");
+ * ```
+ */
+export async function summarizeFile(
+  fs: JsonlFolderFs,
+  path: string,
+  stat: FileStat,
+  cached: CachedFile | undefined,
+  need: ListingNeed,
+  signal?: AbortSignal,
+): Promise<CachedFile> {
+  if (cached && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs) {
+    if (cached.error || cached.state || (cached.info && need(cached.info.header) === "header")) {
+      return cached;
+    }
+  }
+  try {
+    if (cached?.state && cached.info && cached.probe && stat.size > cached.size) {
+      const grown = await extend(fs, path, stat, cached, signal);
+      if (grown) return grown;
+    }
+    const head = await readHeadLine(fs, path, stat.size);
+    const info = parseHeaderLine(head, fs.describe(path));
+    const base: CachedFile = { ...stat, info, headText: head!.text };
+    if (need(info.header) === "header") return base;
+    if (info.needsUpgrade) {
+      // Older formats need the whole-file upgrade (v1 ids) before entries validate.
+      const parsed = await parseSessionJsonl(fs.readStream(path), {
+        source: fs.describe(path),
+        retainRaw: false,
+        signal,
+      });
+      return { ...base, state: listingStateOf(parsed.entries) };
+    }
+    const state = listingStateOf([]);
+    const probe = await foldFrom(fs, path, info.end, state, new Uint8Array(0), info.line, signal);
+    return { ...base, state, probe };
+  } catch (error) {
+    if (error instanceof SessionFormatError) return { ...stat, error };
+    if (signal?.aborted) throw error;
+    if (error instanceof SessionError) return { ...stat, error };
+    const detail = error instanceof Error ? error.message : String(error);
+    // I/O trouble may pass: the caller reports it but does not cache it.
+    return {
+      ...stat,
+      transient: true,
+      error: new SessionStorageError(`Cannot read ${fs.describe(path)}: ${detail}`, {
+        cause: error,
+      }),
+    };
+  }
+}
+
+/** Fold only the appended bytes when the header and the old last bytes are unchanged. */
+async function extend(
+  fs: JsonlFolderFs,
+  path: string,
+  stat: FileStat,
+  cached: CachedFile,
+  signal?: AbortSignal,
+): Promise<CachedFile | undefined> {
+  const info = cached.info!;
+  const probe = cached.probe!;
+  if (probe.length === 0 || probe[probe.length - 1] !== 10) return undefined;
+  const [head, before] = await Promise.all([
+    fs.read(path, 0, info.end),
+    fs.read(path, cached.size - probe.length, cached.size),
+  ]);
+  if (!sameBytes(before, probe)) return undefined;
+  let headText: string;
+  try {
+    headText = decoder.decode(head).replace(/^\uFEFF/, "").replace(/\r?\n$/, "");
+  } catch {
+    return undefined;
+  }
+  if (!cached.headText || !headText.endsWith(cached.headText)) return undefined;
+  const state = structuredClone(cached.state!);
+  const newProbe = await foldFrom(fs, path, cached.size, state, probe, 0, signal);
+  return { ...stat, info, headText: cached.headText, state, probe: newProbe };
+}
+
+/**
+ * A cache entry for a file this store just wrote, so the next listing reads nothing.
+ *
+ * @example
+ * ```ts
+ * import { cachedAfterWrite } from "./jsonl_cache.ts";
+ * import { emptyListingState } from "../src/listing.ts";
+ * import type { HeaderInfo } from "./jsonl_scan.ts";
+ * declare const info: HeaderInfo;
+ * const cached = cachedAfterWrite({ size: 10, mtimeMs: 1 }, info, "{}", emptyListingState(), new Uint8Array([10]));
+ * ```
+ */
+export function cachedAfterWrite(
+  stat: FileStat,
+  info: HeaderInfo,
+  headText: string,
+  state: ListingState,
+  lastBytes: Uint8Array,
+): CachedFile {
+  return { ...stat, info, headText, state, probe: keepTail(new Uint8Array(0), lastBytes) };
+}
+
+/**
+ * Fold appended entries into a copy of a cached state (the store's own appends).
+ *
+ * @example
+ * ```ts
+ * import { extendCached } from "./jsonl_cache.ts";
+ * declare const cached: CachedFile;
+ * const next = extendCached(cached, { size: 20, mtimeMs: 2 }, [], new Uint8Array([10]));
+ * ```
+ */
+export function extendCached(
+  cached: CachedFile,
+  stat: FileStat,
+  entries: readonly SessionEntry[],
+  written: Uint8Array,
+): CachedFile {
+  const state = structuredClone(cached.state!);
+  for (const entry of entries) applyEntryToListing(state, entry);
+  return { ...cached, ...stat, state, probe: keepTail(cached.probe ?? new Uint8Array(0), written) };
+}
