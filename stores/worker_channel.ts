@@ -241,9 +241,8 @@ function dispatch(
       if (!store.exportJsonl) throw new SessionStorageError("exportJsonl is not supported");
       return store.exportJsonl(a as string);
     case "loadBranch": {
-      const branchable = store as Partial<Branchable>;
-      if (!branchable.loadBranch) throw new SessionStorageError("loadBranch is not supported");
-      return branchable.loadBranch(a as string, b as string | null | undefined).then((r) => ({
+      if (!store.loadBranch) throw new SessionStorageError("loadBranch is not supported");
+      return store.loadBranch(a as string, b as string | null | undefined).then((r) => ({
         header: toJsonLine(r.header),
         entries: r.entries.map(toJsonLine),
       }));
@@ -251,23 +250,6 @@ function dispatch(
     default:
       throw new SessionStorageError(`Unknown store method ${request.method}`);
   }
-}
-
-/**
- * The optional branch capability of the SQLite store, forwarded when present.
- *
- * @example
- * ```ts
- * import type { Branchable } from "@mu/sessions/stores/worker_channel.ts";
- * declare const store: Partial<Branchable>;
- * if (store.loadBranch) console.log((await store.loadBranch("s1")).entries.length);
- * ```
- */
-export interface Branchable {
-  loadBranch(
-    sessionId: string,
-    leafId?: string | null,
-  ): Promise<{ header: SessionHeader; entries: SessionEntry[] }>;
 }
 
 /**

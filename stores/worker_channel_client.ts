@@ -27,7 +27,6 @@ import {
   throwIfAborted,
 } from "./store.ts";
 import {
-  type Branchable,
   CONNECT_MESSAGE,
   errorFromWire,
   type MessageEndpoint,
@@ -161,7 +160,7 @@ export class WorkerSessionStore implements SessionStore {
   /** Present when the served store can export JSONL. */
   readonly exportJsonl?: (sessionId: string) => Promise<string>;
   /** Present when the served store can load one branch (the SQLite store can). */
-  readonly loadBranch?: Branchable["loadBranch"];
+  readonly loadBranch?: SessionStore["loadBranch"];
   readonly #port: MessagePort;
   readonly #pending = new Map<number, Pending>();
   readonly #onClose?: () => void;
