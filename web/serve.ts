@@ -46,9 +46,28 @@ export interface ViewerServer {
   close(): Promise<void>;
 }
 
-/** The headers every response gets: isolation, no sniffing, no caching of stale builds. */
+/**
+ * The page's Content-Security-Policy, also sent as a header so it covers the worker (a
+ * `<meta>` policy does not) and can forbid framing. `wasm-unsafe-eval` lets sqlite-wasm
+ * compile; nothing may be fetched from another origin.
+ */
+export const VIEWER_CSP = [
+  "default-src 'none'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "worker-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data: blob:",
+  "style-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** The headers every response gets: isolation, CSP, no sniffing, no stale builds. */
 export function securityHeaders(): Headers {
   return new Headers({
+    "content-security-policy": VIEWER_CSP,
     "cross-origin-opener-policy": "same-origin",
     "cross-origin-embedder-policy": "require-corp",
     "cross-origin-resource-policy": "same-origin",

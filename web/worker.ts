@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { SessionStore } from "../stores/store.ts";
+import { exportSessionJsonl, type SessionStore } from "../stores/store.ts";
 import { serveViewerApi, toErrorView, type ViewerApi } from "./rpc.ts";
 import type { ListView, SessionRowView, StorageView, UnloadableView } from "./types.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
@@ -13,9 +13,9 @@ import { OpenedSession } from "./worker/opened_session.ts";
 import { openViewerStorage, storageCandidates } from "./worker/storage.ts";
 
 let storage: Promise<{ store: SessionStore; view: StorageView }> | undefined;
-/** The last opened sessions, most recent last (small: sessions can be big). */
+/** The opened session (one at a time: a session can be hundreds of MB). */
 const opened = new Map<string, Promise<OpenedSession>>();
-const OPEN_CACHE = 2;
+const OPEN_CACHE = 1;
 
 function store(): Promise<SessionStore> {
   storage ??= openViewerStorage();
@@ -141,11 +141,23 @@ const api: ViewerApi = {
   },
 
   async exportJsonl(sessionId, leafId) {
-    const opened = await session(sessionId);
     const safeId = sessionId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 80);
-    if (leafId === null) return { blob: opened.exportAll(), fileName: `${safeId}.jsonl` };
+    if (leafId === null) {
+      // A whole session needs no index: the store exports it (byte-identical).
+      const cached = opened.get(sessionId);
+      const blob = cached
+        ? (await cached).exportAll()
+        : new Blob([await exportSessionJsonl(await store(), sessionId)], {
+          type: "application/jsonl",
+        });
+      return { blob, fileName: `${safeId}.jsonl` };
+    }
+    const openedSession = await session(sessionId);
     const safeLeaf = leafId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
-    return { blob: opened.exportBranch(leafId), fileName: `${safeId}-branch-${safeLeaf}.jsonl` };
+    return {
+      blob: openedSession.exportBranch(leafId),
+      fileName: `${safeId}-branch-${safeLeaf}.jsonl`,
+    };
   },
 
   async deleteSession(sessionId) {

@@ -30,6 +30,8 @@ const V1 = `${DEMO}04-pi-v1-zsh-startup.jsonl`;
 const WORKFLOW = `${DEMO}05-workflow-review-stage.jsonl`;
 /** Size of the file imported while measuring main-thread tasks. */
 const LARGE_BYTES = Number(Deno.env.get("VIEWER_LARGE_MB") ?? "40") * 1024 * 1024;
+/** Longest main-thread task accepted while opening the large session (see the step). */
+const OPEN_TASK_LIMIT_MS = Number(Deno.env.get("VIEWER_OPEN_TASK_MS") ?? "1000");
 /** The whole test may not take longer than this; then everything is torn down. */
 const WATCHDOG_MS = 420_000;
 
@@ -53,8 +55,22 @@ async function openFromList(page: Page, url: string, title: string): Promise<voi
   await page.waitForSelector(".session-page #context-view .context-item");
 }
 
+/** Scroll the context pane until every page of it is loaded (bounded). */
+async function loadAllContext(page: Page): Promise<void> {
+  let count = -1;
+  for (let i = 0; i < 40; i++) {
+    const now = await page.locator(".context-item").count();
+    if (now === count) return;
+    count = now;
+    await page.locator(".context-pane").evaluate((pane) => pane.scrollTop = pane.scrollHeight);
+    await page.waitForTimeout(150);
+  }
+}
+
+/** The text of the whole projected context (all pages loaded). */
 async function contextText(page: Page): Promise<string> {
-  return await page.locator(".context-pane").innerText();
+  await loadAllContext(page);
+  return await page.locator(".context-pane").textContent() ?? "";
 }
 
 async function readDownload(page: Page, click: () => Promise<void>): Promise<string> {
@@ -155,10 +171,9 @@ Deno.test({
       await page.waitForFunction(() =>
         document.getElementById("current-leaf")?.textContent === "a1000013"
       );
-      await page.waitForFunction(() =>
-        document.querySelector(".context-pane")?.textContent?.includes("Added `refreshes once")
-      );
+      await page.waitForSelector('#context-view[data-leaf="a1000013"] .context-item');
       const context = await contextText(page);
+      assert(context.includes("Added `refreshes once"), "the other branch's last reply");
       assert(!context.includes("Switching to the existing mutex."), "old branch gone");
       assert(
         context.includes("BUG: two callers arriving together"),
@@ -378,9 +393,13 @@ Deno.test({
         );
         await screenshot(page, "08-large-session");
         assert(longestImport < 100, `main-thread task of ${longestImport} ms while importing`);
-        // Opening renders a first page of rows and items (~40 ms of layout on an idle machine);
-        // the bound is loose because wall-clock task lengths stretch on a loaded CI box.
-        assert(longestOpen < 500, `main-thread task of ${longestOpen} ms while opening`);
+        // Opening lays out a first page of rows and items (tens of ms on an idle machine). The
+        // bound only catches regressions such as rendering every row: wall-clock task lengths
+        // stretch several times on a loaded 2-core CI box.
+        assert(
+          longestOpen < OPEN_TASK_LIMIT_MS,
+          `main-thread task of ${longestOpen} ms while opening`,
+        );
       },
     );
 

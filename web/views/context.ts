@@ -18,8 +18,8 @@ import type {
   RawEntryView,
 } from "../types.ts";
 
-const CONTEXT_PAGE = 25;
-const RAW_PAGE = 40;
+const CONTEXT_PAGE = 15;
+const RAW_PAGE = 25;
 
 /** CSS tone of a projection mark. */
 export function flagTone(flag: string): string {

@@ -203,7 +203,9 @@ export function renderList(
         el(
           "tr",
           {},
-          ...["Session", "cwd", "Created", "Modified", "Messages", ""].map((h) => el("th", {}, h)),
+          ...["Session", "cwd", "Created", "Modified", "Messages", ""].map((h) =>
+            el("th", { class: h === "Messages" ? "num" : "" }, h)
+          ),
         ),
       ),
       el("tbody", {}, ...rows.slice(0, MAX_ROWS).map((row) => sessionRow(row, actions))),

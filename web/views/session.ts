@@ -191,7 +191,11 @@ export class SessionPage {
         this.#right,
         el(
           "div",
-          { class: "columns", attrs: { id: "context-view" } },
+          {
+            class: "columns",
+            attrs: { id: "context-view" },
+            dataset: { leaf: this.#leafId ?? "" },
+          },
           context.element,
           raw.element,
         ),
