@@ -85,8 +85,17 @@ export async function openSession(
     store = file.store;
     sessionId = file.sessionId;
   }
-  const loaded = await store.load(sessionId);
-  if (loaded.upgraded) await store.replace(loaded.header, loaded.entries);
+  let loaded = await store.load(sessionId);
+  if (loaded.upgraded) {
+    try {
+      await store.replace(loaded.header, loaded.entries, { ifStillOlderFormat: true });
+    } catch (error) {
+      // Another process may have persisted the upgrade (and appended) since our load:
+      // take its version rather than overwrite it.
+      loaded = await store.load(sessionId);
+      if (loaded.upgraded) throw error;
+    }
+  }
   return {
     store,
     header: loaded.header,

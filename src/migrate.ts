@@ -131,16 +131,40 @@ function hasTreeIds(entries: JsonObject[]): boolean {
   return true;
 }
 
-function upgradeV1ToV2(entries: JsonObject[]): JsonObject[] {
+/** 32-bit FNV-1a of a string, as 8 hex characters. */
+function fnv1aHex(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}
+
+/**
+ * Ids for v1 entries, derived from the session id and the record's position: every reader
+ * of one v1 file (two processes, an export and a later open) gets the same ids, so an
+ * upgrade persisted by one of them agrees with what the others hold in memory.
+ */
+export function deterministicEntryIds(sessionId: string, count: number): string[] {
+  const taken = new Set<string>();
+  const ids: string[] = [];
+  for (let index = 0; index < count; index++) {
+    let id = fnv1aHex(`${sessionId}\u0000${index}`);
+    for (let attempt = 1; taken.has(id); attempt++) {
+      id = fnv1aHex(`${sessionId}\u0000${index}\u0000${attempt}`);
+    }
+    taken.add(id);
+    ids.push(id);
+  }
+  return ids;
+}
+
+function upgradeV1ToV2(sessionId: string, entries: JsonObject[]): JsonObject[] {
   // A header without a version whose entries already carry a tree is kept as a tree
   // (the older readers flattened such files into one chain, losing branches).
   if (hasTreeIds(entries)) return entries;
-  const taken = new Set<string>();
-  const ids = entries.map(() => {
-    const id = generateEntryId(taken);
-    taken.add(id);
-    return id;
-  });
+  const ids = deterministicEntryIds(sessionId, entries.length);
   return entries.map((entry, index) => {
     const out: JsonObject = {
       type: entry.type,
@@ -194,7 +218,7 @@ export function upgradeRecords(
     return { header, entries, sourceVersion, upgraded: false };
   }
   let upgradedEntries = entries;
-  if (sourceVersion < 2) upgradedEntries = upgradeV1ToV2(upgradedEntries);
+  if (sourceVersion < 2) upgradedEntries = upgradeV1ToV2(String(header.id ?? ""), upgradedEntries);
   if (sourceVersion < 3) upgradedEntries = upgradeV2ToV3(upgradedEntries);
   return {
     header: upgradeHeaderToV4(header),

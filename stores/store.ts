@@ -63,6 +63,12 @@ export interface ListOptions {
   onSkipped?: (skipped: SkippedSession) => void;
 }
 
+/** Options for {@link SessionStore.replace}. */
+export interface ReplaceOptions {
+  /** Replace only if the stored session is still in an older format (persisting an upgrade). */
+  ifStillOlderFormat?: boolean;
+}
+
 /** Where a created session lives. */
 export interface CreatedSession {
   id: string;
@@ -93,8 +99,17 @@ export interface SessionStore {
   append(sessionId: string, entries: readonly SessionEntry[]): Promise<void>;
   /** Load a session by exact id. */
   load(sessionId: string): Promise<LoadedSession>;
-  /** Atomically replace a session's header and all its entries (persists upgrades). */
-  replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void>;
+  /**
+   * Atomically replace a session's header and all its entries (persists upgrades). With
+   * `ifStillOlderFormat`, a store that can hold older formats replaces only while the
+   * stored data still needs the upgrade, and otherwise rejects with `SessionStorageError`
+   * (another writer upgraded it first; load again). Format-4-only stores ignore the option.
+   */
+  replace(
+    header: SessionHeader,
+    entries: readonly SessionEntry[],
+    options?: ReplaceOptions,
+  ): Promise<void>;
   /** Replace only the header (e.g. workflow markers); entries are untouched. */
   updateHeader(header: SessionHeader): Promise<void>;
   /** List sessions, newest first. */

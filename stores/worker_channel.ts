@@ -31,7 +31,7 @@ import {
 } from "../src/errors.ts";
 import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
 import type { SessionEntry, SessionHeader } from "../src/schema.ts";
-import type { ListOptions, SessionStore } from "./store.ts";
+import type { ListOptions, ReplaceOptions, SessionStore } from "./store.ts";
 
 /**
  * What both ends post to: a `Worker`, a `MessagePort`, or a worker's global scope.
@@ -206,7 +206,7 @@ function dispatch(
   signal: AbortSignal,
   post: (reply: WireReply) => void,
 ): Promise<unknown> {
-  const [a, b] = request.args as [unknown, unknown];
+  const [a, b, c] = request.args as [unknown, unknown, unknown];
   const lines = (value: unknown) => (value as string[]).map((l) => parseLine<SessionEntry>(l));
   switch (request.method) {
     case "create":
@@ -214,7 +214,7 @@ function dispatch(
     case "append":
       return store.append(a as string, lines(b));
     case "replace":
-      return store.replace(parseLine<SessionHeader>(a as string), lines(b));
+      return store.replace(parseLine<SessionHeader>(a as string), lines(b), c as ReplaceOptions);
     case "updateHeader":
       return store.updateHeader(parseLine<SessionHeader>(a as string));
     case "load":

@@ -21,6 +21,7 @@ import {
   type CreatedSession,
   type ListOptions,
   type LoadedSession,
+  type ReplaceOptions,
   type SessionInfo,
   type SessionStore,
   storageOperation,
@@ -246,8 +247,15 @@ export class WorkerSessionStore implements SessionStore {
     };
   }
 
-  async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
-    const args = await this.#serialise("replace", () => [toJsonLine(header), lines(entries)]);
+  async replace(
+    header: SessionHeader,
+    entries: readonly SessionEntry[],
+    options: ReplaceOptions = {},
+  ): Promise<void> {
+    const args = await this.#serialise(
+      "replace",
+      () => [toJsonLine(header), lines(entries), options],
+    );
     await this.#call("replace", args);
   }
 

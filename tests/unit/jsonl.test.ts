@@ -177,3 +177,14 @@ test("deep linear sessions index and walk without recursion limits", () => {
   assert.equal(index.getPath("e199999").length, 200_000);
   assert.equal(index.getTree().length, 1);
 });
+
+test("v1 upgrades give the same ids on every read, and different sessions get different ids", () => {
+  const text = fixtureText("codec/v1.jsonl");
+  const first = parseSessionJsonlSync(text).entries.map((e) => e.id);
+  const second = parseSessionJsonlSync(fixtureBytes("codec/v1.jsonl")).entries.map((e) => e.id);
+  assert.deepEqual(second, first);
+  const renamed = parseSessionJsonlSync(text.replace('"id":"v1s"', '"id":"another"')).entries.map((
+    e,
+  ) => e.id);
+  assert.notDeepEqual(renamed, first);
+});
