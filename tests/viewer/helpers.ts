@@ -164,7 +164,7 @@ export async function writeLargeSession(path: string, targetBytes: number): Prom
     const id = (++n).toString(16).padStart(8, "0");
     const kind = n % 3;
     const message = kind === 1
-      ? { role: "user", content: `step ${n}: continue`, timestamp: n }
+      ? { role: "user", content: `step ${n}: continue`, timestamp: Date.UTC(2026, 6, 1) + n * 1000 }
       : kind === 2
       ? {
         role: "assistant",
@@ -185,7 +185,7 @@ export async function writeLargeSession(path: string, targetBytes: number): Prom
           cost: { total: 0.002 },
         },
         stopReason: "toolUse",
-        timestamp: n,
+        timestamp: Date.UTC(2026, 6, 1) + n * 1000,
       }
       : {
         role: "toolResult",
@@ -193,7 +193,7 @@ export async function writeLargeSession(path: string, targetBytes: number): Prom
         toolName: "bash",
         content: [{ type: "text", text: `${filler}${n}` }],
         isError: false,
-        timestamp: n,
+        timestamp: Date.UTC(2026, 6, 1) + n * 1000,
       };
     await write({ type: "message", id, parentId: parent, timestamp: ts(n), message });
     parent = id;
