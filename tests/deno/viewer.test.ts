@@ -9,75 +9,38 @@
  *
  * Run: deno test --allow-read --allow-write --allow-env --allow-run --allow-net tests/deno/viewer.test.ts
  */
-import type { Page } from "playwright-core";
 import {
   bounded,
   launchBrowser,
   type LaunchedBrowser,
-  ROOT,
   screenshot,
   serveFreshViewer,
   waitReady,
   watchPage,
   writeLargeSession,
 } from "../viewer/helpers.ts";
+import {
+  assert,
+  assertEquals,
+  contextText,
+  DEMO,
+  openFromList,
+  readDownload,
+  sessionTitles,
+} from "../viewer/page.ts";
+import "../viewer/safety_tests.ts"; // demo load, IndexedDB fallback, hostile content
 
-const DEMO = `${ROOT}web/demo/`;
-const REALISTIC = `${DEMO}01-token-refresh-race.jsonl`;
-const BOUNDARY = `${DEMO}02-verbatim-boundary.jsonl`;
-const INTERRUPTED = `${DEMO}03-interrupted-tool-call.jsonl`;
-const V1 = `${DEMO}04-pi-v1-zsh-startup.jsonl`;
-const WORKFLOW = `${DEMO}05-workflow-review-stage.jsonl`;
+const REALISTIC = DEMO.realistic;
+const BOUNDARY = DEMO.boundary;
+const INTERRUPTED = DEMO.interrupted;
+const V1 = DEMO.v1;
+const WORKFLOW = DEMO.workflow;
 /** Size of the file imported while measuring main-thread tasks. */
 const LARGE_BYTES = Number(Deno.env.get("VIEWER_LARGE_MB") ?? "40") * 1024 * 1024;
 /** Longest main-thread task accepted while opening the large session (see the step). */
 const OPEN_TASK_LIMIT_MS = Number(Deno.env.get("VIEWER_OPEN_TASK_MS") ?? "1000");
 /** The whole test may not take longer than this; then everything is torn down. */
 const WATCHDOG_MS = 420_000;
-
-function assert(condition: unknown, message = "assertion failed"): asserts condition {
-  if (!condition) throw new Error(message);
-}
-
-function assertEquals(actual: unknown, expected: unknown, message = ""): void {
-  const a = JSON.stringify(actual), e = JSON.stringify(expected);
-  if (a !== e) throw new Error(`${message}\nexpected: ${e}\nactual:   ${a}`);
-}
-
-async function sessionTitles(page: Page): Promise<string[]> {
-  await page.waitForSelector("#session-table");
-  return await page.locator("#session-table .session-link").allTextContents();
-}
-
-async function openFromList(page: Page, url: string, title: string): Promise<void> {
-  await page.goto(`${url}#/`);
-  await page.locator("#session-table .session-link", { hasText: title }).first().click();
-  await page.waitForSelector(".session-page #context-view .context-item");
-}
-
-/** Scroll the context pane until every page of it is loaded (bounded). */
-async function loadAllContext(page: Page): Promise<void> {
-  let count = -1;
-  for (let i = 0; i < 40; i++) {
-    const now = await page.locator(".context-item").count();
-    if (now === count) return;
-    count = now;
-    await page.locator(".context-pane").evaluate((pane) => pane.scrollTop = pane.scrollHeight);
-    await page.waitForTimeout(150);
-  }
-}
-
-/** The text of the whole projected context (all pages loaded). */
-async function contextText(page: Page): Promise<string> {
-  await loadAllContext(page);
-  return await page.locator(".context-pane").textContent() ?? "";
-}
-
-async function readDownload(page: Page, click: () => Promise<void>): Promise<string> {
-  const [download] = await Promise.all([page.waitForEvent("download"), click()]);
-  const path = await download.path();
-  return await Deno.readTextFile(path);
-}
 
 Deno.test({
   name: "viewer: import, list, tree, branch switch, usage, export, persistence",
@@ -413,187 +376,5 @@ Deno.test({
     await bounded(viewer.close(), 5000);
     await Deno.remove(profile, { recursive: true }).catch(() => {});
     await Deno.remove(work, { recursive: true }).catch(() => {});
-  }
-});
-
-Deno.test({
-  name: "viewer: a new user loads the demo sessions and sees a real session at once",
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
-  const viewer = await serveFreshViewer();
-  const browser = await launchBrowser();
-  const watchdog = setTimeout(() => void browser.close(), 120_000);
-  try {
-    const page = await browser.context.newPage();
-    const watch = watchPage(page, viewer.url.replace(/\/$/, ""));
-    await page.goto(viewer.url);
-    await waitReady(page);
-    await page.click("#load-demo");
-    await page.waitForSelector(".session-page #context-view .context-item");
-    assertEquals(await page.locator("#session-title").textContent(), "Fix token refresh race");
-    for (const toast of await page.locator(".toast-close").all()) await toast.click();
-    // Show an edited entry next to its raw line (this screenshot is docs/viewer.png).
-    const edited = page.locator(".context-item.has-edit", { hasText: "read" }).first();
-    await edited.evaluate((node) => node.scrollIntoView({ block: "start" }));
-    await edited.locator(".item-head button.link-button").click();
-    await page.waitForSelector(".raw-item.highlight");
-    await screenshot(page, "demo-session");
-    await page.goto(`${viewer.url}#/`);
-    assertEquals((await sessionTitles(page)).length, 4, "4 demo sessions + 1 internal hidden");
-    assert((await page.locator("label.toggle").textContent())?.includes("(1)"), "internal hidden");
-    await screenshot(page, "demo-list");
-    assertEquals(watch.errors, [], "page errors");
-    assertEquals(watch.outside, [], "requests to other origins");
-  } finally {
-    clearTimeout(watchdog);
-    await browser.close();
-    await bounded(viewer.close(), 5000);
-  }
-});
-
-Deno.test({
-  name: "viewer: IndexedDB fallback (?storage=indexeddb) keeps sessions across a reload",
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
-  const viewer = await serveFreshViewer();
-  const browser = await launchBrowser();
-  const watchdog = setTimeout(() => void browser.close(), 120_000);
-  try {
-    const page = await browser.context.newPage();
-    watchPage(page, viewer.url.replace(/\/$/, ""));
-    await page.goto(`${viewer.url}?storage=indexeddb`);
-    await waitReady(page);
-    assertEquals(await page.getAttribute("body", "data-storage"), "indexeddb");
-    await page.setInputFiles("#file-input", [REALISTIC, V1]);
-    assertEquals((await sessionTitles(page)).length, 2);
-    await page.reload();
-    await waitReady(page);
-    assertEquals((await sessionTitles(page)).length, 2);
-    await openFromList(page, `${viewer.url}?storage=indexeddb`, "Fix token refresh race");
-    assertEquals(await page.locator(".tree-row.leaf").getAttribute("data-id"), "a1000020");
-  } finally {
-    clearTimeout(watchdog);
-    await browser.close();
-    await bounded(viewer.close(), 5000);
-  }
-});
-
-Deno.test({
-  name: "viewer: hostile session content never runs or injects markup (CSP bypassed)",
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async (t) => {
-  const viewer = await serveFreshViewer();
-  const origin = viewer.url.replace(/\/$/, "");
-  const browser = await launchBrowser({ bypassCSP: true });
-  const watchdog = setTimeout(() => void browser.close(), 180_000);
-  try {
-    const page = await browser.context.newPage();
-    const watch = watchPage(page, origin);
-    await page.goto(viewer.url);
-    await waitReady(page);
-    const check = async (where: string) => {
-      const report = await page.evaluate(() => {
-        const all = [...document.querySelectorAll("*")];
-        const handlers = all.filter((el) => [...el.attributes].some((a) => /^on/i.test(a.name)))
-          .map((el) => el.outerHTML.slice(0, 80));
-        const scripts = [...document.scripts].map((s) => s.src);
-        const embeds = document.querySelectorAll(
-          "iframe, object, embed, frame, style, link:not([rel=stylesheet]):not([rel=icon]), base, meta[http-equiv=refresh]",
-        ).length;
-        const foreignSvg = document.querySelectorAll("svg:not(.chart)").length;
-        const badImages = [...document.images].map((img) => img.getAttribute("src") ?? "")
-          .filter((src) =>
-            !/^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]*={0,2}$/.test(src)
-          );
-        const links = [...document.querySelectorAll("a[href]")].map((a) =>
-          a.getAttribute("href") ?? ""
-        )
-          .filter((href) => !href.startsWith("#"));
-        return {
-          pwned: (globalThis as unknown as { __pwned?: unknown }).__pwned ?? null,
-          handlers,
-          scripts,
-          embeds,
-          foreignSvg,
-          badImages,
-          links,
-        };
-      });
-      assertEquals(report.pwned, null, `${where}: a script ran`);
-      assertEquals(report.handlers, [], `${where}: event handler attributes`);
-      assertEquals(report.scripts.length, 1, `${where}: scripts ${report.scripts.join(", ")}`);
-      assertEquals(report.embeds, 0, `${where}: embedded elements`);
-      assertEquals(report.foreignSvg, 0, `${where}: svg from content`);
-      assertEquals(report.badImages, [], `${where}: unsafe images`);
-      assertEquals(report.links, [], `${where}: links out of the page`);
-    };
-
-    await t.step("import the hostile fixtures", async () => {
-      await page.setInputFiles("#file-input", [
-        `${ROOT}fixtures/hostile/html-everywhere.jsonl`,
-        `${ROOT}fixtures/hostile/svg-image-v3.jsonl`,
-      ]);
-      await page.waitForSelector("#session-table");
-      assertEquals((await sessionTitles(page)).length, 2);
-      const text = await page.locator("#session-table").innerText();
-      assert(text.includes("<script>window.__pwned='name'</script>"), "the name is shown as text");
-      await check("list");
-      await screenshot(page, "hostile-list");
-    });
-
-    const hostileRows: Record<string, string> = {
-      "html-everywhere": 'tr[data-id^="hostile-<img"]',
-      "svg-image-v3": 'tr[data-id="hostile-v3-svg"]',
-    };
-    for (const [title, row] of Object.entries(hostileRows)) {
-      await t.step(`session "${title}": context, raw, tree, usage stay inert`, async () => {
-        await page.goto(`${viewer.url}#/`);
-        await page.locator(row).locator(".session-link")
-          .click();
-        await page.waitForSelector("#context-view .context-item");
-        for (const details of await page.locator("details").all()) {
-          await details.evaluate((d) => (d as HTMLDetailsElement).open = true);
-        }
-        for (
-          const more of await page.locator("button.link-button", { hasText: "Show all" }).all()
-        ) await more.click();
-        await check(`${title} context`);
-        const rows = await page.locator(".tree-row[data-id]").all();
-        for (const row of rows.slice(0, 20)) {
-          await row.hover();
-          await row.click();
-          await page.waitForSelector("#context-view");
-        }
-        await check(`${title} after switching leaves`);
-        const shown = await page.locator("main").innerText();
-        assert(shown.includes("<script>window.__pwned="), "markup is shown as text");
-        await page.getByRole("tab", { name: "Usage & cost" }).click();
-        await page.waitForSelector(".usage");
-        await check(`${title} usage`);
-        await screenshot(page, `hostile-${title}`);
-      });
-    }
-
-    await t.step("svg and mislabeled images are not displayed", async () => {
-      // At h0000003 the user message with the images is in context (no boundary yet).
-      const id = "hostile-<img src=x onerror=window.__pwned=13>";
-      await page.goto(`${viewer.url}#/`);
-      await page.goto(`${viewer.url}#/session/${encodeURIComponent(id)}?leaf=h0000003`);
-      await page.waitForSelector("#context-view .context-item");
-      assertEquals(await page.locator("#current-leaf").textContent(), "h0000003");
-      const notes = await page.locator(".context-pane .block.note").allTextContents();
-      assert(notes.some((n) => n.includes("image/svg+xml")), notes.join(" | "));
-      assert(notes.filter((n) => n.includes("not displayed")).length >= 4, notes.join(" | "));
-      assertEquals(await page.locator(".context-pane img").count(), 0);
-      assertEquals(watch.errors, [], "page errors");
-      assertEquals(watch.outside, [], "requests to other origins");
-    });
-  } finally {
-    clearTimeout(watchdog);
-    await browser.close();
-    await bounded(viewer.close(), 5000);
   }
 });
