@@ -38,7 +38,6 @@ const WORKFLOW = DEMO.workflow;
 /** Size of the file imported while measuring main-thread tasks. */
 const LARGE_BYTES = Number(Deno.env.get("VIEWER_LARGE_MB") ?? "40") * 1024 * 1024;
 /** Longest main-thread task accepted while opening the large session (see the step). */
-const OPEN_TASK_LIMIT_MS = Number(Deno.env.get("VIEWER_OPEN_TASK_MS") ?? "1000");
 /** The whole test may not take longer than this; then everything is torn down. */
 const WATCHDOG_MS = 420_000;
 
@@ -355,14 +354,19 @@ Deno.test({
             `open ${openMs} ms (longest task ${longestOpen} ms)`,
         );
         await screenshot(page, "08-large-session");
-        assert(longestImport < 100, `main-thread task of ${longestImport} ms while importing`);
-        // Opening lays out a first page of rows and items (tens of ms on an idle machine). The
-        // bound only catches regressions such as rendering every row: wall-clock task lengths
-        // stretch several times on a loaded 2-core CI box.
+        // What keeps the page responsive, checked without timing (timings are reported above
+        // and measured in bench/, never asserted: a loaded CI box stretches them): the page
+        // holds only a window of the session, not one DOM node per entry.
+        const rendered = await page.evaluate(() => ({
+          rows: document.querySelectorAll(".tree-row").length,
+          items: document.querySelectorAll("#context-view .context-item").length,
+        }));
+        assert(entries > 10_000, `the large session has ${entries} entries`);
         assert(
-          longestOpen < OPEN_TASK_LIMIT_MS,
-          `main-thread task of ${longestOpen} ms while opening`,
+          rendered.rows < 1_000,
+          `tree renders a window (${rendered.rows} rows of ${entries})`,
         );
+        assert(rendered.items < 1_000, `context renders a page (${rendered.items} items)`);
       },
     );
 
