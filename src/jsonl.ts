@@ -335,7 +335,7 @@ export async function parseSessionJsonl(
   const assembler = new SessionAssembler(options);
   const splitter = new JsonlLineSplitter(assembler.onRecord, options.source);
   let bytesRead = 0;
-  const chunks = Symbol.asyncIterator in input ? input : readableIterator(input);
+  const chunks = Symbol.asyncIterator in input ? input : readableChunks(input);
   for await (const chunk of chunks as AsyncIterable<Uint8Array>) {
     if (options.signal?.aborted) throw options.signal.reason;
     splitter.push(chunk);
@@ -346,7 +346,19 @@ export async function parseSessionJsonl(
   return assembler.finish();
 }
 
-async function* readableIterator(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+/**
+ * The chunks of a byte stream as an async iterator (not every runtime makes
+ * `ReadableStream` async-iterable), releasing the reader when iteration stops.
+ *
+ * @example
+ * ```ts
+ * import { readableChunks } from "@mu/sessions";
+ * for await (const chunk of readableChunks(new Response("abc").body!)) console.log(chunk.length);
+ * ```
+ */
+export async function* readableChunks(
+  stream: ReadableStream<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
   const reader = stream.getReader();
   try {
     while (true) {

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { type SqliteDatabase, SqliteSessionStore, type SqliteStoreOptions } from "./sqlite.ts";
+import { storageOperation } from "./store.ts";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname } from "node:path";
@@ -77,4 +79,33 @@ export function preparePrivateFile(path: string): boolean {
     if ((error as { code?: string }).code === "EEXIST") return false;
     throw error;
   }
+}
+
+/**
+ * Open a SQLite store on a local file through a driver's connect function: the file (and
+ * its folders) is created private first, and the connection is closed if the store cannot
+ * be set up on it. Shared by the node:sqlite and better-sqlite3 entry points.
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * import { openLocalSqliteStore } from "@mu/sessions/stores/agent_dir.ts";
+ * const store = await openLocalSqliteStore("/tmp/agent/sessions.db", (path) => new DatabaseSync(path));
+ * ```
+ */
+export async function openLocalSqliteStore(
+  path: string,
+  connect: (path: string) => SqliteDatabase,
+  options?: SqliteStoreOptions,
+): Promise<SqliteSessionStore> {
+  return await storageOperation(`open SQLite database ${path}`, () => {
+    if (path !== ":memory:") preparePrivateFile(path);
+    const db = connect(path);
+    try {
+      return new SqliteSessionStore(db, options);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  });
 }

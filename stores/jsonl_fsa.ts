@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { readableChunks } from "../src/jsonl.ts";
 import { SessionStorageError } from "../src/errors.ts";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
@@ -50,19 +51,6 @@ const pageMutex = new KeyedMutex();
 function isNotFound(error: unknown): boolean {
   const name = (error as { name?: string } | null)?.name;
   return name === "NotFoundError" || name === "TypeMismatchError";
-}
-
-async function* streamChunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
-  try {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
-  }
 }
 
 /**
@@ -149,7 +137,7 @@ export class FsaJsonlFolderFs implements JsonlFolderFs {
 
   async *readStream(path: string, start = 0): AsyncIterable<Uint8Array> {
     const file = await (await this.#file(path)).getFile();
-    yield* streamChunks(file.slice(start).stream() as ReadableStream<Uint8Array>);
+    yield* readableChunks(file.slice(start).stream() as ReadableStream<Uint8Array>);
   }
 
   async append(path: string, data: Uint8Array, expectedSize: number): Promise<FileStat> {

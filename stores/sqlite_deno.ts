@@ -5,9 +5,8 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
-import { storageOperation } from "./store.ts";
-import { SqliteSessionStore, type SqliteStoreOptions } from "./sqlite.ts";
-import { preparePrivateFile } from "./agent_dir.ts";
+import type { SqliteSessionStore, SqliteStoreOptions } from "./sqlite.ts";
+import { openLocalSqliteStore } from "./agent_dir.ts";
 
 export { defaultSqlitePath } from "./agent_dir.ts";
 export { SqliteSessionStore, type SqliteStoreOptions } from "./sqlite.ts";
@@ -28,14 +27,5 @@ export async function openSqliteStore(
   path: string,
   options?: SqliteStoreOptions,
 ): Promise<SqliteSessionStore> {
-  return await storageOperation(`open SQLite database ${path}`, () => {
-    if (path !== ":memory:") preparePrivateFile(path);
-    const db = new DatabaseSync(path);
-    try {
-      return new SqliteSessionStore(db, options);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-  });
+  return await openLocalSqliteStore(path, (file) => new DatabaseSync(file), options);
 }

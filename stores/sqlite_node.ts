@@ -6,9 +6,8 @@
  * @module
  */
 import Database from "better-sqlite3";
-import { storageOperation } from "./store.ts";
-import { type SqliteDatabase, SqliteSessionStore, type SqliteStoreOptions } from "./sqlite.ts";
-import { preparePrivateFile } from "./agent_dir.ts";
+import type { SqliteDatabase, SqliteSessionStore, SqliteStoreOptions } from "./sqlite.ts";
+import { openLocalSqliteStore } from "./agent_dir.ts";
 
 export { defaultSqlitePath } from "./agent_dir.ts";
 export { SqliteSessionStore, type SqliteStoreOptions } from "./sqlite.ts";
@@ -33,14 +32,9 @@ export async function openSqliteStore(
   path: string,
   options?: SqliteStoreOptions,
 ): Promise<SqliteSessionStore> {
-  return await storageOperation(`open SQLite database ${path}`, () => {
-    if (path !== ":memory:") preparePrivateFile(path);
-    const db = new (Database as unknown as BetterSqlite3)(path);
-    try {
-      return new SqliteSessionStore(db, options);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-  });
+  return await openLocalSqliteStore(
+    path,
+    (file) => new (Database as unknown as BetterSqlite3)(file),
+    options,
+  );
 }

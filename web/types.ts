@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { UsageTotals as LibraryUsageTotals } from "../src/usage.ts";
 
 /** A typed error as it crosses the worker boundary. */
 export interface ErrorView {
@@ -185,14 +186,8 @@ export interface RawPageView {
   items: RawEntryView[];
 }
 
-/** Token and cost counts. */
-export interface UsageTotals {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: number;
+/** Token and cost counts (the library's totals) and how many records were billed. */
+export interface UsageTotals extends LibraryUsageTotals {
   calls: number;
 }
 

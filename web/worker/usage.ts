@@ -6,6 +6,7 @@
  * @module
  */
 import type { SessionEntry } from "../../src/schema.ts";
+import { addUsage, emptyUsageTotals, entryUsage } from "../../src/usage.ts";
 import type { UsageBar, UsageTotals, UsageView } from "../types.ts";
 
 /** Most bars sent to the page; longer branches are summed into buckets. */
@@ -13,38 +14,16 @@ export const MAX_BARS = 240;
 
 type Json = Record<string, unknown>;
 
-const num = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : 0);
-
 /** Zeroed totals. */
 export function emptyTotals(): UsageTotals {
-  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0, calls: 0 };
+  return { ...emptyUsageTotals(), calls: 0 };
 }
 
-/** The usage record an entry carries: assistant/tool-result messages, usage entries, summaries. */
-export function usageOf(entry: SessionEntry): Json | undefined {
-  const e = entry as unknown as Json;
-  let usage: unknown;
-  if (entry.type === "message") {
-    const message = e.message as Json;
-    if (message.role === "assistant" || message.role === "toolResult") usage = message.usage;
-  } else if (
-    entry.type === "usage" || entry.type === "compaction" || entry.type === "branch_summary" ||
-    entry.type === "session_summary"
-  ) {
-    usage = e.usage;
-  }
-  return usage && typeof usage === "object" ? usage as Json : undefined;
-}
+/** The usage record an entry carries (the library's rule: what counts toward totals). */
+export const usageOf = entryUsage;
 
-function add(totals: UsageTotals, usage: Json): void {
-  const input = num(usage.input), output = num(usage.output);
-  const cacheRead = num(usage.cacheRead), cacheWrite = num(usage.cacheWrite);
-  totals.input += input;
-  totals.output += output;
-  totals.cacheRead += cacheRead;
-  totals.cacheWrite += cacheWrite;
-  totals.totalTokens += num(usage.totalTokens) || input + output + cacheRead + cacheWrite;
-  totals.cost += num((usage.cost as Json | undefined)?.total);
+function add(totals: UsageTotals, usage: NonNullable<ReturnType<typeof entryUsage>>): void {
+  addUsage(totals, usage);
   totals.calls++;
 }
 
@@ -79,14 +58,15 @@ export function computeUsage(
     const usage = usageOf(entry);
     if (!usage) continue;
     add(branch, usage);
+    const { input, output, cacheRead, cacheWrite, cost } = addUsage(emptyUsageTotals(), usage);
     steps.push({
       turn: steps.length + 1,
       turns: 1,
-      input: num(usage.input),
-      output: num(usage.output),
-      cacheRead: num(usage.cacheRead),
-      cacheWrite: num(usage.cacheWrite),
-      cost: num((usage.cost as Json | undefined)?.total),
+      input,
+      output,
+      cacheRead,
+      cacheWrite,
+      cost,
       entryId: entry.id,
     });
   }
