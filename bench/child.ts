@@ -22,12 +22,13 @@ import {
   prepareSqlite,
 } from "./cases/stores.ts";
 import type { BenchCase, Facts } from "./cases/types.ts";
+import { protoCase } from "./proto/case.ts";
 import { collectGarbage, gcExposed, memoryStatus, resetPeak, runtimeName } from "./rt.ts";
 
 /** What the parent asks for. */
 export interface ChildJob {
   mode: "time" | "mem" | "prepare";
-  case: "open" | "listing" | "append" | "import" | "prepare-sqlite";
+  case: "open" | "listing" | "append" | "import" | "prepare-sqlite" | "proto";
   params: Record<string, unknown>;
   warmup?: number;
   runs?: number;
@@ -66,6 +67,8 @@ async function makeCase(job: ChildJob): Promise<BenchCase> {
       return await appendCase(job.params as unknown as AppendParams);
     case "import":
       return await importCase(job.params as { folder: string; tmpDir: string });
+    case "proto":
+      return await protoCase(job.params as unknown as OpenParams);
     default:
       throw new Error(`unknown case ${job.case}`);
   }
@@ -119,6 +122,9 @@ async function memCase(bench: BenchCase, name: string): Promise<ChildResult["fns
   collectGarbage();
   const reset = await resetPeak();
   const before = await memoryStatus();
+  if (!Number.isFinite(before.rss)) {
+    return { [name]: { error: "peak RSS unavailable: cannot read /proc/self/status" } };
+  }
   const start = performance.now();
   try {
     const facts = await fn();

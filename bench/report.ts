@@ -62,6 +62,21 @@ async function machine(): Promise<Record<string, unknown>> {
 const MARK_START = "<!-- bench:table:start -->";
 const MARK_END = "<!-- bench:table:end -->";
 
+/** Replace the table between the README's markers; false when the markers are missing. */
+export async function updateReadme(file: ResultsFile): Promise<boolean> {
+  const readmePath = `${REPO}bench/README.md`;
+  const readme = await Deno.readTextFile(readmePath).catch(() => "");
+  const start = readme.indexOf(MARK_START);
+  const end = readme.indexOf(MARK_END);
+  if (start === -1 || end < start) return false;
+  const table = renderTables(file);
+  await Deno.writeTextFile(
+    readmePath,
+    `${readme.slice(0, start + MARK_START.length)}\n${table}\n${readme.slice(end)}`,
+  );
+  return true;
+}
+
 /** Write the results; returns the paths written. */
 export async function writeResults(run: RunResults): Promise<string[]> {
   const evaluations = evaluate(run.rows, run.sessions);
@@ -89,18 +104,7 @@ export async function writeResults(run: RunResults): Promise<string[]> {
       await Deno.writeTextFile(`${dir}/${name}`, json);
       written.push(`bench/results/${name}`);
     }
-    const readmePath = `${REPO}bench/README.md`;
-    const readme = await Deno.readTextFile(readmePath).catch(() => "");
-    const start = readme.indexOf(MARK_START);
-    const end = readme.indexOf(MARK_END);
-    if (start !== -1 && end > start) {
-      const table = renderTables(file);
-      await Deno.writeTextFile(
-        readmePath,
-        `${readme.slice(0, start + MARK_START.length)}\n${table}\n${readme.slice(end)}`,
-      );
-      written.push("bench/README.md");
-    }
+    if (await updateReadme(file)) written.push("bench/README.md");
   } else {
     await Deno.mkdir(`${dir}/tmp`, { recursive: true });
     const name = run.mode === "smoke" ? "smoke.json" : "partial.json";

@@ -208,6 +208,34 @@ export function renderTables(file: ResultsFile): string {
       ));
     }
   }
+  for (
+    const subject of [...new Set(rows.filter((r) => r.section === "proto").map((r) => r.subject))]
+  ) {
+    const inSection = rows.filter((r) => r.section === "proto" && r.subject === subject);
+    const floor = inSection.find((r) => r.name === "floor")?.medianMs;
+    const bytes = bytesOf(subject);
+    out.push("", `**Prototypes (bench/proto/), deno, ${subject}**: open + index + project`, "");
+    out.push(
+      table(
+        ["Variant", "time (× floor)", "parse phase", "zod calls", "peak RSS (× file)"],
+        inSection.map((r) => {
+          const mem = rows.find((m) =>
+            m.section === "proto memory" && m.subject === subject && m.name === r.name
+          );
+          const peak = mem?.peakBytes === undefined
+            ? "–"
+            : `+${mb(mem.peakBytes)} (${(mem.peakBytes / bytes).toFixed(2)}×)`;
+          return [
+            r.name,
+            cell(r, floor),
+            fmtMs(r.facts?.parseMs as number | undefined),
+            String(r.facts?.zodCalls ?? "–"),
+            peak,
+          ];
+        }),
+      ),
+    );
+  }
   const browser = rows.filter((r) => r.section === "browser");
   if (browser.length) {
     out.push("", "**Browser (Chromium, OPFS SQLite in a worker)**", "");

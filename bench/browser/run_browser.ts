@@ -43,7 +43,8 @@ interface PageResult {
   maxTimerGapMs?: number;
 }
 
-const RUNS = 2;
+/** One import: it takes about a minute on this machine, and the budget is ten. */
+const RUNS = 1;
 
 /** Rows for the browser section (never throws). */
 export async function runBrowserBench(data: SessionData): Promise<Row[]> {
