@@ -184,11 +184,15 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
       );
     }
   }
-  const task = rows.find((r) => r.section === "browser" && r.name === "longest main-thread task");
-  if (task) {
+  const tasks = rows.filter((r) =>
+    r.section === "browser" && r.name.endsWith("longest main-thread task")
+  );
+  for (const task of tasks) {
     out.push({
-      id: "browser-longtask",
-      label: "Browser import: longest main-thread task",
+      id: `browser-${task.name}`,
+      label: `Browser import (${
+        task.name.startsWith("viewer") ? "viewer" : "minimal worker page"
+      }): longest main-thread task`,
       runtime: "chromium",
       subject: task.subject,
       target: "< 100 ms",

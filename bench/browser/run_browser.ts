@@ -11,27 +11,8 @@
  */
 import type { SessionData } from "../generate.ts";
 import { REPO, type Row } from "../jobs.ts";
-
-interface Page {
-  goto(url: string): Promise<unknown>;
-  waitForFunction(
-    fn: string,
-    arg: undefined,
-    options: { timeout: number; polling: number },
-  ): Promise<unknown>;
-  evaluate<T>(fn: string): Promise<T>;
-}
-interface Harness {
-  bundleBrowserEntries(
-    options: { name: string; pages: string[]; workers: string[] },
-  ): Promise<string>;
-  serveDirectory(
-    options: { root: string; isolated?: boolean },
-  ): { url: string; close(): Promise<void> };
-  launchChromium(
-    options: { userDataDir?: string },
-  ): Promise<{ newPage(): Promise<Page>; close(): Promise<void> }>;
-}
+import type { Harness } from "./types.ts";
+import { runViewerBench } from "./viewer.ts";
 
 interface PageResult {
   error?: string;
@@ -104,15 +85,17 @@ export async function runBrowserBench(data: SessionData): Promise<Row[]> {
     await server.close();
     await Deno.remove(profile, { recursive: true }).catch(() => {});
   }
+  const viewer = await runViewerBench(data, harness);
   if (!results.length) {
-    return names.map((name) => ({ ...base, name, error: failure ?? "no result" }));
+    return [...names.map((name) => ({ ...base, name, error: failure ?? "no result" })), ...viewer];
   }
-  // The first import runs into an empty database, the second replaces it (delete + create).
+  // The first import runs into an empty database, a later one replaces it (delete + create).
   const totals = results.map((r) => r.timings!.totalMs);
   const first = results[0];
   const worstTask = Math.max(...results.map((r) => r.longestTaskMs ?? 0));
   const worstGap = Math.max(...results.map((r) => r.maxTimerGapMs ?? 0));
   return [
+    ...viewer,
     {
       ...base,
       name: names[0],

@@ -1,0 +1,136 @@
+/**
+ * The same browser measurement through the real viewer (`web/`): build it, serve it
+ * cross-origin isolated (as `web/serve.ts` does, so sqlite-wasm uses the `opfs` VFS), hand
+ * the 100k file to its `#file-input`, and wait for its `#progress` bar to appear and hide
+ * again. An init script installs the `longtask` observer and the 10 ms timer before the
+ * viewer's own code runs. Everything here depends on the viewer's DOM, so when the viewer
+ * changes shape the rows say so ("not available") instead of failing the run.
+ * @module
+ */
+import type { SessionData } from "../generate.ts";
+import { REPO, type Row } from "../jobs.ts";
+import type { Harness } from "./types.ts";
+
+// The viewer's CSP forbids eval, so every page function is passed as a function (run
+// through the DevTools protocol), never as a string; functions are serialised, so they
+// may not use anything from this module's scope (types are fine: they are erased).
+type Monitor = {
+  longtasks: { start: number; duration: number }[];
+  maxGap: number;
+  started: number;
+};
+
+const MONITOR = `
+  globalThis.__bench = { longtasks: [], maxGap: 0, started: 0 };
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) globalThis.__bench.longtasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: "longtask", buffered: true });
+  } catch {}
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    if (globalThis.__bench.started) globalThis.__bench.maxGap = Math.max(globalThis.__bench.maxGap, now - last);
+    last = now;
+  }, 10);
+`;
+
+/** Rows for the viewer import (never throws). */
+export async function runViewerBench(data: SessionData, harness: Harness): Promise<Row[]> {
+  const subject = `${data.entries} entries, ${(data.bytes / 1e6).toFixed(0)} MB`;
+  const base = { section: "browser", runtime: "chromium" as const, subject };
+  const names = ["viewer import (web/, OPFS SQLite)", "viewer: longest main-thread task"];
+  const unavailable = (why: string): Row[] =>
+    names.map((name) => ({ ...base, name, unavailable: why }));
+  let outDir: string;
+  try {
+    const build = await import(new URL("web/build.ts", `file://${REPO}`).href);
+    outDir = (await build.buildViewer({ outDir: `${REPO}dist/browser/bench-viewer` })).outDir;
+  } catch (error) {
+    return unavailable(
+      `not available yet (viewer build: ${(error as Error).message.split("\n")[0]})`,
+    );
+  }
+  const server = harness.serveDirectory({ root: outDir, isolated: true });
+  const profile = await Deno.makeTempDir({ prefix: "mu-bench-viewer-" });
+  try {
+    const browser = await harness.launchChromium({ userDataDir: profile });
+    try {
+      const page = await browser.newPage();
+      await page.addInitScript(MONITOR);
+      await page.goto(`${server.url}/index.html`);
+      // Storage is chosen by the worker; the badge stops saying "…" once it is open.
+      await page.waitForFunction(
+        () => document.getElementById("storage")?.textContent?.trim() !== "…",
+        undefined,
+        { timeout: 60_000, polling: 100 },
+      );
+      const storage = await page.evaluate(() =>
+        document.getElementById("storage")?.textContent ?? ""
+      );
+      await page.evaluate(() => {
+        (globalThis as unknown as { __bench: Monitor }).__bench.started = performance.now();
+      });
+      const t0 = performance.now();
+      await page.setInputFiles("#file-input", data.file);
+      await page.waitForFunction(() => !document.getElementById("progress")?.hidden, undefined, {
+        timeout: 60_000,
+        polling: 20,
+      });
+      await page.waitForFunction(() => !!document.getElementById("progress")?.hidden, undefined, {
+        timeout: 300_000,
+        polling: 100,
+      });
+      const wallMs = performance.now() - t0;
+      const result = await page.evaluate(() => ({
+        ...(globalThis as unknown as { __bench: Monitor }).__bench,
+        toasts: document.getElementById("toasts")?.innerText ?? "",
+      }));
+      const during = result.longtasks.filter((t) => t.start + t.duration >= result.started);
+      const longest = during.reduce((max, t) => Math.max(max, t.duration), 0);
+      const toast = result.toasts.trim().split("\n")[0] ?? "";
+      return [
+        {
+          ...base,
+          name: names[0],
+          medianMs: wallMs,
+          samples: [wallMs],
+          facts: {
+            storage,
+            note: `storage ${storage.trim()}; ${
+              (data.bytes / 1e6 / (wallMs / 1000)).toFixed(1)
+            } MB/s from file pick to progress hidden${
+              toast ? `; toast: ${toast.slice(0, 80)}` : ""
+            }`,
+          },
+        },
+        {
+          ...base,
+          name: names[1],
+          medianMs: longest,
+          samples: [longest],
+          facts: {
+            maxTimerGapMs: result.maxGap,
+            note: `longtask entries during import: ${
+              during.map((t) =>
+                `${t.duration.toFixed(0)} ms at +${
+                  ((t.start - result.started) / 1000).toFixed(1)
+                } s`
+              ).join(", ") ||
+              "none"
+            }; largest 10 ms-timer gap ${result.maxGap.toFixed(0)} ms`,
+          },
+        },
+      ];
+    } finally {
+      await browser.close();
+    }
+  } catch (error) {
+    return unavailable(
+      `viewer run failed (its DOM may have changed): ${(error as Error).message.split("\n")[0]}`,
+    );
+  } finally {
+    await server.close();
+    await Deno.remove(profile, { recursive: true }).catch(() => {});
+  }
+}
