@@ -32,3 +32,4 @@ export * from "./src/session_view.ts";
 export * from "./src/session_options.ts";
 export * from "./src/usage.ts";
 export * from "./src/context_entry.ts";
+export * from "./src/validate_fast.ts";
