@@ -80,38 +80,54 @@ export class SessionIndex {
     }
   }
 
-  /** Depth-first colouring: each entry is visited once, so building is O(n). */
+  /**
+   * Depth of every entry, O(n). Append-only files write parents before children, so one
+   * pass in file order settles almost everything; only an entry whose parent comes later
+   * in the file is walked, and a walk that meets itself is a parent cycle.
+   */
   #checkAcyclic(source: string | undefined): void {
+    const pending: SessionEntry[] = [];
     for (const entry of this.entries) {
-      if (entry.parentId !== null && !this.byId.has(entry.parentId)) {
+      const parentId = entry.parentId;
+      if (parentId === null) {
+        this.#depth.set(entry.id, 0);
+      } else if (!this.byId.has(parentId)) {
         this.danglingParents.add(entry.id);
+        this.#depth.set(entry.id, 0);
+      } else {
+        const parentDepth = this.#depth.get(parentId);
+        if (parentDepth !== undefined && parentId !== entry.id) {
+          this.#depth.set(entry.id, parentDepth + 1);
+        } else pending.push(entry);
       }
     }
-    for (const start of this.entries) {
-      if (this.#depth.has(start.id)) continue;
-      const trail: string[] = [];
-      const onTrail = new Set<string>();
-      let cursor: SessionEntry | undefined = start;
-      let base = -1;
-      while (cursor) {
-        const known = this.#depth.get(cursor.id);
-        if (known !== undefined) {
-          base = known;
-          break;
-        }
-        if (onTrail.has(cursor.id)) {
-          const line = this.entries.indexOf(cursor) + 2; // header is line 1
-          throw new SessionFormatError(`entry ${cursor.id} is its own ancestor (parentId cycle)`, {
-            line,
-            source,
-          });
-        }
-        trail.push(cursor.id);
-        onTrail.add(cursor.id);
-        cursor = cursor.parentId === null ? undefined : this.byId.get(cursor.parentId);
+    for (const start of pending) this.#walkToKnownDepth(start, source);
+  }
+
+  #walkToKnownDepth(start: SessionEntry, source: string | undefined): void {
+    if (this.#depth.has(start.id)) return; // settled by an earlier walk
+    const trail: string[] = [];
+    const onTrail = new Set<string>();
+    let cursor: SessionEntry | undefined = start;
+    let base = -1;
+    while (cursor) {
+      const known = this.#depth.get(cursor.id);
+      if (known !== undefined) {
+        base = known;
+        break;
       }
-      for (let i = trail.length - 1; i >= 0; i--) this.#depth.set(trail[i], ++base);
+      if (onTrail.has(cursor.id)) {
+        const line = this.entries.indexOf(cursor) + 2; // header is line 1
+        throw new SessionFormatError(`entry ${cursor.id} is its own ancestor (parentId cycle)`, {
+          line,
+          source,
+        });
+      }
+      trail.push(cursor.id);
+      onTrail.add(cursor.id);
+      cursor = cursor.parentId === null ? undefined : this.byId.get(cursor.parentId);
     }
+    for (let i = trail.length - 1; i >= 0; i--) this.#depth.set(trail[i], ++base);
   }
 
   #depthOf(id: string): number {
@@ -144,19 +160,18 @@ export class SessionIndex {
   }
 
   /**
-   * The path from the root to `leafId`, root first. Unknown or null leaf: `[]`.
-   * O(depth): the path array is preallocated from the indexed depth.
+   * The path from the root to `leafId`, root first. Unknown or null leaf: `[]`. O(depth).
    */
   getPath(leafId: string | null | undefined): SessionEntry[] {
     if (leafId === null || leafId === undefined) return [];
+    const path: SessionEntry[] = [];
     let cursor = this.byId.get(leafId);
-    if (!cursor) return [];
-    const path: SessionEntry[] = new Array(this.#depthOf(leafId) + 1);
-    for (let i = path.length - 1; i >= 0 && cursor; i--) {
-      path[i] = cursor;
+    // Bounded by the entry count: duplicate ids can never make the walk loop.
+    while (cursor && path.length <= this.entries.length) {
+      path.push(cursor);
       cursor = cursor.parentId === null ? undefined : this.byId.get(cursor.parentId);
     }
-    return path;
+    return path.reverse();
   }
 
   /** The last entry in file order, which is where a reopened session's leaf sits. */

@@ -188,3 +188,18 @@ test("v1 upgrades give the same ids on every read, and different sessions get di
   ) => e.id);
   assert.notDeepEqual(renamed, first);
 });
+
+test("children written before their parents still index, and paths come out root first", () => {
+  const index = SessionIndex.build([
+    entry("c", "b"),
+    entry("b", "a"),
+    entry("a", null),
+    entry("d", "c"),
+  ]);
+  assert.deepEqual(index.getPath("d").map((e) => e.id), ["a", "b", "c", "d"]);
+  assert.deepEqual([...index.danglingParents], []);
+  assert.throws(
+    () => SessionIndex.build([entry("y", "x"), entry("x", "y"), entry("r", null)]),
+    SessionFormatError,
+  );
+});
