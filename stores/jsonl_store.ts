@@ -143,10 +143,16 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
+    // The file keeps the original text, so loading need not hold a second copy of it
+    // (bench finding 1: 0.47x the parse floor and +386 MB at 100k entries).
+    return await this.#load(sessionId, false);
+  }
+
+  async #load(sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
     assertOpen(this.#closed, this.kind);
     const path = await this.#require(sessionId);
     try {
-      return await this.#parse(path, sessionId);
+      return await this.#parse(path, sessionId, retainRaw);
     } catch (error) {
       if (!isTornRecord(error)) throw error;
       // A writer in another process may be mid-append: read once more under its lock.
@@ -157,17 +163,18 @@ export class JsonlSessionStore implements SessionStore {
         throw error;
       }
       try {
-        return await this.#parse(path, sessionId);
+        return await this.#parse(path, sessionId, retainRaw);
       } finally {
         await release();
       }
     }
   }
 
-  async #parse(path: string, sessionId: string): Promise<LoadedSession> {
+  async #parse(path: string, sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
+    const source = this.#fs.describe(path);
     const parsed = await storageOperation(
       "load",
-      () => parseSessionJsonl(this.#fs.readStream(path), { source: this.#fs.describe(path) }),
+      () => parseSessionJsonl(this.#fs.readStream(path), { source, retainRaw }),
     );
     if (parsed.header.id !== sessionId) {
       this.#forget(path);
@@ -261,7 +268,8 @@ export class JsonlSessionStore implements SessionStore {
 
   /** The session as format-4 JSONL: the file's own text when unchanged, upgraded otherwise. */
   async exportJsonl(sessionId: string): Promise<string> {
-    const { header, entries } = await this.load(sessionId);
+    // Parsed (validated, older formats upgraded) keeping each line's text: byte-identical.
+    const { header, entries } = await this.#load(sessionId, true);
     return serializeSessionJsonl(header, entries);
   }
 

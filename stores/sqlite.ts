@@ -40,7 +40,7 @@ import {
   SessionNotFoundError,
   SessionStorageError,
 } from "../src/errors.ts";
-import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
+import { toJsonLine } from "../src/jsonl.ts";
 import {
   applyEntryToListing,
   type ListingState,
@@ -117,7 +117,7 @@ const SESSION_COLUMNS =
   "cwd, created_at, modified, header, internal, workflow, parent_session_id, listing";
 const SESSION_UPDATE = SESSION_COLUMNS.split(", ").map((column) => `${column} = ?`).join(", ");
 
-function parseKept<T extends object>(text: string, sessionId: string, line: number): T {
+function parseRow<T extends object>(text: string, sessionId: string, line: number): T {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -128,7 +128,8 @@ function parseKept<T extends object>(text: string, sessionId: string, line: numb
     const source = `sqlite:${sessionId}`;
     throw new SessionFormatError("stored record is not a JSON object", { line, source });
   }
-  rememberRawJson(value, text);
+  // No rememberRawJson: exportJsonl reads the stored text itself, and holding every row's
+  // text alive beside its object doubled the memory of a load (bench finding 1).
   return value as T;
 }
 
@@ -227,7 +228,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
     const { header, rows } = await this.#read("load", sessionId);
     return {
       header,
-      entries: rows.map((row, i) => parseKept<SessionEntry>(String(row.json), sessionId, i + 2)),
+      entries: rows.map((row, i) => parseRow<SessionEntry>(String(row.json), sessionId, i + 2)),
       sourceVersion: CURRENT_SESSION_VERSION,
       upgraded: false,
     };
@@ -337,7 +338,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
       sqliteTransaction(this.#db, () => {
         const row = this.#get("SELECT header FROM sessions WHERE id = ?", sessionId);
         if (!row) throw new SessionNotFoundError(sessionId);
-        const header = parseKept<SessionHeader>(String(row.header), sessionId, 1);
+        const header = parseRow<SessionHeader>(String(row.header), sessionId, 1);
         const last = this.#get(
           "SELECT seq, entry_id FROM entries WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
           sessionId,
@@ -357,7 +358,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
         const entries = new Array<SessionEntry>(rows.length);
         for (const { json, depth } of rows) {
           // depth 0 is the leaf, which goes last
-          entries[rows.length - 1 - Number(depth)] = parseKept(String(json), sessionId, 0);
+          entries[rows.length - 1 - Number(depth)] = parseRow(String(json), sessionId, 0);
         }
         return { header, entries };
       }, "DEFERRED"));
@@ -413,7 +414,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
         const rows = this.#statement(
           "SELECT json FROM entries WHERE session_id = ? ORDER BY seq",
         ).all(sessionId);
-        return { headerText, header: parseKept<SessionHeader>(headerText, sessionId, 1), rows };
+        return { headerText, header: parseRow<SessionHeader>(headerText, sessionId, 1), rows };
       }, "DEFERRED"));
   }
 }

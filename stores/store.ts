@@ -25,7 +25,11 @@ import type { SessionEntry, SessionHeader } from "../src/schema.ts";
 
 export type { SessionInfo } from "../src/listing.ts";
 
-/** A session as loaded from a store. */
+/**
+ * A session as loaded from a store. The entries are the data, not the stored text: for a
+ * byte-identical copy use `exportJsonl` / {@link exportSessionJsonl} (persistent stores do
+ * not keep every line's text alive beside its object on load; it doubled load memory).
+ */
 export interface LoadedSession {
   header: SessionHeader;
   /** Entries in commit (file) order. */
