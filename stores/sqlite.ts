@@ -22,7 +22,7 @@
  * entries(session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER,
  *         entry_id TEXT, parent_id TEXT, type TEXT, json TEXT, -- raw entry JSON
  *         PRIMARY KEY (session_id, seq))
- * INDEX entries_tree (session_id, entry_id, seq, parent_id)  -- covering: loadBranch walks it
+ * INDEX entries_walk (session_id, seq, entry_id, parent_id)  -- append-ordered; loadBranch scans it
  * INDEX sessions_by_cwd (cwd, modified DESC, created_at DESC, id)
  * ```
  * Pragmas per connection: `busy_timeout` (5000 ms), `foreign_keys = ON`, `journal_mode =
@@ -321,9 +321,9 @@ export class SqliteSessionStore implements BranchLoadingStore {
 
   /**
    * Optional fast path: only the entries on the path from the root to `leafId`, root
-   * first, ready for `buildSessionProjection(entries, leafId)`. A recursive query walks
-   * the parent links inside the `entries_tree` index, so only the path's JSON is read and
-   * parsed. `leafId` defaults to the last committed entry; `null` gives an empty path; an
+   * first, ready for `buildSessionProjection(entries, leafId)`. The parent links come from
+   * the append-ordered `entries_walk` index (no JSON read) and are walked in memory; then
+   * only the path's JSON is read, by primary key, and parsed. `leafId` defaults to the last committed entry; `null` gives an empty path; an
    * unknown id rejects with `EntryNotFoundError`. Like the tree index, a duplicate id
    * resolves to its latest entry.
    *
@@ -345,23 +345,50 @@ export class SqliteSessionStore implements BranchLoadingStore {
         );
         const leaf = leafId === undefined ? (last?.entry_id as string | null) ?? null : leafId;
         if (leaf === null) return { header, entries: [] };
-        const limit = last ? Number(last.seq) + 1 : 0; // a path visits each entry at most once
-        const rows = this.#statement(BRANCH_SQL)
-          .all(sessionId, leaf, sessionId, sessionId, limit, sessionId);
-        if (rows.length === 0) throw new EntryNotFoundError(leaf);
-        if (rows.length > limit) {
-          const source = `sqlite:${sessionId}`;
-          throw new SessionFormatError(`entry ${leaf} has a parentId cycle on its path`, {
-            source,
-          });
+        const { parents, seqOf } = this.#treeOf(sessionId);
+        if (!seqOf.has(leaf)) throw new EntryNotFoundError(leaf);
+        const seqs: number[] = [];
+        for (
+          let id: string | null = leaf;
+          id !== null && seqOf.has(id);
+          id = parents.get(id) ?? null
+        ) {
+          if (seqs.length > seqOf.size) {
+            const source = `sqlite:${sessionId}`;
+            throw new SessionFormatError(`entry ${leaf} has a parentId cycle on its path`, {
+              source,
+            });
+          }
+          seqs.push(seqOf.get(id)!);
         }
-        const entries = new Array<SessionEntry>(rows.length);
-        for (const { json, depth } of rows) {
-          // depth 0 is the leaf, which goes last
-          entries[rows.length - 1 - Number(depth)] = parseRow(String(json), sessionId, 0);
+        const select = this.#statement("SELECT json FROM entries WHERE session_id = ? AND seq = ?");
+        const entries = new Array<SessionEntry>(seqs.length);
+        for (let i = 0; i < seqs.length; i++) {
+          // seqs runs leaf to root; the path is root first
+          const row = select.get(sessionId, seqs[i])!;
+          entries[seqs.length - 1 - i] = parseRow(String(row.json), sessionId, 0);
         }
         return { header, entries };
       }, "DEFERRED"));
+  }
+
+  /**
+   * The session's parent links from the append-ordered covering index, in commit order, so
+   * a duplicate id resolves to its latest entry (as in the tree index).
+   */
+  #treeOf(sessionId: string): { parents: Map<string, string | null>; seqOf: Map<string, number> } {
+    const parents = new Map<string, string | null>();
+    const seqOf = new Map<string, number>();
+    const rows = this.#statement(
+      "SELECT seq, entry_id, parent_id FROM entries WHERE session_id = ? ORDER BY seq",
+    ).all(sessionId);
+    for (const row of rows) {
+      if (row.entry_id === null) continue;
+      const id = String(row.entry_id);
+      seqOf.set(id, Number(row.seq));
+      parents.set(id, row.parent_id === null ? null : String(row.parent_id));
+    }
+    return { parents, seqOf };
   }
 
   async close(): Promise<void> {
@@ -418,22 +445,3 @@ export class SqliteSessionStore implements BranchLoadingStore {
       }, "DEFERRED"));
   }
 }
-
-/**
- * Walk parent links from the leaf, inside the covering `entries_tree` index: each step
- * finds the latest entry with the parent's id (duplicates resolve like the tree index) and
- * `depth < limit` stops a corrupt parent cycle. Rows come unordered (sorting would move
- * every JSON text through a temp b-tree); the caller places them by depth.
- */
-const BRANCH_SQL = `WITH RECURSIVE path(seq, parent, depth) AS (
-  SELECT seq, parent_id, 0 FROM (SELECT seq, parent_id FROM entries
-    WHERE session_id = ? AND entry_id = ? ORDER BY seq DESC LIMIT 1)
-  UNION ALL
-  SELECT (SELECT p.seq FROM entries p WHERE p.session_id = ? AND p.entry_id = path.parent
-          ORDER BY p.seq DESC LIMIT 1),
-    (SELECT p.parent_id FROM entries p WHERE p.session_id = ? AND p.entry_id = path.parent
-     ORDER BY p.seq DESC LIMIT 1),
-    path.depth + 1
-  FROM path WHERE path.parent IS NOT NULL AND path.depth < ?
-)
-SELECT e.json, path.depth FROM path CROSS JOIN entries e ON e.session_id = ? AND e.seq = path.seq`;

@@ -103,7 +103,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
         assertEquals(raw.prepare("PRAGMA journal_mode").get()?.journal_mode, "wal");
         const names = raw.prepare("SELECT name FROM sqlite_master WHERE type IN ('table','index')")
           .all().map((row) => String(row.name));
-        for (const name of ["sessions", "entries", "entries_tree", "sessions_by_cwd"]) {
+        for (const name of ["sessions", "entries", "entries_walk", "sessions_by_cwd"]) {
           assert(names.includes(name), `${name} exists`);
         }
       } finally {
@@ -138,7 +138,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
         assertEquals(version, SQLITE_SCHEMA_VERSION);
         const names = check.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all()
           .map((row) => String(row.name)).filter((name) => !name.startsWith("sqlite_")).sort();
-        assertEquals(names, ["entries_tree", "sessions_by_cwd"], "every later step applied");
+        assertEquals(names, ["entries_walk", "sessions_by_cwd"], "every later step applied");
       } finally {
         check.close();
       }
