@@ -74,6 +74,9 @@ export async function updateReadme(file: ResultsFile): Promise<boolean> {
     readmePath,
     `${readme.slice(0, start + MARK_START.length)}\n${table}\n${readme.slice(end)}`,
   );
+  // `deno task check` runs `deno fmt --check`, which aligns Markdown tables: align them now.
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", readmePath], cwd: REPO })
+    .output().catch(() => undefined);
   return true;
 }
 
