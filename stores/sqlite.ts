@@ -166,7 +166,10 @@ export class SqliteSessionStore implements BranchLoadingStore {
     for (const [name, value] of [["journal_mode", journalMode], ["synchronous", synchronous]]) {
       if (value === null) continue;
       if (!PRAGMA_WORD.test(value)) throw new SessionStorageError(`Invalid ${name}: ${value}`);
-      db.prepare(`PRAGMA ${name} = ${value}`).get(); // journal_mode answers with a row
+      // journal_mode answers with a row (better-sqlite3 refuses exec-less reads of it the
+      // other way round: `.get()` on a pragma that returns nothing throws there).
+      if (name === "journal_mode") db.prepare(`PRAGMA ${name} = ${value}`).get();
+      else db.exec(`PRAGMA ${name} = ${value}`);
     }
     migrateSqliteSchema(db);
   }

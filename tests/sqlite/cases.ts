@@ -93,6 +93,29 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
     });
   });
 
+  t("durability options apply on every driver (synchronous = NORMAL)", async () => {
+    await withDatabase(runtime, async ({ path }) => {
+      const relaxed = await runtime.openStore(path, { synchronous: "NORMAL" });
+      try {
+        const id = "sync-normal";
+        await relaxed.create({
+          type: "session",
+          version: 4,
+          id,
+          createdAt: "2026-01-01T00:00:00.000Z",
+          cwd: "/p",
+        });
+        assertEquals((await relaxed.load(id)).header.id, id);
+      } finally {
+        await relaxed.close();
+      }
+      await assertRejects(
+        () => runtime.openStore(path, { synchronous: "NORMAL; DROP TABLE entries" }),
+        SessionStorageError,
+      );
+    });
+  });
+
   t("a new database has the current schema, WAL and the indexes", async () => {
     await withDatabase(runtime, async ({ path }) => {
       const raw = runtime.openRaw(path);
