@@ -18,7 +18,7 @@
 import { upgradeRecords } from "../../src/migrate.ts";
 import { SessionHeaderSchema, validateEntry } from "../../src/schema.ts";
 import type { SessionEntry } from "../../mod.ts";
-import { fastValidEntry } from "./fast_validate.ts";
+import { isCertainlyValidEntry as fastValidEntry } from "../../src/validate_fast.ts";
 
 export interface ProtoOptions {
   raw: "string" | "bytes" | "none";
