@@ -251,8 +251,10 @@ export function createProjectionHandler(
           allow: "GET, HEAD, POST",
         });
       }
+      // Projection only: keeping each line's text for re-serialising would double memory.
       const parsed = await parseSessionJsonl(limitBytes(body, settings.maxBytes), {
         source: "request",
+        retainRaw: false,
       });
       const index = SessionIndex.build(parsed.entries, { source: "request" });
       if (leaf !== null && !index.get(leaf)) {
