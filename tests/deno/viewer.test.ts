@@ -37,7 +37,6 @@ const V1 = DEMO.v1;
 const WORKFLOW = DEMO.workflow;
 /** Size of the file imported while measuring main-thread tasks. */
 const LARGE_BYTES = Number(Deno.env.get("VIEWER_LARGE_MB") ?? "40") * 1024 * 1024;
-/** Longest main-thread task accepted while opening the large session (see the step). */
 /** The whole test may not take longer than this; then everything is torn down. */
 const WATCHDOG_MS = 420_000;
 

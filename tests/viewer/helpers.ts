@@ -201,3 +201,25 @@ export async function writeLargeSession(path: string, targetBytes: number): Prom
   await writer.close();
   return n;
 }
+
+/**
+ * Serve a fresh viewer and launch Chromium for one test, with a watchdog that closes the
+ * browser after `watchdogMs` so a stuck page fails the test instead of hanging CI; both
+ * are always closed afterwards.
+ */
+export async function withViewerBrowser(
+  options: BrowserOptions,
+  watchdogMs: number,
+  fn: (viewer: ServedViewer, browser: LaunchedBrowser) => Promise<void>,
+): Promise<void> {
+  const viewer = await serveFreshViewer();
+  const browser = await launchBrowser(options);
+  const watchdog = setTimeout(() => void browser.close(), watchdogMs);
+  try {
+    await fn(viewer, browser);
+  } finally {
+    clearTimeout(watchdog);
+    await browser.close();
+    await bounded(viewer.close(), 5000);
+  }
+}

@@ -6,15 +6,7 @@
  *
  * @module
  */
-import {
-  bounded,
-  launchBrowser,
-  ROOT,
-  screenshot,
-  serveFreshViewer,
-  waitReady,
-  watchPage,
-} from "./helpers.ts";
+import { ROOT, screenshot, waitReady, watchPage, withViewerBrowser } from "./helpers.ts";
 import { assert, assertEquals, assertInert, DEMO, openFromList, sessionTitles } from "./page.ts";
 
 const REALISTIC = DEMO.realistic;
@@ -25,10 +17,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  const viewer = await serveFreshViewer();
-  const browser = await launchBrowser();
-  const watchdog = setTimeout(() => void browser.close(), 120_000);
-  try {
+  await withViewerBrowser({}, 120_000, async (viewer, browser) => {
     const page = await browser.context.newPage();
     const watch = watchPage(page, viewer.url.replace(/\/$/, ""));
     await page.goto(viewer.url);
@@ -49,11 +38,7 @@ Deno.test({
     await screenshot(page, "demo-list");
     assertEquals(watch.errors, [], "page errors");
     assertEquals(watch.outside, [], "requests to other origins");
-  } finally {
-    clearTimeout(watchdog);
-    await browser.close();
-    await bounded(viewer.close(), 5000);
-  }
+  });
 });
 
 Deno.test({
@@ -61,10 +46,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  const viewer = await serveFreshViewer();
-  const browser = await launchBrowser();
-  const watchdog = setTimeout(() => void browser.close(), 120_000);
-  try {
+  await withViewerBrowser({}, 120_000, async (viewer, browser) => {
     const page = await browser.context.newPage();
     watchPage(page, viewer.url.replace(/\/$/, ""));
     await page.goto(`${viewer.url}?storage=indexeddb`);
@@ -77,11 +59,7 @@ Deno.test({
     assertEquals((await sessionTitles(page)).length, 2);
     await openFromList(page, `${viewer.url}?storage=indexeddb`, "Fix token refresh race");
     assertEquals(await page.locator(".tree-row.leaf").getAttribute("data-id"), "a1000020");
-  } finally {
-    clearTimeout(watchdog);
-    await browser.close();
-    await bounded(viewer.close(), 5000);
-  }
+  });
 });
 
 Deno.test({
@@ -89,11 +67,8 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
 }, async (t) => {
-  const viewer = await serveFreshViewer();
-  const origin = viewer.url.replace(/\/$/, "");
-  const browser = await launchBrowser({ bypassCSP: true });
-  const watchdog = setTimeout(() => void browser.close(), 180_000);
-  try {
+  await withViewerBrowser({ bypassCSP: true }, 180_000, async (viewer, browser) => {
+    const origin = viewer.url.replace(/\/$/, "");
     const page = await browser.context.newPage();
     const watch = watchPage(page, origin);
     await page.goto(viewer.url);
@@ -160,9 +135,5 @@ Deno.test({
       assertEquals(watch.errors, [], "page errors");
       assertEquals(watch.outside, [], "requests to other origins");
     });
-  } finally {
-    clearTimeout(watchdog);
-    await browser.close();
-    await bounded(viewer.close(), 5000);
-  }
+  });
 });
