@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { buildSessionProjection, parseSessionJsonl, SessionError, SessionIndex } from "./mod.ts";
+import { buildSessionProjection, parseSessionJsonl, SessionError, SessionIndex } from "./core.ts";
 
 function usage(): never {
   console.error("usage: deno task project <session.jsonl> [--leaf <entryId>] [--json]");

@@ -1,35 +1,29 @@
 /**
- * mu-sessions: store, upgrade, navigate and project agent session transcripts (the
- * tree-shaped, append-only pi / Atomic session format, format 4). Runtime-agnostic: this
- * entry imports no Deno, Node or DOM API, so it loads in Deno, Node, browsers and edge
- * runtimes. Persistent stores live under `stores/`.
+ * mu-sessions for Deno and Node: everything in `@mu/sessions/core`, plus the file-system
+ * storage that the path-based factories and the configured default store need. Importing
+ * this entry registers that storage, so `SessionManager.create(cwd)` (the configured
+ * storage, by default the SQLite database in the agent directory) and
+ * `SessionManager.create(cwd, dir)` (JSONL files in `dir`) work with no other import.
+ * Browsers, workers and edge runtimes import `@mu/sessions/core` instead.
  *
  * @example
  * ```ts
  * import { SessionManager } from "@mu/sessions";
- * const manager = await SessionManager.inMemory("/project");
+ * const dir = await Deno.makeTempDir();
+ * const manager = await SessionManager.create("/project", dir);
  * await manager.appendMessage({ role: "user", content: "hello", timestamp: Date.now() });
- * console.log(manager.buildSessionContext().messages.length); // 1
+ * console.log(manager.getSessionFile()); // a .jsonl file in dir
  * ```
  *
  * @module
  */
-export * from "./src/errors.ts";
-export * from "./src/schema.ts";
-export * from "./src/jsonl.ts";
-export * from "./src/migrate.ts";
-export * from "./src/tree.ts";
-export * from "./src/listing.ts";
-export * from "./stores/store.ts";
-export { MemorySessionStore } from "./stores/memory.ts";
-export * from "./src/runtime.ts";
-export * from "./src/projection.ts";
-export * from "./src/transcript.ts";
-export * from "./src/context_repair.ts";
-export * from "./src/system_prompt.ts";
-export * from "./src/manager.ts";
-export * from "./src/session_view.ts";
-export * from "./src/session_options.ts";
-export * from "./src/usage.ts";
-export * from "./src/context_entry.ts";
-export * from "./src/validate_fast.ts";
+export * from "./core.ts";
+export {
+  openJsonlDirectory,
+  resolveAgentDir,
+  resolveDefaultStore,
+  resolveStorageChoice,
+  type StorageChoice,
+  type StorageOptions,
+} from "./stores/default/mod.ts";
+export { openSqliteStore, type SqliteFileOptions } from "./stores/sqlite/file.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 import { stat } from "node:fs/promises";
-import type { SessionEntry, SessionHeader, SessionStore } from "../mod.ts";
+import type { SessionEntry, SessionHeader, SessionStore } from "../core.ts";
 import { runtimeName } from "./rt.ts";
 
 type Module = Record<string, unknown>;
@@ -73,7 +73,7 @@ export interface StoreDriver {
 
 /** The SQLite store of this runtime. */
 export async function sqliteDriver(): Promise<Maybe<StoreDriver>> {
-  const path = runtimeName === "deno" ? "stores/sqlite_deno.ts" : "stores/sqlite_node.ts";
+  const path = "stores/sqlite/file.ts";
   const mod = await loadModule(path);
   if (typeof mod === "string") return mod;
   const open = mod.openSqliteStore as
@@ -97,7 +97,7 @@ export async function sqliteDriver(): Promise<Maybe<StoreDriver>> {
 
 /** The JSONL folder store (Deno and Node file systems). */
 export async function jsonlDriver(): Promise<Maybe<StoreDriver>> {
-  const mod = await loadModule("stores/jsonl_fs.ts");
+  const mod = await loadModule("stores/jsonl/fs.ts");
   if (typeof mod === "string") return mod;
   // Feature-test the factory: an `open…Store(dir)` function or a class with a static open.
   const factory = Object.entries(mod).find(([name, value]) =>
@@ -106,7 +106,7 @@ export async function jsonlDriver(): Promise<Maybe<StoreDriver>> {
   const ctor = Object.values(mod).find((value) =>
     typeof value === "function" && typeof (value as { open?: unknown }).open === "function"
   ) as { open(dir: string): Promise<BenchStore> } | undefined;
-  if (!factory && !ctor) return "not available yet (stores/jsonl_fs.ts has no store factory)";
+  if (!factory && !ctor) return "not available yet (stores/jsonl/fs.ts has no store factory)";
   return {
     label: `jsonl (${runtimeName} fs)`,
     open: (dir) => factory ? factory(dir) : ctor!.open(dir),

@@ -42,8 +42,8 @@ import {
   type ProgressCallback,
 } from "./session_options.ts";
 import { SessionView } from "./session_view.ts";
-import type { SessionInfo, SessionStore } from "../stores/store.ts";
-import { MemorySessionStore } from "../stores/memory.ts";
+import type { SessionInfo, SessionStore } from "./store.ts";
+import { MemorySessionStore } from "./memory_store.ts";
 
 export type { SessionNameState } from "./session_view.ts";
 

@@ -17,7 +17,7 @@ import {
   isSessionStore,
   type NewSessionOptions,
 } from "./session_options.ts";
-import type { SessionStore } from "../stores/store.ts";
+import type { SessionStore } from "./store.ts";
 
 /** A store or, for the path-based overloads, a directory or file path. */
 export type StoreOrPath = SessionStore | string;

@@ -2,13 +2,13 @@
  * How the runtime-agnostic manager reaches runtime storage. `src/` never touches the file
  * system; the factories that take a directory or a file path (`create(cwd, sessionDir)`,
  * `open(path)`, `forkFrom`, `importFromJsonl`, `list(cwd, dir)`) ask the registered
- * {@link RuntimeStorage}. `stores/default.ts` registers one for Deno and Node when it is
+ * {@link RuntimeStorage}. `stores/default/mod.ts` registers one for Deno and Node when it is
  * imported; browsers and edge functions pass stores explicitly.
  *
  * @module
  */
 import { SessionStorageError } from "./errors.ts";
-import type { SessionStore } from "../stores/store.ts";
+import type { SessionStore } from "./store.ts";
 
 /** A JSONL file resolved to its store. */
 export interface ResolvedJsonlFile {
@@ -45,7 +45,7 @@ export interface RuntimeStorage {
 
 let registered: RuntimeStorage | undefined;
 
-/** Register the runtime's storage services (done by `stores/default.ts`). */
+/** Register the runtime's storage services (done by `stores/default/mod.ts`). */
 export function registerRuntimeStorage(storage: RuntimeStorage | undefined): void {
   registered = storage;
 }
@@ -54,7 +54,7 @@ export function registerRuntimeStorage(storage: RuntimeStorage | undefined): voi
 export function runtimeStorage(): RuntimeStorage {
   if (!registered) {
     throw new SessionStorageError(
-      'No runtime storage is registered: pass a SessionStore explicitly, or import "@mu/sessions/stores/default.ts" (Deno, Node) to use directories, files and the default SQLite store',
+      'No runtime storage is registered: pass a SessionStore explicitly, or import "@mu/sessions/stores/default" (Deno, Node) to use directories, files and the default SQLite store',
     );
   }
   return registered;

@@ -12,7 +12,7 @@ import {
   type SessionHeader,
   type WorkflowMarker,
 } from "./schema.ts";
-import { assertValidSessionId, type SessionStore, type SkippedSession } from "../stores/store.ts";
+import { assertValidSessionId, type SessionStore, type SkippedSession } from "./store.ts";
 
 /** Options for a new session (`create`, `newSession`, `forkTo`, `forkFrom`). */
 export interface NewSessionOptions {

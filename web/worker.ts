@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { exportSessionJsonl, type SessionStore } from "../stores/store.ts";
+import { exportSessionJsonl, type SessionStore } from "../src/store.ts";
 import { serveViewerApi, toErrorView, type ViewerApi } from "./rpc.ts";
 import type { ListView, SessionRowView, StorageView, UnloadableView } from "./types.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { parseSessionJsonl } from "../../src/jsonl.ts";
-import { openSqliteWasmStore } from "../../stores/sqlite_wasm.ts";
+import { openSqliteWasmStore } from "../../stores/sqlite/wasm.ts";
 
 const post = (message: unknown) => (self as unknown as Worker).postMessage(message);
 

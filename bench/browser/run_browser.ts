@@ -34,7 +34,7 @@ export async function runBrowserBench(data: SessionData): Promise<Row[]> {
   const names = ["import into OPFS SQLite (worker)", "longest main-thread task"];
   const unavailable = (why: string): Row[] =>
     names.map((name) => ({ ...base, name, unavailable: why }));
-  for (const path of ["tests/browser/harness.ts", "stores/sqlite_wasm.ts"]) {
+  for (const path of ["tests/browser/harness.ts", "stores/sqlite/wasm.ts"]) {
     if (!(await Deno.stat(`${REPO}${path}`).catch(() => null))) {
       return unavailable(`not available yet (${path} missing)`);
     }

@@ -5,7 +5,7 @@
  * can check that every path projected the same thing.
  * @module
  */
-import { parseSessionJsonl, type SessionEntry, SessionIndex } from "../../mod.ts";
+import { parseSessionJsonl, type SessionEntry, SessionIndex } from "../../core.ts";
 import { jsonlDriver, type Maybe, projector, sqliteDriver } from "../drivers.ts";
 import { readChunks } from "../rt.ts";
 import type { BenchCase, BenchFn } from "./types.ts";

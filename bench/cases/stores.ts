@@ -5,7 +5,7 @@
  * @module
  */
 import { copyFile, mkdir, readdir, readFile, rm } from "node:fs/promises";
-import { parseSessionJsonl, type SessionEntry, type SessionHeader } from "../../mod.ts";
+import { parseSessionJsonl, type SessionEntry, type SessionHeader } from "../../core.ts";
 import { continuationEntries } from "../gen/continuation.ts";
 import {
   type BenchStore,

@@ -5,7 +5,7 @@
  * `mode: "mem"` like the open case.
  * @module
  */
-import { parseSessionJsonl, SessionIndex } from "../../mod.ts";
+import { parseSessionJsonl, SessionIndex } from "../../core.ts";
 import { floorFn, floorRetainFn, type OpenParams } from "../cases/open.ts";
 import type { BenchCase, BenchFn } from "../cases/types.ts";
 import { projector } from "../drivers.ts";

@@ -17,7 +17,7 @@
  */
 import { upgradeRecords } from "../../src/migrate.ts";
 import { SessionHeaderSchema, validateEntry } from "../../src/schema.ts";
-import type { SessionEntry } from "../../mod.ts";
+import type { SessionEntry } from "../../core.ts";
 import { isCertainlyValidEntry as fastValidEntry } from "../../src/validate_fast.ts";
 
 export interface ProtoOptions {

@@ -14,7 +14,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { SessionEntry } from "../../mod.ts";
+import type { SessionEntry } from "../../core.ts";
 
 /**
  * Every row's tree columns, no JSON: one pass over the session (cheaper than a recursive

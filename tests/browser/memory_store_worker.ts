@@ -11,9 +11,12 @@
  *
  * @module
  */
-import { MemorySessionStore } from "../../stores/memory.ts";
-import type { SessionStore } from "../../stores/store.ts";
-import { acceptStoreConnections, type MessageEndpoint } from "../../stores/worker_channel.ts";
+import { MemorySessionStore } from "../../src/memory_store.ts";
+import type { SessionStore } from "../../src/store.ts";
+import {
+  acceptStoreConnections,
+  type MessageEndpoint,
+} from "../../stores/browser/worker_channel.ts";
 
 const named = new Map<string, MemorySessionStore>();
 

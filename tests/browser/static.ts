@@ -20,7 +20,7 @@
  * @example
  * ```ts
  * import { REPO_ROOT } from "./static.ts";
- * const worker = `${REPO_ROOT}stores/sqlite_wasm_worker.ts`;
+ * const worker = `${REPO_ROOT}stores/browser/opfs_worker.ts`;
  * ```
  */
 export const REPO_ROOT: string = new URL("../../", import.meta.url).pathname;
@@ -69,7 +69,7 @@ function absolute(path: string): string {
  * ```ts
  * import { bundleBrowserEntries } from "./harness.ts";
  * const dir = await bundleBrowserEntries({
- *   name: "stores", pages: ["tests/browser/pages/stores_page.ts"], workers: ["stores/sqlite_wasm_worker.ts"],
+ *   name: "stores", pages: ["tests/browser/pages/stores_page.ts"], workers: ["stores/browser/opfs_worker.ts"],
  * });
  * ```
  */

@@ -14,12 +14,15 @@
  *
  * @module
  */
-import type { SessionStore } from "../../mod.ts";
+import type { SessionStore } from "../../core.ts";
 import type { StoreSubject } from "../conformance/mod.ts";
 import { freshId } from "../conformance/store_suite.ts";
-import { deleteIndexedDbSessionStore, IndexedDbSessionStore } from "../../stores/indexeddb.ts";
-import type { SqliteWasmVfs } from "../../stores/sqlite_wasm.ts";
-import { removeWorkerStorage, WorkerSessionStore } from "../../stores/worker_channel_client.ts";
+import {
+  deleteIndexedDbSessionStore,
+  IndexedDbSessionStore,
+} from "../../stores/browser/indexeddb.ts";
+import type { SqliteWasmVfs } from "../../stores/sqlite/wasm.ts";
+import { removeWorkerStorage, WorkerSessionStore } from "../../stores/browser/worker_client.ts";
 
 /**
  * One store kind under test in the browser.
@@ -47,13 +50,13 @@ let sharedWorker: Worker | undefined;
  *
  * @example
  * ```ts
- * import { WorkerSessionStore } from "../../stores/worker_channel_client.ts";
+ * import { WorkerSessionStore } from "../../stores/browser/worker_client.ts";
  * import { sqliteWorker } from "./subjects.ts";
  * const store = await WorkerSessionStore.connect(sqliteWorker(), { vfs: "opfs-sahpool" });
  * ```
  */
 export function sqliteWorker(): Worker {
-  return sharedWorker ??= new Worker(new URL("./sqlite_wasm_worker.js", import.meta.url), {
+  return sharedWorker ??= new Worker(new URL("./opfs_worker.js", import.meta.url), {
     type: "module",
   });
 }
@@ -120,7 +123,7 @@ export function indexedDbStore(): BrowserStore {
  *
  * @example
  * ```ts
- * import { openJsonlFsaStore } from "../../stores/jsonl_fsa.ts";
+ * import { openJsonlFsaStore } from "../../stores/jsonl/fsa.ts";
  * import { opfsFolder } from "./subjects.ts";
  * const store = openJsonlFsaStore(await opfsFolder("demo"));
  * ```

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { openJsonlFsaStore } from "../../stores/jsonl_fsa.ts";
+import { openJsonlFsaStore } from "../../stores/jsonl/fsa.ts";
 import { freshId } from "../conformance/store_suite.ts";
 import { BROWSER_STORES, opfsFolder, removeOpfsFolder } from "./subjects.ts";
 

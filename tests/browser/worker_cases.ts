@@ -18,10 +18,10 @@ import {
   EntryNotFoundError,
   type SessionEntry,
   SessionNotFoundError,
-} from "../../mod.ts";
-import { canLoadBranch } from "../../stores/sqlite.ts";
-import type { SqliteWasmVfs } from "../../stores/sqlite_wasm.ts";
-import { removeWorkerStorage, WorkerSessionStore } from "../../stores/worker_channel_client.ts";
+} from "../../core.ts";
+import { canLoadBranch } from "../../stores/sqlite/store.ts";
+import type { SqliteWasmVfs } from "../../stores/sqlite/wasm.ts";
+import { removeWorkerStorage, WorkerSessionStore } from "../../stores/browser/worker_client.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/mod.ts";
 import { freshId, header } from "../conformance/store_suite.ts";

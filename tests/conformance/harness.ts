@@ -2,7 +2,7 @@
  * How the conformance suite meets a runtime: a `Register` function (Deno.test, node:test's
  * `test`, or the browser page runner) and a `StoreSubject` that opens fresh storage.
  */
-import type { SessionStore } from "../../mod.ts";
+import type { SessionStore } from "../../core.ts";
 
 /** Registers one named async test with the runtime's test runner. */
 export type Register = (name: string, fn: () => Promise<void>) => void;

@@ -10,7 +10,7 @@ import {
   SessionNotFoundError,
   SessionStorageError,
   type SessionStore,
-} from "../../mod.ts";
+} from "../../core.ts";
 import { assert, assertEquals, assertRejects, assertThrows } from "./assert.ts";
 import { type Register, type StoreSubject, withStore } from "./harness.ts";
 import { freshId, oddlySpelledSession } from "./store_suite.ts";

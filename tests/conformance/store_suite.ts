@@ -14,7 +14,7 @@ import {
   SessionNotFoundError,
   SessionStorageError,
   type SessionStore,
-} from "../../mod.ts";
+} from "../../core.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
 import type { Register, StoreSubject } from "./harness.ts";
 import { withStore } from "./harness.ts";

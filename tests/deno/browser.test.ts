@@ -38,7 +38,7 @@ function bundleStorePages(): Promise<string> {
       "tests/browser/pages/persist_page.ts",
       "tests/browser/pages/tabs_page.ts",
     ],
-    workers: ["stores/sqlite_wasm_worker.ts"],
+    workers: ["stores/browser/opfs_worker.ts"],
   });
 }
 

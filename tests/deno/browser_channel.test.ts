@@ -13,9 +13,13 @@ import {
   SessionFormatError,
   SessionNotFoundError,
   SessionStorageError,
-} from "../../mod.ts";
-import { errorFromWire, errorToWire, serveSessionStore } from "../../stores/worker_channel.ts";
-import { removeWorkerStorage, WorkerSessionStore } from "../../stores/worker_channel_client.ts";
+} from "../../core.ts";
+import {
+  errorFromWire,
+  errorToWire,
+  serveSessionStore,
+} from "../../stores/browser/worker_channel.ts";
+import { removeWorkerStorage, WorkerSessionStore } from "../../stores/browser/worker_client.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { conformance } from "../conformance/mod.ts";
 import { freshId, header, userEntry } from "../conformance/store_suite.ts";

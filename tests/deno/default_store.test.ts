@@ -1,11 +1,11 @@
 /**
  * Which store a factory without an explicit store gets: explicit store > explicit
  * directory > settings > `<agentDir>/sessions.db`; never memory; and the runtime storage
- * `stores/default.ts` registers for the path-based SessionManager factories.
+ * `stores/default/mod.ts` registers for the path-based SessionManager factories.
  */
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { SessionManager, SessionStorageError } from "../../mod.ts";
+import { SessionManager, SessionStorageError } from "../../core.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, copyFixture, v4Header } from "../jsonl/helpers.ts";
@@ -14,9 +14,9 @@ import {
   resolveAgentDir,
   resolveDefaultStore,
   resolveStorageChoice,
-} from "../../stores/default.ts";
-import { MemorySessionStore } from "../../stores/memory.ts";
-import { canonicalDir } from "../../stores/trust.ts";
+} from "../../stores/default/mod.ts";
+import { MemorySessionStore } from "../../src/memory_store.ts";
+import { canonicalDir } from "../../stores/default/trust.ts";
 
 function test(name: string, fn: (root: string) => Promise<void>) {
   Deno.test(`default store: ${name}`, async () => {

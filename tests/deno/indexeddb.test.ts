@@ -6,7 +6,7 @@
 import "fake-indexeddb/auto";
 import { IDBFactory } from "fake-indexeddb";
 import { conformance } from "../conformance/mod.ts";
-import { IndexedDbSessionStore } from "../../stores/indexeddb.ts";
+import { IndexedDbSessionStore } from "../../stores/browser/indexeddb.ts";
 import { indexedDbBehaviour } from "./indexeddb_cases.ts";
 
 let dbCounter = 0;

@@ -13,8 +13,11 @@
  * @module
  */
 import { promisifyRequest } from "idb-keyval";
-import { type SessionEntry, SessionFormatError, SessionNotFoundError } from "../../mod.ts";
-import { deleteIndexedDbSessionStore, IndexedDbSessionStore } from "../../stores/indexeddb.ts";
+import { type SessionEntry, SessionFormatError, SessionNotFoundError } from "../../core.ts";
+import {
+  deleteIndexedDbSessionStore,
+  IndexedDbSessionStore,
+} from "../../stores/browser/indexeddb.ts";
 import { assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/mod.ts";
 import { assistantEntry, freshId, header, userEntry } from "../conformance/store_suite.ts";

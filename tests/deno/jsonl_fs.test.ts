@@ -10,15 +10,15 @@ import {
   SessionManager,
   SessionStorageError,
   type SkippedSession,
-} from "../../mod.ts";
+} from "../../core.ts";
 import { conformance } from "../conformance/mod.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { jsonlFsSubject, removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, copyFixture, snapshot, user, v4Header } from "../jsonl/helpers.ts";
 import { CountingFs } from "../jsonl/counting_fs.ts";
-import { NodeJsonlFolderFs, openJsonlFsStore, TornTailError } from "../../stores/jsonl_fs.ts";
-import { JsonlSessionStore } from "../../stores/jsonl_store.ts";
-import { hashSessionId } from "../../stores/jsonl_folder.ts";
+import { NodeJsonlFolderFs, openJsonlFsStore, TornTailError } from "../../stores/jsonl/fs.ts";
+import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
+import { hashSessionId } from "../../stores/jsonl/_folder.ts";
 
 conformance((name, fn) => Deno.test(name, fn), jsonlFsSubject("jsonl (deno fs)"));
 

@@ -1,5 +1,5 @@
 import { conformance } from "../conformance/mod.ts";
-import { openJsonlFsaStore } from "../../stores/jsonl_fsa.ts";
+import { openJsonlFsaStore } from "../../stores/jsonl/fsa.ts";
 import { FakeDirectoryHandle } from "../jsonl/fake_fsa.ts";
 
 conformance((name, fn) => Deno.test(name, fn), {

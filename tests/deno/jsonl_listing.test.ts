@@ -5,13 +5,13 @@
  */
 import { appendFile, copyFile, readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { SessionFormatError, type SessionInfo, type SkippedSession } from "../../mod.ts";
+import { SessionFormatError, type SessionInfo, type SkippedSession } from "../../core.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, copyFixture, snapshot, user, v4Header } from "../jsonl/helpers.ts";
 import { CountingFs } from "../jsonl/counting_fs.ts";
-import { NodeJsonlFolderFs, openJsonlFsStore } from "../../stores/jsonl_fs.ts";
-import { JsonlSessionStore } from "../../stores/jsonl_store.ts";
+import { NodeJsonlFolderFs, openJsonlFsStore } from "../../stores/jsonl/fs.ts";
+import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
 
 function test(name: string, fn: () => Promise<void>) {
   Deno.test(`jsonl listing: ${name}`, fn);

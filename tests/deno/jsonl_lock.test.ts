@@ -5,11 +5,11 @@
  */
 import { readFile, utimes, writeFile } from "node:fs/promises";
 import process from "node:process";
-import { SessionStorageError } from "../../mod.ts";
+import { SessionStorageError } from "../../core.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, repoRoot, user, v4Header } from "../jsonl/helpers.ts";
-import { openJsonlFsStore } from "../../stores/jsonl_fs.ts";
+import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 
 /** Spawning processes needs --allow-run; without it these tests show as ignored. */
 const canRun = Deno.permissions.querySync({ name: "run" }).state === "granted";

@@ -5,8 +5,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import "../../stores/default.ts";
-import { exportSessionJsonl, SessionExistsError, SessionManager } from "../../mod.ts";
+import "../../stores/default/mod.ts";
+import { exportSessionJsonl, SessionExistsError, SessionManager } from "../../core.ts";
 import { assert, assertEquals, assertNotEquals, assertRejects } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { fixturePath } from "../unit/fixtures.ts";

@@ -1,4 +1,4 @@
-import { MemorySessionStore } from "../../mod.ts";
+import { MemorySessionStore } from "../../core.ts";
 import { conformance } from "../conformance/mod.ts";
 
 conformance((name, fn) => Deno.test(name, fn), {

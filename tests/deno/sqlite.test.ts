@@ -5,7 +5,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { conformance } from "../conformance/mod.ts";
-import { openSqliteStore } from "../../stores/sqlite_deno.ts";
+import { openSqliteStore } from "../../stores/sqlite/file.ts";
 import { sqliteCases } from "../sqlite/cases.ts";
 import { sqliteSubject, type SqliteTestRuntime } from "../sqlite/runtime.ts";
 

@@ -5,18 +5,18 @@
  */
 import { mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { SessionStorageError } from "../../mod.ts";
+import { SessionStorageError } from "../../core.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { copyFixture } from "../jsonl/helpers.ts";
-import { resolveDefaultStore, resolveStorageChoice } from "../../stores/default.ts";
+import { resolveDefaultStore, resolveStorageChoice } from "../../stores/default/mod.ts";
 import {
   canonicalDir,
   readTrustFile,
   resolveProjectTrust,
   saveTrustDecision,
-} from "../../stores/trust.ts";
-import { MemorySessionStore } from "../../stores/memory.ts";
+} from "../../stores/default/trust.ts";
+import { MemorySessionStore } from "../../src/memory_store.ts";
 
 interface Case {
   root: string;

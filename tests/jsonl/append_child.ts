@@ -2,8 +2,8 @@
  * Child process for the two-writer test: appends `count` entries, one append call each, to
  * one session in a JSONL folder. Args: <dir> <sessionId> <tag> <count>.
  */
-import { openJsonlFsStore } from "../../stores/jsonl_fs.ts";
-import type { SessionEntry } from "../../mod.ts";
+import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
+import type { SessionEntry } from "../../core.ts";
 
 const [dir, sessionId, tag, countText] = Deno.args;
 const count = Number(countText);

@@ -8,7 +8,7 @@ import type {
   JsonlFolderFs,
   LockOptions,
   ReleaseLock,
-} from "../../stores/jsonl_folder.ts";
+} from "../../stores/jsonl/_folder.ts";
 
 /** Operation counts since the last {@link CountingFs.reset}. */
 export interface FsCounts {

@@ -1,6 +1,6 @@
 /**
  * A small in-memory File System Access fake (directory and file handles, writable streams
- * that commit on close) so `stores/jsonl_fsa.ts` runs the conformance suite in Deno and
+ * that commit on close) so `stores/jsonl/fsa.ts` runs the conformance suite in Deno and
  * Node. Chromium runs it against real OPFS handles.
  */
 

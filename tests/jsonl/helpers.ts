@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { cp, readdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SessionEntry, SessionHeader } from "../../mod.ts";
+import type { SessionEntry, SessionHeader } from "../../core.ts";
 
 /** The repository root (for fixtures): found upward, as tests also run bundled from dist/. */
 export const repoRoot = (() => {

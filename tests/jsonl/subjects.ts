@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StoreSubject } from "../conformance/mod.ts";
-import { openJsonlFsStore } from "../../stores/jsonl_fs.ts";
+import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 
 /** A fresh temporary directory. */
 export async function tempDir(prefix = "mu-jsonl-"): Promise<string> {

@@ -5,7 +5,7 @@
 import "fake-indexeddb/auto";
 import { IDBFactory } from "fake-indexeddb";
 import { test } from "node:test";
-import { IndexedDbSessionStore } from "../../stores/indexeddb.ts";
+import { IndexedDbSessionStore } from "../../stores/browser/indexeddb.ts";
 import { conformance } from "../conformance/mod.ts";
 import { indexedDbBehaviour } from "../deno/indexeddb_cases.ts";
 

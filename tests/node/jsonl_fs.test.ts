@@ -11,11 +11,11 @@ import { assertEquals, assertRejects } from "../conformance/assert.ts";
 import { jsonlFsSubject, removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, copyFixture, v4Header } from "../jsonl/helpers.ts";
 import { FakeDirectoryHandle } from "../jsonl/fake_fsa.ts";
-import { openJsonlFsaStore } from "../../stores/jsonl_fsa.ts";
-import { openJsonlFsStore, TornTailError } from "../../stores/jsonl_fs.ts";
-import { resolveDefaultStore, resolveStorageChoice } from "../../stores/default.ts";
-import { canonicalDir } from "../../stores/trust.ts";
-import { SessionManager } from "../../mod.ts";
+import { openJsonlFsaStore } from "../../stores/jsonl/fsa.ts";
+import { openJsonlFsStore, TornTailError } from "../../stores/jsonl/fs.ts";
+import { resolveDefaultStore, resolveStorageChoice } from "../../stores/default/mod.ts";
+import { canonicalDir } from "../../stores/default/trust.ts";
+import { SessionManager } from "../../core.ts";
 
 conformance((name, fn) => test(name, fn), jsonlFsSubject("jsonl (node fs)"));
 conformance((name, fn) => test(name, fn), {

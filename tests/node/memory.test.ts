@@ -1,5 +1,5 @@
 import { test } from "node:test";
-import { MemorySessionStore } from "../../mod.ts";
+import { MemorySessionStore } from "../../core.ts";
 import { conformance } from "../conformance/mod.ts";
 
 conformance((name, fn) => test(name, fn), {

@@ -4,7 +4,7 @@
  * neutral: it talks to the store only. The processes meet at a barrier kept in the
  * database itself (marker sessions), so their appends really overlap.
  */
-import type { SessionEntry, SessionHeader, SessionStore } from "../../mod.ts";
+import type { SessionEntry, SessionHeader, SessionStore } from "../../core.ts";
 
 /** What one appender does; passed to the child process as JSON. */
 export interface AppendWorkerArgs {

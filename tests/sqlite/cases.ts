@@ -12,9 +12,9 @@ import {
   SessionFormatError,
   type SessionHeader,
   SessionStorageError,
-} from "../../mod.ts";
-import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from "../../stores/sqlite.ts";
-import { agentDir, defaultSqlitePath } from "../../stores/agent_dir.ts";
+} from "../../core.ts";
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from "../../stores/sqlite/store.ts";
+import { agentDir, defaultSqlitePath } from "../../stores/default/agent_dir.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/harness.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";

@@ -7,7 +7,7 @@ import type {
   SqliteDatabase,
   SqliteSessionStore,
   SqliteStoreOptions,
-} from "../../stores/sqlite.ts";
+} from "../../stores/sqlite/store.ts";
 import type { AppendWorkerArgs } from "./append_worker_core.ts";
 
 export interface SqliteTestRuntime {

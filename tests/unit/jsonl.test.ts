@@ -8,7 +8,7 @@ import {
   type SessionEntry,
   SessionFormatError,
   SessionIndex,
-} from "../../mod.ts";
+} from "../../core.ts";
 import { chunkedStream, fixtureBytes, fixtureJson, fixtureNames, fixtureText } from "./fixtures.ts";
 
 interface Expected {

@@ -15,7 +15,7 @@ import {
   type SessionEntry,
   SessionIndex,
   type SessionProjection,
-} from "../../mod.ts";
+} from "../../core.ts";
 import { listCases, loadCase, loadJson } from "../../fixtures/projection/load.ts";
 
 /** The fixture shape of a projection (JSON-normalised). */

@@ -13,7 +13,7 @@ import {
   type SessionEntry,
   SessionIndex,
   VERBATIM_COMPACTION_PREAMBLE,
-} from "../../mod.ts";
+} from "../../core.ts";
 import { call, image, SessionBuilder, text, thinking } from "../../fixtures/projection/case_kit.ts";
 
 const entriesOf = (b: SessionBuilder) => b.entries as SessionEntry[];

@@ -11,7 +11,7 @@ import {
   isCertainlyValidEntry,
   KnownSessionEntrySchema,
   UnknownSessionEntrySchema,
-} from "../../mod.ts";
+} from "../../core.ts";
 import { fixturePath } from "./fixtures.ts";
 
 type Obj = Record<string, unknown>;

@@ -8,7 +8,7 @@
  * @module
  */
 import { parseSessionJsonl } from "../../src/jsonl.ts";
-import type { SessionStore } from "../../stores/store.ts";
+import type { SessionStore } from "../../src/store.ts";
 import { toErrorView } from "../rpc.ts";
 import type { ImportProgressView, ImportResultView } from "../types.ts";
 

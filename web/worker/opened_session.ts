@@ -10,7 +10,7 @@ import { serializeEntries, toJsonLine } from "../../src/jsonl.ts";
 import { listingStateOf, listingToInfo } from "../../src/listing.ts";
 import { isWorkflowInternal, type SessionEntry, type SessionHeader } from "../../src/schema.ts";
 import { SessionIndex } from "../../src/tree.ts";
-import type { SessionStore } from "../../stores/store.ts";
+import type { SessionStore } from "../../src/store.ts";
 import type {
   ContextPageView,
   RawPageView,

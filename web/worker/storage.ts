@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { IndexedDbSessionStore } from "../../stores/indexeddb.ts";
-import { MemorySessionStore } from "../../stores/memory.ts";
-import { loadSqliteWasm, openSqliteWasmStore } from "../../stores/sqlite_wasm.ts";
-import type { SessionStore } from "../../stores/store.ts";
+import { IndexedDbSessionStore } from "../../stores/browser/indexeddb.ts";
+import { MemorySessionStore } from "../../src/memory_store.ts";
+import { loadSqliteWasm, openSqliteWasmStore } from "../../stores/sqlite/wasm.ts";
+import type { SessionStore } from "../../src/store.ts";
 import type { StorageView } from "../types.ts";
 
 /** A way to open a store, tried in order. */

@@ -12,7 +12,7 @@ import {
   type SessionEntry,
   type SessionHeader,
   type SessionStore,
-} from "../../../mod.ts";
+} from "../../../core.ts";
 import { assert, assertEquals } from "../../conformance/assert.ts";
 import { oddlySpelledSession } from "../../conformance/store_suite.ts";
 import { register, reportFatal, runRegisteredTests } from "../runner.ts";

@@ -4,8 +4,8 @@
  * for the first tab's store to close (and fail cleanly when it does not in time).
  * Every function answers a string, so failures cross `evaluate` readably.
  */
-import type { SessionStore } from "../../../mod.ts";
-import { WorkerSessionStore } from "../../../stores/worker_channel_client.ts";
+import type { SessionStore } from "../../../core.ts";
+import { WorkerSessionStore } from "../../../stores/browser/worker_client.ts";
 import { header, userEntry } from "../../conformance/store_suite.ts";
 import { sqliteWorker } from "../subjects.ts";
 

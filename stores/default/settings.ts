@@ -17,7 +17,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { SessionStorageError } from "../src/errors.ts";
+import { SessionStorageError } from "../../src/errors.ts";
 import type { DefaultProjectTrust } from "./trust.ts";
 
 /**

@@ -4,17 +4,17 @@
  *
  * @module
  */
-import { SessionFormatError } from "../src/errors.ts";
-import { headerVersion, upgradeRecords } from "../src/migrate.ts";
-import { describeSchemaError, type SessionHeader, SessionHeaderSchema } from "../src/schema.ts";
-import type { JsonlFolderFs } from "./jsonl_folder.ts";
+import { SessionFormatError } from "../../src/errors.ts";
+import { headerVersion, upgradeRecords } from "../../src/migrate.ts";
+import { describeSchemaError, type SessionHeader, SessionHeaderSchema } from "../../src/schema.ts";
+import type { JsonlFolderFs } from "./_folder.ts";
 
 /**
  * The first record of a file, as read by {@link readHeadLine}.
  *
  * @example
  * ```ts
- * import { type HeadLine } from "./jsonl_scan.ts";
+ * import { type HeadLine } from "./_scan.ts";
  * const head: HeadLine = { text: '{"type":"session"}', line: 1, end: 19, terminated: true };
  * ```
  */
@@ -38,8 +38,8 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  *
  * @example
  * ```ts
- * import { readHeadLine } from "./jsonl_scan.ts";
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { readHeadLine } from "./_scan.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const head = await readHeadLine(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
  * ```
@@ -96,7 +96,7 @@ export async function readHeadLine(
  *
  * @example
  * ```ts
- * import { type HeaderInfo } from "./jsonl_scan.ts";
+ * import { type HeaderInfo } from "./_scan.ts";
  * declare const info: HeaderInfo;
  * if (info.needsUpgrade) console.log(`format ${info.version}`);
  * ```
@@ -120,7 +120,7 @@ export interface HeaderInfo {
  *
  * @example
  * ```ts
- * import { parseHeaderLine } from "./jsonl_scan.ts";
+ * import { parseHeaderLine } from "./_scan.ts";
  * const text = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}';
  * parseHeaderLine({ text, line: 1, end: text.length + 1, terminated: true }, "a.jsonl").needsUpgrade; // true
  * ```
@@ -170,8 +170,8 @@ export function parseHeaderLine(head: HeadLine | undefined, source: string): Hea
  *
  * @example
  * ```ts
- * import { readHeader } from "./jsonl_scan.ts";
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { readHeader } from "./_scan.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const { id } = await readHeader(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
  * ```

@@ -5,19 +5,19 @@
  *
  * @module
  */
-import { SessionStorageError } from "../src/errors.ts";
-import { listingToInfo, type SessionInfo } from "../src/listing.ts";
-import { isWorkflowInternal, type SessionHeader } from "../src/schema.ts";
-import { finishListing, type ListOptions, throwIfAborted } from "./store.ts";
-import type { JsonlFolderFs } from "./jsonl_folder.ts";
-import { type CachedFile, type JsonlListingCache, summarizeFile } from "./jsonl_cache.ts";
+import { SessionStorageError } from "../../src/errors.ts";
+import { listingToInfo, type SessionInfo } from "../../src/listing.ts";
+import { isWorkflowInternal, type SessionHeader } from "../../src/schema.ts";
+import { finishListing, type ListOptions, throwIfAborted } from "../../src/store.ts";
+import type { JsonlFolderFs } from "./_folder.ts";
+import { type CachedFile, type JsonlListingCache, summarizeFile } from "./_cache.ts";
 
 /**
  * What a listing learned about ids, for the store's lookups.
  *
  * @example
  * ```ts
- * import { type ListedIds } from "./jsonl_listing.ts";
+ * import { type ListedIds } from "./_listing.ts";
  * const ids: ListedIds = { paths: new Map([["a.jsonl", "s1"]]), chosen: new Map([["s1", "a.jsonl"]]) };
  * ```
  */
@@ -33,7 +33,7 @@ export interface ListedIds {
  *
  * @example
  * ```ts
- * import { type ListFolderOptions } from "./jsonl_listing.ts";
+ * import { type ListFolderOptions } from "./_listing.ts";
  * const how: ListFolderOptions = { concurrency: 8, preferred: (a, b) => a.localeCompare(b) };
  * ```
  */
@@ -49,9 +49,9 @@ export interface ListFolderOptions {
  *
  * @example
  * ```ts
- * import { listFolder } from "./jsonl_listing.ts";
- * import { JsonlListingCache } from "./jsonl_cache.ts";
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { listFolder } from "./_listing.ts";
+ * import { JsonlListingCache } from "./_cache.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const { rows } = await listFolder(fs, ["a.jsonl"], new JsonlListingCache(), {}, {
  *   concurrency: 8,

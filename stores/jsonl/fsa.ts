@@ -9,8 +9,8 @@
  *
  * @module
  */
-import { readableChunks } from "../src/jsonl.ts";
-import { SessionStorageError } from "../src/errors.ts";
+import { readableChunks } from "../../src/jsonl.ts";
+import { SessionStorageError } from "../../src/errors.ts";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
   type FileStat,
@@ -19,15 +19,15 @@ import {
   KeyedMutex,
   type LockOptions,
   type ReleaseLock,
-} from "./jsonl_folder.ts";
-import { JsonlSessionStore, type JsonlStoreOptions } from "./jsonl_store.ts";
+} from "./_folder.ts";
+import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
 /**
  * Options for {@link FsaJsonlFolderFs}.
  *
  * @example
  * ```ts
- * import { type FsaFolderOptions } from "./jsonl_fsa.ts";
+ * import { type FsaFolderOptions } from "./fsa.ts";
  * const options: FsaFolderOptions = { label: "opfs:", lockNamespace: "my-app" };
  * ```
  */
@@ -58,7 +58,7 @@ function isNotFound(error: unknown): boolean {
  *
  * @example
  * ```ts
- * import { FsaJsonlFolderFs } from "./jsonl_fsa.ts";
+ * import { FsaJsonlFolderFs } from "./fsa.ts";
  * const fs = new FsaJsonlFolderFs(await navigator.storage.getDirectory());
  * await fs.list(""); // entries of the OPFS root
  * ```
@@ -239,7 +239,7 @@ export class FsaJsonlFolderFs implements JsonlFolderFs {
  *
  * @example
  * ```ts
- * import { openJsonlFsaStore } from "./jsonl_fsa.ts";
+ * import { openJsonlFsaStore } from "./fsa.ts";
  * const store = openJsonlFsaStore(await navigator.storage.getDirectory());
  * const sessions = await store.list();
  * ```

@@ -6,12 +6,12 @@
  *
  * @module
  */
-import { SessionError, SessionFormatError, SessionStorageError } from "../src/errors.ts";
-import { JsonlLineSplitter, parseSessionJsonl } from "../src/jsonl.ts";
-import { applyEntryToListing, type ListingState, listingStateOf } from "../src/listing.ts";
-import { type SessionEntry, type SessionHeader, validateEntry } from "../src/schema.ts";
-import type { FileStat, JsonlFolderFs } from "./jsonl_folder.ts";
-import { type HeaderInfo, parseHeaderLine, readHeadLine } from "./jsonl_scan.ts";
+import { SessionError, SessionFormatError, SessionStorageError } from "../../src/errors.ts";
+import { JsonlLineSplitter, parseSessionJsonl } from "../../src/jsonl.ts";
+import { applyEntryToListing, type ListingState, listingStateOf } from "../../src/listing.ts";
+import { type SessionEntry, type SessionHeader, validateEntry } from "../../src/schema.ts";
+import type { FileStat, JsonlFolderFs } from "./_folder.ts";
+import { type HeaderInfo, parseHeaderLine, readHeadLine } from "./_scan.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -20,7 +20,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  *
  * @example
  * ```ts
- * import { type CachedFile } from "./jsonl_cache.ts";
+ * import { type CachedFile } from "./_cache.ts";
  * declare const cached: CachedFile;
  * if (cached.error) console.log("unloadable:", cached.error.message);
  * ```
@@ -47,7 +47,7 @@ export interface CachedFile {
  *
  * @example
  * ```ts
- * import { JsonlListingCache } from "./jsonl_cache.ts";
+ * import { JsonlListingCache } from "./_cache.ts";
  * const cache = new JsonlListingCache();
  * cache.size; // 0
  * ```
@@ -135,7 +135,7 @@ async function foldFrom(
  *
  * @example
  * ```ts
- * import { type ListingNeed } from "./jsonl_cache.ts";
+ * import { type ListingNeed } from "./_cache.ts";
  * const need: ListingNeed = (header) => header.cwd === "/p" ? "body" : "header";
  * ```
  */
@@ -147,8 +147,8 @@ export type ListingNeed = (header: SessionHeader) => "body" | "header";
  *
  * @example
  * ```ts
- * import { summarizeFile } from "./jsonl_cache.ts";
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { summarizeFile } from "./_cache.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const stat = (await fs.stat("a.jsonl"))!;
  * const summary = await summarizeFile(fs, "a.jsonl", stat, undefined, () => "body");
@@ -237,9 +237,9 @@ async function extend(
  *
  * @example
  * ```ts
- * import { cachedAfterWrite } from "./jsonl_cache.ts";
- * import { emptyListingState } from "../src/listing.ts";
- * import type { HeaderInfo } from "./jsonl_scan.ts";
+ * import { cachedAfterWrite } from "./_cache.ts";
+ * import { emptyListingState } from "../../src/listing.ts";
+ * import type { HeaderInfo } from "./_scan.ts";
  * declare const info: HeaderInfo;
  * const cached = cachedAfterWrite({ size: 10, mtimeMs: 1 }, info, "{}", emptyListingState(), new Uint8Array([10]));
  * ```
@@ -259,7 +259,7 @@ export function cachedAfterWrite(
  *
  * @example
  * ```ts
- * import { extendCached } from "./jsonl_cache.ts";
+ * import { extendCached } from "./_cache.ts";
  * declare const cached: CachedFile;
  * const next = extendCached(cached, { size: 20, mtimeMs: 2 }, [], new Uint8Array([10]));
  * ```

@@ -5,17 +5,17 @@
  *
  * @example
  * ```ts
- * import { WorkerSessionStore } from "@mu/sessions/stores/worker_channel_client.ts";
- * const worker = new Worker("./sqlite_wasm_worker.js", { type: "module" });
+ * import { WorkerSessionStore } from "@mu/sessions/stores/worker";
+ * const worker = new Worker("./opfs_worker.js", { type: "module" });
  * const store = await WorkerSessionStore.connect(worker, { vfs: "auto", filename: "/sessions.sqlite3" });
  * console.log(await store.list());
  * ```
  *
  * @module
  */
-import { SessionStorageError } from "../src/errors.ts";
-import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
-import type { SessionEntry, SessionHeader } from "../src/schema.ts";
+import { SessionStorageError } from "../../src/errors.ts";
+import { rememberRawJson, toJsonLine } from "../../src/jsonl.ts";
+import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
   type CreatedSession,
@@ -26,7 +26,7 @@ import {
   type SessionStore,
   storageOperation,
   throwIfAborted,
-} from "./store.ts";
+} from "../../src/store.ts";
 import {
   CONNECT_MESSAGE,
   errorFromWire,
@@ -42,8 +42,8 @@ import {
  *
  * @example
  * ```ts
- * import { WorkerSessionStore } from "@mu/sessions/stores/worker_channel_client.ts";
- * const worker = new Worker("./sqlite_wasm_worker.js", { type: "module" });
+ * import { WorkerSessionStore } from "@mu/sessions/stores/worker";
+ * const worker = new Worker("./opfs_worker.js", { type: "module" });
  * const store = await WorkerSessionStore.connect(worker, {}, { timeoutMs: 5000, terminateOnClose: true });
  * ```
  */
@@ -114,7 +114,7 @@ function handshake(
  *
  * @example
  * ```ts
- * import { removeWorkerStorage } from "@mu/sessions/stores/worker_channel_client.ts";
+ * import { removeWorkerStorage } from "@mu/sessions/stores/worker";
  * declare const worker: Worker;
  * await removeWorkerStorage(worker, { filename: "/old.sqlite3" });
  * ```
@@ -150,8 +150,8 @@ function parseLine<T extends object>(line: string): T {
  *
  * @example
  * ```ts
- * import { WorkerSessionStore } from "@mu/sessions/stores/worker_channel_client.ts";
- * const worker = new Worker("./sqlite_wasm_worker.js", { type: "module" });
+ * import { WorkerSessionStore } from "@mu/sessions/stores/worker";
+ * const worker = new Worker("./opfs_worker.js", { type: "module" });
  * const store = await WorkerSessionStore.connect(worker, { vfs: "opfs-sahpool", filename: "/s.sqlite3" });
  * await store.close();
  * ```

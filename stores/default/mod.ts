@@ -16,13 +16,14 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { SessionStorageError } from "../src/errors.ts";
-import { registerRuntimeStorage, type RuntimeStorage } from "../src/runtime.ts";
-import type { SessionStore } from "./store.ts";
+import { SessionStorageError } from "../../src/errors.ts";
+import { registerRuntimeStorage, type RuntimeStorage } from "../../src/runtime.ts";
+import type { SessionStore } from "../../src/store.ts";
 import { agentDir as agentDirFor, type AgentEnv } from "./agent_dir.ts";
-import { openJsonlFile, openJsonlFsStore, readLocalFile } from "./jsonl_fs.ts";
-import type { JsonlSessionStore } from "./jsonl_store.ts";
-import { JsonlListingCache } from "./jsonl_cache.ts";
+import { openJsonlFile, openJsonlFsStore, readLocalFile } from "../jsonl/fs.ts";
+import type { JsonlSessionStore } from "../jsonl/store.ts";
+import { JsonlListingCache } from "../jsonl/_cache.ts";
+import { openSqliteStore } from "../sqlite/file.ts";
 import {
   defaultProjectTrustOf,
   findProjectSettings,
@@ -36,7 +37,7 @@ import { canonicalDir, resolveProjectTrust, type TrustDecision } from "./trust.t
  *
  * @example
  * ```ts
- * import { type StorageOptions } from "./default.ts";
+ * import { type StorageOptions } from "./mod.ts";
  * const options: StorageOptions = { cwd: "/work/repo", approve: false };
  * ```
  */
@@ -64,7 +65,7 @@ export interface StorageOptions {
  *
  * @example
  * ```ts
- * import { type StorageSource } from "./default.ts";
+ * import { type StorageSource } from "./mod.ts";
  * const source: StorageSource = "project-settings";
  * ```
  */
@@ -75,7 +76,7 @@ export type StorageSource = "explicit" | "project-settings" | "global-settings" 
  *
  * @example
  * ```ts
- * import { type ChoiceContext } from "./default.ts";
+ * import { type ChoiceContext } from "./mod.ts";
  * declare const context: ChoiceContext;
  * if (context.ignoredProjectSettings) console.log("untrusted:", context.ignoredProjectSettings);
  * ```
@@ -94,7 +95,7 @@ export interface ChoiceContext {
  *
  * @example
  * ```ts
- * import { type StorageChoice } from "./default.ts";
+ * import { type StorageChoice } from "./mod.ts";
  * const choice: StorageChoice = { kind: "sqlite", path: "/home/u/.pi/agent/sessions.db", source: "default" };
  * ```
  */
@@ -121,7 +122,7 @@ function environment(options: StorageOptions): AgentEnv {
  *
  * @example
  * ```ts
- * import { resolveAgentDir } from "./default.ts";
+ * import { resolveAgentDir } from "./mod.ts";
  * resolveAgentDir({ env: { PI_CODING_AGENT_DIR: "/tmp/agent" } }); // "/tmp/agent"
  * ```
  */
@@ -156,7 +157,7 @@ function homeOf(options: StorageOptions): string | undefined {
  *
  * @example
  * ```ts
- * import { resolveStorageChoice } from "./default.ts";
+ * import { resolveStorageChoice } from "./mod.ts";
  * const choice = await resolveStorageChoice({ cwd: "/work/repo" });
  * choice.kind; // "sqlite" unless settings say otherwise
  * ```
@@ -226,35 +227,12 @@ function cacheFor(dir: string): JsonlListingCache {
  *
  * @example
  * ```ts
- * import { openJsonlDirectory } from "./default.ts";
+ * import { openJsonlDirectory } from "./mod.ts";
  * const store = await openJsonlDirectory("/tmp/sessions");
  * ```
  */
 export async function openJsonlDirectory(dir: string): Promise<JsonlSessionStore> {
   return await openJsonlFsStore(dir, { cache: cacheFor(dir) });
-}
-
-async function importModule<T>(relative: string): Promise<T> {
-  // Computed on purpose: bundlers must not pull `node:sqlite` into a Node 20 build.
-  return await import(new URL(relative, import.meta.url).href) as T;
-}
-
-/** The runtime's SQLite driver: node:sqlite in Deno and Node >= 22.5, better-sqlite3 on Node 20. */
-async function openSqliteDriver(path: string): Promise<SessionStore> {
-  type Module = { openSqliteStore(path: string): Promise<SessionStore> };
-  const isDeno = typeof (globalThis as { Deno?: { version?: unknown } }).Deno?.version ===
-    "object";
-  const [major, minor] = (process.versions.node ?? "0.0").split(".").map(Number);
-  if (isDeno) return (await importModule<Module>("./sqlite_deno.ts")).openSqliteStore(path);
-  if (major > 22 || (major === 22 && minor >= 5)) {
-    try {
-      return (await importModule<Module>("./sqlite_deno.ts")).openSqliteStore(path);
-    } catch (error) {
-      if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw error;
-    }
-  }
-  const driver: Module = await import("./sqlite_node.ts");
-  return await driver.openSqliteStore(path);
 }
 
 /**
@@ -263,7 +241,7 @@ async function openSqliteDriver(path: string): Promise<SessionStore> {
  *
  * @example
  * ```ts
- * import { openStorage, resolveStorageChoice } from "./default.ts";
+ * import { openStorage, resolveStorageChoice } from "./mod.ts";
  * const store = await openStorage(await resolveStorageChoice({ cwd: "/work/repo" }));
  * ```
  */
@@ -277,7 +255,7 @@ export async function openStorage(
   const key = resolve(choice.path);
   let pending = sqliteStores.get(key);
   if (!pending) {
-    pending = openSqliteDriver(key).then((store) => {
+    pending = openSqliteStore(key).then((store) => {
       const close = store.close.bind(store);
       store.close = async () => {
         if (sqliteStores.get(key) === pending) sqliteStores.delete(key);
@@ -296,7 +274,7 @@ export async function openStorage(
  *
  * @example
  * ```ts
- * import { resolveDefaultStore } from "./default.ts";
+ * import { resolveDefaultStore } from "./mod.ts";
  * const store = await resolveDefaultStore({ cwd: "/work/repo" });
  * const recent = await store.list({ cwd: "/work/repo" });
  * ```
@@ -312,7 +290,7 @@ export async function resolveDefaultStore(options: StorageOptions = {}): Promise
  * @example
  * ```ts
  * import { registerRuntimeStorage } from "@mu/sessions";
- * import { fileSystemRuntimeStorage } from "./default.ts";
+ * import { fileSystemRuntimeStorage } from "./mod.ts";
  * registerRuntimeStorage(fileSystemRuntimeStorage({ approve: false }));
  * ```
  */

@@ -22,15 +22,19 @@ import {
   SessionFormatError,
   SessionNotFoundError,
   SessionStorageError,
-} from "../src/errors.ts";
-import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
+} from "../../src/errors.ts";
+import { rememberRawJson, toJsonLine } from "../../src/jsonl.ts";
 import {
   applyEntryToListing,
   type ListingState,
   listingStateOf,
   listingToInfo,
-} from "../src/listing.ts";
-import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../src/schema.ts";
+} from "../../src/listing.ts";
+import {
+  CURRENT_SESSION_VERSION,
+  type SessionEntry,
+  type SessionHeader,
+} from "../../src/schema.ts";
 import {
   assertOpen,
   assertValidSessionId,
@@ -42,7 +46,7 @@ import {
   type SessionStore,
   storageOperation,
   throwIfAborted,
-} from "./store.ts";
+} from "../../src/store.ts";
 
 /**
  * Options for {@link IndexedDbSessionStore}.
@@ -50,7 +54,7 @@ import {
  * @example
  * ```ts
  * import { IDBFactory } from "fake-indexeddb";
- * import { IndexedDbSessionStore } from "@mu/sessions/stores/indexeddb.ts";
+ * import { IndexedDbSessionStore } from "@mu/sessions/stores/indexeddb";
  * const store = await IndexedDbSessionStore.open({ dbName: "test", indexedDB: new IDBFactory() });
  * ```
  */
@@ -172,7 +176,7 @@ function parseKept<T extends object>(text: unknown, sessionId: string, line: num
  *
  * @example
  * ```ts
- * import { IndexedDbSessionStore } from "@mu/sessions/stores/indexeddb.ts";
+ * import { IndexedDbSessionStore } from "@mu/sessions/stores/indexeddb";
  * const store = await IndexedDbSessionStore.open({ dbName: "my-viewer" });
  * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
  * console.log((await store.list()).length); // 1
@@ -400,7 +404,7 @@ export class IndexedDbSessionStore implements SessionStore {
  *
  * @example
  * ```ts
- * import { deleteIndexedDbSessionStore } from "@mu/sessions/stores/indexeddb.ts";
+ * import { deleteIndexedDbSessionStore } from "@mu/sessions/stores/indexeddb";
  * await deleteIndexedDbSessionStore("my-viewer");
  * ```
  */

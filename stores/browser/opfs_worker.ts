@@ -7,14 +7,14 @@
  * @example
  * ```ts
  * // page
- * import { WorkerSessionStore } from "@mu/sessions/stores/worker_channel_client.ts";
- * const worker = new Worker("./sqlite_wasm_worker.js", { type: "module" });
+ * import { WorkerSessionStore } from "@mu/sessions/stores/worker";
+ * const worker = new Worker("./opfs_worker.js", { type: "module" });
  * const store = await WorkerSessionStore.connect(worker, { vfs: "auto" });
  * ```
  *
  * @module
  */
-import { deleteSqliteWasmDatabase, openSqliteWasmStore } from "./sqlite_wasm.ts";
+import { deleteSqliteWasmDatabase, openSqliteWasmStore } from "../sqlite/wasm.ts";
 import { acceptStoreConnections, type MessageEndpoint } from "./worker_channel.ts";
 
 acceptStoreConnections(globalThis as unknown as MessageEndpoint, {

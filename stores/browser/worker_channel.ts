@@ -15,7 +15,7 @@
  * Connection: the page posts `{ type: "mu-sessions/connect", options, port }` to the worker;
  * {@link acceptStoreConnections} opens a store for `options` and serves it on `port`. One
  * worker can serve many connections (one per store instance). This module is the worker
- * side and the wire format; the page side is `worker_channel_client.ts`, kept apart so a
+ * side and the wire format; the page side is `worker_client.ts`, kept apart so a
  * page bundle does not carry the server.
  *
  * @module
@@ -28,17 +28,17 @@ import {
   SessionFormatError,
   SessionNotFoundError,
   SessionStorageError,
-} from "../src/errors.ts";
-import { rememberRawJson, toJsonLine } from "../src/jsonl.ts";
-import type { SessionEntry, SessionHeader } from "../src/schema.ts";
-import type { ListOptions, ReplaceOptions, SessionStore } from "./store.ts";
+} from "../../src/errors.ts";
+import { rememberRawJson, toJsonLine } from "../../src/jsonl.ts";
+import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import type { ListOptions, ReplaceOptions, SessionStore } from "../../src/store.ts";
 
 /**
  * What both ends post to: a `Worker`, a `MessagePort`, or a worker's global scope.
  *
  * @example
  * ```ts
- * import type { MessageEndpoint } from "@mu/sessions/stores/worker_channel.ts";
+ * import type { MessageEndpoint } from "@mu/sessions/stores/worker/serve";
  * const scope = globalThis as unknown as MessageEndpoint; // inside a worker
  * ```
  */
@@ -53,7 +53,7 @@ export interface MessageEndpoint {
  *
  * @example
  * ```ts
- * import type { WireError } from "@mu/sessions/stores/worker_channel.ts";
+ * import type { WireError } from "@mu/sessions/stores/worker/serve";
  * const wire: WireError = { name: "SessionNotFoundError", message: "Session not found: s1", sessionId: "s1" };
  * ```
  */
@@ -74,7 +74,7 @@ export interface WireError {
  *
  * @example
  * ```ts
- * import { CONNECT_MESSAGE } from "@mu/sessions/stores/worker_channel.ts";
+ * import { CONNECT_MESSAGE } from "@mu/sessions/stores/worker/serve";
  * declare const worker: Worker, options: unknown;
  * const { port1, port2 } = new MessageChannel(); // what WorkerSessionStore.connect does
  * worker.postMessage({ type: CONNECT_MESSAGE, options, port: port2 }, [port2]);
@@ -86,7 +86,7 @@ export const CONNECT_MESSAGE = "mu-sessions/connect";
  *
  * @example
  * ```ts
- * import { REMOVE_MESSAGE } from "@mu/sessions/stores/worker_channel.ts";
+ * import { REMOVE_MESSAGE } from "@mu/sessions/stores/worker/serve";
  * declare const worker: Worker;
  * const { port2 } = new MessageChannel(); // what removeWorkerStorage does
  * worker.postMessage({ type: REMOVE_MESSAGE, options: { filename: "/x.sqlite3" }, port: port2 }, [port2]);
@@ -99,7 +99,7 @@ export const REMOVE_MESSAGE = "mu-sessions/remove";
  *
  * @example
  * ```ts
- * import { errorFromWire, errorToWire } from "@mu/sessions/stores/worker_channel.ts";
+ * import { errorFromWire, errorToWire } from "@mu/sessions/stores/worker/serve";
  * import { SessionNotFoundError } from "@mu/sessions";
  * errorFromWire(errorToWire(new SessionNotFoundError("s1"))) instanceof SessionNotFoundError; // true
  * ```
@@ -124,7 +124,7 @@ export function errorToWire(error: unknown): WireError {
  *
  * @example
  * ```ts
- * import { errorFromWire } from "@mu/sessions/stores/worker_channel.ts";
+ * import { errorFromWire } from "@mu/sessions/stores/worker/serve";
  * const error = errorFromWire({ name: "SessionExistsError", message: "taken", sessionId: "s1" });
  * error.name; // "SessionExistsError", and instanceof SessionExistsError
  * ```
@@ -179,7 +179,7 @@ function parseLine<T extends object>(line: string): T {
  *
  * @example
  * ```ts
- * import type { WireRequest } from "@mu/sessions/stores/worker_channel.ts";
+ * import type { WireRequest } from "@mu/sessions/stores/worker/serve";
  * const request: WireRequest = { id: 1, method: "append", args: ["s1", ['{"type":"custom"}']] };
  * ```
  */
@@ -189,7 +189,7 @@ export type WireRequest = { id: number; method: string; args: unknown[]; events?
  *
  * @example
  * ```ts
- * import type { WireReply } from "@mu/sessions/stores/worker_channel.ts";
+ * import type { WireReply } from "@mu/sessions/stores/worker/serve";
  * const reply: WireReply = { id: 1, event: "progress", loaded: 3, total: 10 };
  * ```
  */
@@ -257,7 +257,7 @@ function dispatch(
  *
  * @example
  * ```ts
- * import type { StoreDescription } from "@mu/sessions/stores/worker_channel.ts";
+ * import type { StoreDescription } from "@mu/sessions/stores/worker/serve";
  * const sqlite: StoreDescription = { kind: "sqlite", capabilities: ["exportJsonl", "loadBranch"] };
  * ```
  */
@@ -280,8 +280,8 @@ function describeStore(store: SessionStore): StoreDescription {
  *
  * @example
  * ```ts
- * import { serveSessionStore } from "@mu/sessions/stores/worker_channel.ts";
- * import { WorkerSessionStore } from "@mu/sessions/stores/worker_channel_client.ts";
+ * import { serveSessionStore } from "@mu/sessions/stores/worker/serve";
+ * import { WorkerSessionStore } from "@mu/sessions/stores/worker";
  * import { MemorySessionStore } from "@mu/sessions";
  * const { port1, port2 } = new MessageChannel();
  * serveSessionStore(port2, new MemorySessionStore());
@@ -320,7 +320,7 @@ export function serveSessionStore(port: MessagePort, store: SessionStore): void 
  *
  * @example
  * ```ts
- * import type { StoreConnectionHandlers } from "@mu/sessions/stores/worker_channel.ts";
+ * import type { StoreConnectionHandlers } from "@mu/sessions/stores/worker/serve";
  * import { MemorySessionStore } from "@mu/sessions";
  * const handlers: StoreConnectionHandlers<unknown> = { open: async () => new MemorySessionStore() };
  * ```
@@ -334,14 +334,14 @@ export interface StoreConnectionHandlers<Options> {
 
 /**
  * Worker side: answer `connect` (and `remove`) requests posted by
- * `WorkerSessionStore.connect` / `removeWorkerStorage` (`worker_channel_client.ts`). Returns
+ * `WorkerSessionStore.connect` / `removeWorkerStorage` (`worker_client.ts`). Returns
  * a function that stops listening.
  *
  * @example
  * ```ts
  * // my_worker.ts (bundled as a module worker)
- * import { acceptStoreConnections } from "@mu/sessions/stores/worker_channel.ts";
- * import { openSqliteWasmStore } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * import { acceptStoreConnections } from "@mu/sessions/stores/worker/serve";
+ * import { openSqliteWasmStore } from "@mu/sessions/stores/sqlite/wasm";
  * acceptStoreConnections(self, { open: openSqliteWasmStore });
  * ```
  */

@@ -5,16 +5,16 @@
  *
  * @module
  */
-import { SessionNotFoundError, SessionStorageError } from "../src/errors.ts";
-import { parseSessionJsonl } from "../src/jsonl.ts";
-import type { FileStat, JsonlFolderFs } from "./jsonl_folder.ts";
+import { SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
+import { parseSessionJsonl } from "../../src/jsonl.ts";
+import type { FileStat, JsonlFolderFs } from "./_folder.ts";
 
 /**
  * How a file ends.
  *
  * @example
  * ```ts
- * import { type TailState } from "./jsonl_tail.ts";
+ * import { type TailState } from "./_tail.ts";
  * declare const tail: TailState;
  * if (tail.kind === "torn") console.log("torn record at byte", tail.start);
  * ```
@@ -35,8 +35,8 @@ const BACK_CHUNK = 64 * 1024;
  *
  * @example
  * ```ts
- * import { inspectTail } from "./jsonl_tail.ts";
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { inspectTail } from "./_tail.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const tail = await inspectTail(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
  * ```
@@ -96,7 +96,7 @@ export async function inspectTail(
  *
  * @example
  * ```ts
- * import { TornTailError } from "./jsonl_tail.ts";
+ * import { TornTailError } from "./_tail.ts";
  * const error = new TornTailError("/s/x.jsonl", 120);
  * error instanceof Error; // true (and a SessionStorageError)
  * ```
@@ -123,8 +123,8 @@ export class TornTailError extends SessionStorageError {
  *
  * @example
  * ```ts
- * import { appendAfterTail } from "./jsonl_tail.ts";
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { appendAfterTail } from "./_tail.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const size = (await fs.stat("a.jsonl"))!.size;
  * await appendAfterTail(fs, "a.jsonl", size, new TextEncoder().encode("{}\n"), false);
@@ -172,7 +172,7 @@ export async function appendAfterTail(
  *
  * @example
  * ```ts
- * import { type RepairReport } from "./jsonl_tail.ts";
+ * import { type RepairReport } from "./_tail.ts";
  * declare const report: RepairReport;
  * console.log(report.action, report.backupPath ?? "no backup needed");
  * ```
@@ -197,8 +197,8 @@ export interface RepairReport {
  *
  * @example
  * ```ts
- * import { repairSessionFile } from "./jsonl_tail.ts";
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { repairSessionFile } from "./_tail.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const report = await repairSessionFile(new NodeJsonlFolderFs("/tmp/sessions"), "a.jsonl");
  * ```
  */

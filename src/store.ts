@@ -17,13 +17,13 @@
  *
  * @module
  */
-import { InvalidArgumentError, SessionError, SessionStorageError } from "../src/errors.ts";
-import type { SessionInfo } from "../src/listing.ts";
-import { compareSessionInfo } from "../src/listing.ts";
-import { serializeSessionJsonl } from "../src/jsonl.ts";
-import type { SessionEntry, SessionHeader } from "../src/schema.ts";
+import { InvalidArgumentError, SessionError, SessionStorageError } from "./errors.ts";
+import type { SessionInfo } from "./listing.ts";
+import { compareSessionInfo } from "./listing.ts";
+import { serializeSessionJsonl } from "./jsonl.ts";
+import type { SessionEntry, SessionHeader } from "./schema.ts";
 
-export type { SessionInfo } from "../src/listing.ts";
+export type { SessionInfo } from "./listing.ts";
 
 /**
  * A session as loaded from a store. The entries are the data, not the stored text: for a

@@ -5,19 +5,19 @@
  *
  * @module
  */
-import { SessionNotFoundError, SessionStorageError } from "../src/errors.ts";
-import type { SessionEntry } from "../src/schema.ts";
-import type { FileStat, JsonlFolderFs } from "./jsonl_folder.ts";
-import { extendCached, type JsonlListingCache } from "./jsonl_cache.ts";
-import { type HeaderInfo, readHeader } from "./jsonl_scan.ts";
-import { appendAfterTail } from "./jsonl_tail.ts";
+import { SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
+import type { SessionEntry } from "../../src/schema.ts";
+import type { FileStat, JsonlFolderFs } from "./_folder.ts";
+import { extendCached, type JsonlListingCache } from "./_cache.ts";
+import { type HeaderInfo, readHeader } from "./_scan.ts";
+import { appendAfterTail } from "./_tail.ts";
 
 /**
  * What a store knows about a file it wrote or checked.
  *
  * @example
  * ```ts
- * import type { KnownFile } from "./jsonl_append.ts";
+ * import type { KnownFile } from "./_append.ts";
  * declare const known: KnownFile;
  * if (known.endsWithNewline) console.log("this store wrote the end of the file");
  * ```
@@ -34,7 +34,7 @@ export interface KnownFile {
  *
  * @example
  * ```ts
- * import type { AppendContext } from "./jsonl_append.ts";
+ * import type { AppendContext } from "./_append.ts";
  * declare const context: AppendContext;
  * context.known.clear();
  * ```
@@ -56,7 +56,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { appendEntries, type AppendContext } from "./jsonl_append.ts";
+ * import { appendEntries, type AppendContext } from "./_append.ts";
  * declare const context: AppendContext;
  * await appendEntries(context, "a.jsonl", "s1", [], "", false);
  * ```

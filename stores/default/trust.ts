@@ -22,7 +22,7 @@
 import { mkdir, open, readFile, realpath, rename, rmdir, stat, unlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parse as parseJsonc, type ParseError } from "jsonc-parser";
-import { SessionStorageError } from "../src/errors.ts";
+import { SessionStorageError } from "../../src/errors.ts";
 
 /**
  * What to do without a saved decision.

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { SessionNotFoundError } from "../src/errors.ts";
-import { parseSessionJsonl, serializeSessionJsonl, toJsonLine } from "../src/jsonl.ts";
-import type { SessionEntry, SessionHeader } from "../src/schema.ts";
-import type { JsonlFolderFs } from "./jsonl_folder.ts";
-import { type HeaderInfo, parseHeaderLine, readHeader } from "./jsonl_scan.ts";
+import { SessionNotFoundError } from "../../src/errors.ts";
+import { parseSessionJsonl, serializeSessionJsonl, toJsonLine } from "../../src/jsonl.ts";
+import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import type { JsonlFolderFs } from "./_folder.ts";
+import { type HeaderInfo, parseHeaderLine, readHeader } from "./_scan.ts";
 
 const encoder = new TextEncoder();
 
@@ -17,7 +17,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { headerInfoOf } from "./jsonl_rewrite.ts";
+ * import { headerInfoOf } from "./_rewrite.ts";
  * const { info } = headerInfoOf({ type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" }, "x.jsonl");
  * info.end; // bytes of the line plus its newline
  * ```
@@ -36,7 +36,7 @@ export function headerInfoOf(
  *
  * @example
  * ```ts
- * import { freshHeader } from "./jsonl_rewrite.ts";
+ * import { freshHeader } from "./_rewrite.ts";
  * freshHeader("/work").version; // 4
  * ```
  */
@@ -52,8 +52,8 @@ export function freshHeader(cwd: string): SessionHeader {
  *
  * @example
  * ```ts
- * import { rewriteHeader } from "./jsonl_rewrite.ts";
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { rewriteHeader } from "./_rewrite.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * await rewriteHeader(fs, "x.jsonl", { type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" });
  * ```

@@ -15,15 +15,15 @@ import { mkdir, open, readFile, stat, unlink, utimes } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import process from "node:process";
-import { SessionStorageError } from "../src/errors.ts";
-import { KeyedMutex, type ReleaseLock } from "./jsonl_folder.ts";
+import { SessionStorageError } from "../../src/errors.ts";
+import { KeyedMutex, type ReleaseLock } from "./_folder.ts";
 
 /**
  * Options for {@link acquireLockFile}.
  *
  * @example
  * ```ts
- * import { type LockFileOptions } from "./jsonl_lockfile.ts";
+ * import { type LockFileOptions } from "./_lockfile.ts";
  * const options: LockFileOptions = { timeoutMs: 10_000, staleMs: 30_000 };
  * ```
  */
@@ -129,7 +129,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  *
  * @example
  * ```ts
- * import { acquireLockFile } from "./jsonl_lockfile.ts";
+ * import { acquireLockFile } from "./_lockfile.ts";
  * const release = await acquireLockFile("/tmp/s.jsonl.lock", { timeoutMs: 1000 });
  * await release();
  * ```

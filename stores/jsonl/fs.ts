@@ -11,7 +11,7 @@ import { constants } from "node:fs";
 import { access, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
-import { SessionStorageError } from "../src/errors.ts";
+import { SessionStorageError } from "../../src/errors.ts";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
   type FileStat,
@@ -19,16 +19,16 @@ import {
   type JsonlFolderFs,
   type LockOptions,
   type ReleaseLock,
-} from "./jsonl_folder.ts";
-import { acquireLockFile } from "./jsonl_lockfile.ts";
-import { JsonlSessionStore, type JsonlStoreOptions } from "./jsonl_store.ts";
+} from "./_folder.ts";
+import { acquireLockFile } from "./_lockfile.ts";
+import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
 /**
  * Options for {@link NodeJsonlFolderFs}.
  *
  * @example
  * ```ts
- * import { type FsFolderOptions } from "./jsonl_fs.ts";
+ * import { type FsFolderOptions } from "./fs.ts";
  * const options: FsFolderOptions = { trashCommand: false, staleLockMs: 60_000 };
  * ```
  */
@@ -71,7 +71,7 @@ async function findOnPath(command: string): Promise<string | undefined> {
  *
  * @example
  * ```ts
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * await fs.list(""); // [] when the folder does not exist yet
  * ```
@@ -305,7 +305,7 @@ async function syncDirectory(folder: string): Promise<void> {
  *
  * @example
  * ```ts
- * import { type JsonlFsStoreOptions } from "./jsonl_fs.ts";
+ * import { type JsonlFsStoreOptions } from "./fs.ts";
  * const options: JsonlFsStoreOptions = { trashCommand: false, lockTimeoutMs: 5_000 };
  * ```
  */
@@ -316,7 +316,7 @@ export type JsonlFsStoreOptions = JsonlStoreOptions & FsFolderOptions;
  *
  * @example
  * ```ts
- * import { openJsonlFsStore } from "./jsonl_fs.ts";
+ * import { openJsonlFsStore } from "./fs.ts";
  * const store = await openJsonlFsStore("/tmp/sessions");
  * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
  * ```
@@ -335,7 +335,7 @@ export async function openJsonlFsStore(
  *
  * @example
  * ```ts
- * import { openJsonlFile } from "./jsonl_fs.ts";
+ * import { openJsonlFile } from "./fs.ts";
  * const { store, sessionId } = await openJsonlFile("/tmp/x/session.jsonl", { cwd: "/work" });
  * ```
  */
@@ -355,7 +355,7 @@ export async function openJsonlFile(
  *
  * @example
  * ```ts
- * import { readLocalFile } from "./jsonl_fs.ts";
+ * import { readLocalFile } from "./fs.ts";
  * const stream = await readLocalFile("/tmp/export.jsonl");
  * ```
  */
@@ -378,5 +378,5 @@ export async function readLocalFile(path: string): Promise<ReadableStream<Uint8A
   });
 }
 
-export { JsonlSessionStore, TornTailError } from "./jsonl_store.ts";
-export type { RepairReport } from "./jsonl_store.ts";
+export { JsonlSessionStore, TornTailError } from "./store.ts";
+export type { RepairReport } from "./store.ts";

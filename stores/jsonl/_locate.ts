@@ -11,16 +11,16 @@ import {
   isSessionFileName,
   joinPath,
   type JsonlFolderFs,
-} from "./jsonl_folder.ts";
-import { readHeader } from "./jsonl_scan.ts";
+} from "./_folder.ts";
+import { readHeader } from "./_scan.ts";
 
 /**
  * The lookup state of one store: which file holds which id.
  *
  * @example
  * ```ts
- * import { SessionLocator } from "./jsonl_locate.ts";
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { SessionLocator } from "./_locate.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const locator = new SessionLocator(new NodeJsonlFolderFs("/tmp/sessions"));
  * await locator.locate("some-id"); // folder path or undefined
  * ```

@@ -5,15 +5,15 @@
  *
  * @module
  */
-import { SessionExistsError, SessionNotFoundError } from "../src/errors.ts";
-import { rememberRawJson, serializeSessionJsonl, toJsonLine } from "../src/jsonl.ts";
+import { SessionExistsError, SessionNotFoundError } from "./errors.ts";
+import { rememberRawJson, serializeSessionJsonl, toJsonLine } from "./jsonl.ts";
 import {
   applyEntryToListing,
   emptyListingState,
   type ListingState,
   listingToInfo,
-} from "../src/listing.ts";
-import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../src/schema.ts";
+} from "./listing.ts";
+import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "./schema.ts";
 import {
   assertOpen,
   assertValidSessionId,

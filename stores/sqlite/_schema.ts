@@ -1,11 +1,11 @@
 /**
  * The minimal SQLite database shape every driver adapts to (node:sqlite, better-sqlite3,
  * the sqlite-wasm OO1 API), the transaction helper, and the forward schema migrations of
- * the SQLite session store (`stores/sqlite.ts`). No Deno, Node or DOM API.
+ * the SQLite session store (`stores/sqlite/store.ts`). No Deno, Node or DOM API.
  *
  * @module
  */
-import { SessionStorageError } from "../src/errors.ts";
+import { SessionStorageError } from "../../src/errors.ts";
 
 /** A value bound to a `?` placeholder. */
 export type SqliteValue = string | number | bigint | null | Uint8Array;
@@ -46,7 +46,7 @@ export interface SqliteDatabase {
  *
  * @example
  * ```ts
- * import { SQLITE_MIGRATIONS } from "@mu/sessions/stores/sqlite.ts";
+ * import { SQLITE_MIGRATIONS } from "@mu/sessions/stores/sqlite";
  * SQLITE_MIGRATIONS.length; // the current schema version
  * ```
  */

@@ -1,6 +1,6 @@
 /**
  * The small file-system seam the JSONL store is written against, so one store serves
- * Deno/Node file systems (`jsonl_fs.ts`) and File System Access handles (`jsonl_fsa.ts`),
+ * Deno/Node file systems (`fs.ts`) and File System Access handles (`fsa.ts`),
  * the way unstorage writes one store over many drivers. Also the naming rules of a
  * session folder, shared by both backends.
  *
@@ -10,14 +10,14 @@
  *
  * @module
  */
-import { SessionStorageError } from "../src/errors.ts";
+import { SessionStorageError } from "../../src/errors.ts";
 
 /**
  * One directory entry.
  *
  * @example
  * ```ts
- * import { type FolderEntry } from "./jsonl_folder.ts";
+ * import { type FolderEntry } from "./_folder.ts";
  * const entry: FolderEntry = { name: "--home-u-p--", kind: "directory" };
  * ```
  */
@@ -31,7 +31,7 @@ export interface FolderEntry {
  *
  * @example
  * ```ts
- * import { type FileStat } from "./jsonl_folder.ts";
+ * import { type FileStat } from "./_folder.ts";
  * const stat: FileStat = { size: 120, mtimeMs: Date.now() };
  * ```
  */
@@ -46,7 +46,7 @@ export interface FileStat {
  *
  * @example
  * ```ts
- * import { type ReleaseLock } from "./jsonl_folder.ts";
+ * import { type ReleaseLock } from "./_folder.ts";
  * const release: ReleaseLock = async () => {};
  * ```
  */
@@ -57,7 +57,7 @@ export type ReleaseLock = () => Promise<void>;
  *
  * @example
  * ```ts
- * import { type LockOptions } from "./jsonl_folder.ts";
+ * import { type LockOptions } from "./_folder.ts";
  * const options: LockOptions = { timeoutMs: 2_000 };
  * ```
  */
@@ -72,7 +72,7 @@ export interface LockOptions {
  *
  * @example
  * ```ts
- * import type { JsonlFolderFs } from "./jsonl_folder.ts";
+ * import type { JsonlFolderFs } from "./_folder.ts";
  * async function sizeOf(fs: JsonlFolderFs, path: string) {
  *   return (await fs.stat(path))?.size ?? 0;
  * }
@@ -126,7 +126,7 @@ export interface JsonlFolderFs {
  *
  * @example
  * ```ts
- * import { SESSION_HASH_LENGTH } from "./jsonl_folder.ts";
+ * import { SESSION_HASH_LENGTH } from "./_folder.ts";
  * SESSION_HASH_LENGTH; // 32
  * ```
  */
@@ -138,7 +138,7 @@ export const SESSION_HASH_LENGTH = 32;
  *
  * @example
  * ```ts
- * import { hashSessionId } from "./jsonl_folder.ts";
+ * import { hashSessionId } from "./_folder.ts";
  * (await hashSessionId("abc")).length; // 32
  * ```
  */
@@ -156,7 +156,7 @@ export async function hashSessionId(id: string): Promise<string> {
  *
  * @example
  * ```ts
- * import { sessionFileName } from "./jsonl_folder.ts";
+ * import { sessionFileName } from "./_folder.ts";
  * sessionFileName("2026-01-01T00:00:00.000Z", "ab12"); // "2026-01-01T00-00-00-000Z_ab12.jsonl"
  * ```
  */
@@ -172,7 +172,7 @@ export function sessionFileName(createdAt: string, hash: string): string {
  *
  * @example
  * ```ts
- * import { piLayoutFolderName } from "./jsonl_folder.ts";
+ * import { piLayoutFolderName } from "./_folder.ts";
  * piLayoutFolderName("/home/u/proj"); // "--home-u-proj--"
  * ```
  */
@@ -185,7 +185,7 @@ export function piLayoutFolderName(cwd: string): string {
  *
  * @example
  * ```ts
- * import { hashFromFileName } from "./jsonl_folder.ts";
+ * import { hashFromFileName } from "./_folder.ts";
  * hashFromFileName(`2026-01-01T00-00-00-000Z_${"a".repeat(32)}.jsonl`); // "aaa…a"
  * ```
  */
@@ -199,7 +199,7 @@ export function hashFromFileName(name: string): string | undefined {
  *
  * @example
  * ```ts
- * import { isSessionFileName } from "./jsonl_folder.ts";
+ * import { isSessionFileName } from "./_folder.ts";
  * isSessionFileName("x.jsonl"); // true
  * isSessionFileName("x.jsonl.lock"); // false
  * ```
@@ -213,7 +213,7 @@ export function isSessionFileName(name: string): boolean {
  *
  * @example
  * ```ts
- * import { joinPath } from "./jsonl_folder.ts";
+ * import { joinPath } from "./_folder.ts";
  * joinPath("--home-u-p--", "a.jsonl"); // "--home-u-p--/a.jsonl"
  * ```
  */
@@ -229,7 +229,7 @@ export function joinPath(dir: string, name: string): string {
  *
  * @example
  * ```ts
- * import { KeyedMutex } from "./jsonl_folder.ts";
+ * import { KeyedMutex } from "./_folder.ts";
  * const mutex = new KeyedMutex();
  * const release = await mutex.acquire("file.jsonl", 1000);
  * release();
@@ -274,7 +274,7 @@ export class KeyedMutex {
  *
  * @example
  * ```ts
- * import { DEFAULT_LOCK_TIMEOUT_MS } from "./jsonl_folder.ts";
+ * import { DEFAULT_LOCK_TIMEOUT_MS } from "./_folder.ts";
  * DEFAULT_LOCK_TIMEOUT_MS; // 10000
  * ```
  */

@@ -7,15 +7,15 @@
  *
  * @module
  */
-import { SessionExistsError, SessionNotFoundError, SessionStorageError } from "../src/errors.ts";
+import { SessionExistsError, SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
 import {
   parseSessionJsonl,
   serializeEntries,
   serializeSessionJsonl,
   toJsonLine,
-} from "../src/jsonl.ts";
-import { listingStateOf } from "../src/listing.ts";
-import type { SessionEntry, SessionHeader } from "../src/schema.ts";
+} from "../../src/jsonl.ts";
+import { listingStateOf } from "../../src/listing.ts";
+import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
   assertValidSessionId,
@@ -25,31 +25,31 @@ import {
   type SessionInfo,
   type SessionStore,
   storageOperation,
-} from "./store.ts";
+} from "../../src/store.ts";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
   hashSessionId,
   type JsonlFolderFs,
   sessionFileName,
-} from "./jsonl_folder.ts";
-import { SessionLocator } from "./jsonl_locate.ts";
-import { type AppendContext, appendEntries, type KnownFile } from "./jsonl_append.ts";
-import { cachedAfterWrite, JsonlListingCache } from "./jsonl_cache.ts";
-import { readHeader } from "./jsonl_scan.ts";
-import { type RepairReport, repairSessionFile } from "./jsonl_tail.ts";
-import { listFolder } from "./jsonl_listing.ts";
-import { freshHeader, headerInfoOf, rewriteHeader } from "./jsonl_rewrite.ts";
+} from "./_folder.ts";
+import { SessionLocator } from "./_locate.ts";
+import { type AppendContext, appendEntries, type KnownFile } from "./_append.ts";
+import { cachedAfterWrite, JsonlListingCache } from "./_cache.ts";
+import { readHeader } from "./_scan.ts";
+import { type RepairReport, repairSessionFile } from "./_tail.ts";
+import { listFolder } from "./_listing.ts";
+import { freshHeader, headerInfoOf, rewriteHeader } from "./_rewrite.ts";
 
-export { TornTailError } from "./jsonl_tail.ts";
-export type { RepairReport } from "./jsonl_tail.ts";
+export { TornTailError } from "./_tail.ts";
+export type { RepairReport } from "./_tail.ts";
 
 /**
  * Options for {@link JsonlSessionStore}.
  *
  * @example
  * ```ts
- * import { type JsonlStoreOptions } from "./jsonl_store.ts";
- * import { JsonlListingCache } from "./jsonl_cache.ts";
+ * import { type JsonlStoreOptions } from "./store.ts";
+ * import { JsonlListingCache } from "./_cache.ts";
  * const options: JsonlStoreOptions = { cache: new JsonlListingCache(), lockTimeoutMs: 5_000 };
  * ```
  */
@@ -71,8 +71,8 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { JsonlSessionStore } from "./jsonl_store.ts";
- * import { NodeJsonlFolderFs } from "./jsonl_fs.ts";
+ * import { JsonlSessionStore } from "./store.ts";
+ * import { NodeJsonlFolderFs } from "./fs.ts";
  * const store = new JsonlSessionStore(new NodeJsonlFolderFs("/tmp/sessions"));
  * const rows = await store.list({ cwd: "/work/project" });
  * ```
@@ -278,7 +278,7 @@ export class JsonlSessionStore implements SessionStore {
    *
    * @example
    * ```ts
-   * import { openJsonlFsStore } from "./jsonl_fs.ts";
+   * import { openJsonlFsStore } from "./fs.ts";
    * const store = await openJsonlFsStore("/tmp/sessions");
    * await store.pathOf("some-id"); // "/tmp/sessions/2026-..._<hash>.jsonl" or undefined
    * ```
@@ -295,7 +295,7 @@ export class JsonlSessionStore implements SessionStore {
    *
    * @example
    * ```ts
-   * import { openJsonlFsStore } from "./jsonl_fs.ts";
+   * import { openJsonlFsStore } from "./fs.ts";
    * const store = await openJsonlFsStore("/tmp/sessions");
    * const id = await store.openFile("/tmp/elsewhere/mine.jsonl", { cwd: "/work" });
    * ```
@@ -330,7 +330,7 @@ export class JsonlSessionStore implements SessionStore {
    *
    * @example
    * ```ts
-   * import { openJsonlFsStore } from "./jsonl_fs.ts";
+   * import { openJsonlFsStore } from "./fs.ts";
    * const store = await openJsonlFsStore("/tmp/sessions");
    * const report = await store.repairSession("some-id");
    * console.log(report.action, report.backupPath);

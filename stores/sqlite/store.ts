@@ -39,15 +39,19 @@ import {
   SessionFormatError,
   SessionNotFoundError,
   SessionStorageError,
-} from "../src/errors.ts";
-import { toJsonLine } from "../src/jsonl.ts";
+} from "../../src/errors.ts";
+import { toJsonLine } from "../../src/jsonl.ts";
 import {
   applyEntryToListing,
   type ListingState,
   listingStateOf,
   listingToInfo,
-} from "../src/listing.ts";
-import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../src/schema.ts";
+} from "../../src/listing.ts";
+import {
+  CURRENT_SESSION_VERSION,
+  type SessionEntry,
+  type SessionHeader,
+} from "../../src/schema.ts";
 import {
   assertOpen,
   assertValidSessionId,
@@ -60,17 +64,17 @@ import {
   type SessionInfo,
   storageOperation,
   throwIfAborted,
-} from "./store.ts";
+} from "../../src/store.ts";
 import {
   migrateSqliteSchema,
   type SqliteDatabase,
   type SqliteStatement,
   sqliteTransaction,
   type SqliteValue,
-} from "./sqlite_schema.ts";
+} from "./_schema.ts";
 
-export * from "./sqlite_schema.ts";
-export { type BranchLoadingStore, canLoadBranch, type LoadedBranch } from "./store.ts";
+export * from "./_schema.ts";
+export { type BranchLoadingStore, canLoadBranch, type LoadedBranch } from "../../src/store.ts";
 
 /** Options for {@link SqliteSessionStore.open}. */
 export interface SqliteStoreOptions {
@@ -137,7 +141,7 @@ const PRAGMA_WORD = /^[A-Za-z]+$/;
 
 /**
  * SQLite session store over any {@link SqliteDatabase}. Use the runtime entry points
- * (`stores/sqlite_deno.ts`, `stores/sqlite_node.ts`) to open a file.
+ * (`stores/sqlite/file.ts`, `stores/sqlite/file.ts`) to open a file.
  *
  * Optional capability beyond {@link SessionStore}: {@link loadBranch}, the entries on one
  * root-to-leaf path via a recursive query (feature-test with {@link canLoadBranch}).
@@ -145,7 +149,7 @@ const PRAGMA_WORD = /^[A-Za-z]+$/;
  * @example
  * ```ts
  * import { DatabaseSync } from "node:sqlite";
- * import { SqliteSessionStore } from "@mu/sessions/stores/sqlite.ts";
+ * import { SqliteSessionStore } from "@mu/sessions/stores/sqlite";
  * const store = await SqliteSessionStore.open(new DatabaseSync(":memory:"));
  * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
  * ```

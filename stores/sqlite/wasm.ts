@@ -1,7 +1,7 @@
 /**
  * The SQLite session store in the browser: `@sqlite.org/sqlite-wasm` on OPFS, inside a
  * dedicated worker (OPFS sync access handles exist only in workers). The schema and every
- * query are `stores/sqlite.ts`'s; this file only adapts the OO1 API to its minimal
+ * query are `stores/sqlite/store.ts`'s; this file only adapts the OO1 API to its minimal
  * `SqliteDatabase` shape and picks the VFS:
  *
  * - `"opfs-sahpool"`: needs no special headers; one connection per origin at a time (it
@@ -13,8 +13,8 @@
  *   files in different places: pin one VFS if a page may be served both ways.
  *
  * Use it from the worker script itself ({@link openSqliteWasmStore}), or run the ready-made
- * worker `stores/sqlite_wasm_worker.ts` and connect from the page with
- * `WorkerSessionStore.connect(worker, options)` (`stores/worker_channel_client.ts`).
+ * worker `stores/browser/opfs_worker.ts` and connect from the page with
+ * `WorkerSessionStore.connect(worker, options)` (`stores/browser/worker_client.ts`).
  *
  * @module
  */
@@ -28,15 +28,15 @@ import {
   SqliteSessionStore,
   type SqliteStatement,
   type SqliteValue,
-} from "./sqlite.ts";
-import { storageOperation } from "./store.ts";
+} from "./store.ts";
+import { storageOperation } from "../../src/store.ts";
 
 /**
  * Which OPFS VFS holds the database.
  *
  * @example
  * ```ts
- * import type { SqliteWasmVfs } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * import type { SqliteWasmVfs } from "@mu/sessions/stores/sqlite/wasm";
  * const vfs: SqliteWasmVfs = crossOriginIsolated ? "opfs" : "opfs-sahpool";
  * ```
  */
@@ -44,11 +44,11 @@ export type SqliteWasmVfs = "auto" | "opfs" | "opfs-sahpool";
 
 /**
  * Options for {@link openSqliteWasmStore} (also what a page sends through
- * `WorkerSessionStore.connect` to `stores/sqlite_wasm_worker.ts`).
+ * `WorkerSessionStore.connect` to `stores/browser/opfs_worker.ts`).
  *
  * @example
  * ```ts
- * import type { SqliteWasmStoreOptions } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * import type { SqliteWasmStoreOptions } from "@mu/sessions/stores/sqlite/wasm";
  * const options: SqliteWasmStoreOptions = { vfs: "auto", filename: "/viewer.sqlite3", poolTimeoutMs: 2000 };
  * ```
  */
@@ -72,7 +72,7 @@ export interface SqliteWasmStoreOptions {
  *
  * @example
  * ```ts
- * import { DEFAULT_SQLITE_WASM_FILENAME } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * import { DEFAULT_SQLITE_WASM_FILENAME } from "@mu/sessions/stores/sqlite/wasm";
  * console.log(DEFAULT_SQLITE_WASM_FILENAME); // "/mu-sessions.sqlite3"
  * ```
  */
@@ -85,7 +85,7 @@ let sqlite3Promise: Promise<Sqlite3Static> | undefined;
  *
  * @example
  * ```ts
- * import { loadSqliteWasm } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * import { loadSqliteWasm } from "@mu/sessions/stores/sqlite/wasm";
  * const sqlite3 = await loadSqliteWasm();
  * const isolatedVfs = typeof sqlite3.oo1.OpfsDb === "function"; // the opfs VFS is usable
  * ```
@@ -98,12 +98,12 @@ export function loadSqliteWasm(): Promise<Sqlite3Static> {
 }
 
 /**
- * Adapt an OO1 `Database` to the `SqliteDatabase` shape `stores/sqlite.ts` is written
+ * Adapt an OO1 `Database` to the `SqliteDatabase` shape `stores/sqlite/store.ts` is written
  * against: positional `?` parameters, rows as objects, `{ changes }` from `run`.
  *
  * @example
  * ```ts
- * import { loadSqliteWasm, oo1Database } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * import { loadSqliteWasm, oo1Database } from "@mu/sessions/stores/sqlite/wasm";
  * const sqlite3 = await loadSqliteWasm();
  * const db = oo1Database(new sqlite3.oo1.DB(":memory:"));
  * db.prepare("SELECT ? AS x").get(1); // { x: 1 }
@@ -270,7 +270,7 @@ class SqliteWasmSessionStore extends SqliteSessionStore {
  * @example
  * ```ts
  * // inside a module worker
- * import { openSqliteWasmStore } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * import { openSqliteWasmStore } from "@mu/sessions/stores/sqlite/wasm";
  * const store = await openSqliteWasmStore({ vfs: "opfs-sahpool", filename: "/sessions.sqlite3" });
  * console.log(await store.list());
  * ```
@@ -312,7 +312,7 @@ function openOrClose(db: Database, onClose: () => void): SqliteSessionStore {
  *
  * @example
  * ```ts
- * import { deleteSqliteWasmDatabase } from "@mu/sessions/stores/sqlite_wasm.ts";
+ * import { deleteSqliteWasmDatabase } from "@mu/sessions/stores/sqlite/wasm";
  * await deleteSqliteWasmDatabase({ vfs: "opfs-sahpool", filename: "/old.sqlite3" });
  * ```
  */
