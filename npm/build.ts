@@ -69,7 +69,15 @@ async function checkExports(write: boolean): Promise<Record<string, string>> {
   return denoExports;
 }
 
-/** Relative `.ts` specifiers in declarations (`from "./x.ts"`, `import("../y.ts")`) → `.js`. */
+/**
+ * Relative `.ts` specifiers in declarations (`from "./x.ts"`, `import("../y.ts")`) → `.js`.
+ *
+ * @example
+ * ```ts
+ * import { rewriteDeclarationImports } from "./build.ts";
+ * rewriteDeclarationImports('export * from "./core.ts";'); // 'export * from "./core.js";'
+ * ```
+ */
 export function rewriteDeclarationImports(text: string): string {
   return text.replace(/(["'])(\.{1,2}\/[^"'\n]*?)\.ts\1/g, "$1$2.js$1");
 }

@@ -9,16 +9,41 @@
  * @module
  */
 
-/** Where the compiled package lives, relative to the repository root. */
+/**
+ * Where the compiled package lives, relative to the repository root.
+ *
+ * @example
+ * ```ts
+ * import { NPM_OUT_DIR } from "./exports.ts";
+ * console.log(`${NPM_OUT_DIR}/core.js`); // "dist/npm/core.js"
+ * ```
+ */
 export const NPM_OUT_DIR = "dist/npm";
 
-/** One compiled entry: TypeScript declarations first (TypeScript takes the first match). */
+/**
+ * One compiled entry: TypeScript declarations first (TypeScript takes the first match).
+ *
+ * @example
+ * ```ts
+ * import type { CompiledTarget } from "./exports.ts";
+ * const core: CompiledTarget = { types: "./dist/npm/core.d.ts", default: "./dist/npm/core.js" };
+ * ```
+ */
 export interface CompiledTarget {
   types: string;
   default: string;
 }
 
-/** A subpath's target: one compiled entry, or conditions mapping to compiled entries. */
+/**
+ * A subpath's target: one compiled entry, or conditions mapping to compiled entries.
+ *
+ * @example
+ * ```ts
+ * import type { PackageTarget } from "./exports.ts";
+ * const core = { types: "./dist/npm/core.d.ts", default: "./dist/npm/core.js" };
+ * const dot: PackageTarget = { browser: core, default: core };
+ * ```
+ */
 export type PackageTarget = CompiledTarget | Record<string, CompiledTarget>;
 
 /**
@@ -27,10 +52,10 @@ export type PackageTarget = CompiledTarget | Record<string, CompiledTarget>;
  * before `node` because some of these environments also set `node` for compatibility
  * shims yet have no local file system.
  */
-export const CORE_CONDITIONS: readonly string[] = ["browser", "worker", "workerd", "edge-light"];
+const CORE_CONDITIONS: readonly string[] = ["browser", "worker", "workerd", "edge-light"];
 
 /** Conditions that select the Deno/Node main entry for `.` (Deno sets both). */
-export const MAIN_CONDITIONS: readonly string[] = ["deno", "node"];
+const MAIN_CONDITIONS: readonly string[] = ["deno", "node"];
 
 /**
  * The compiled target of one TypeScript source path of deno.json (`./stores/jsonl/fs.ts`).

@@ -6,10 +6,26 @@
  * @module
  */
 
-/** Repository root (absolute, trailing slash). */
+/**
+ * Repository root (absolute, trailing slash).
+ *
+ * @example
+ * ```ts
+ * import { ROOT } from "./kit.ts";
+ * const manifest = JSON.parse(await Deno.readTextFile(`${ROOT}package.json`));
+ * ```
+ */
 export const ROOT: string = new URL("../../", import.meta.url).pathname;
 
-/** What a finished command printed. */
+/**
+ * What a finished command printed.
+ *
+ * @example
+ * ```ts
+ * import { type CommandOutput, run } from "./kit.ts";
+ * const output: CommandOutput = await run("npm", ["--version"], { cwd: "/tmp" });
+ * ```
+ */
 export interface CommandOutput {
   stdout: string;
   stderr: string;
@@ -67,7 +83,15 @@ export async function packRepository(dir: string): Promise<{ tarball: string; fi
   return { tarball, files };
 }
 
-/** Node's version as [major, minor]. */
+/**
+ * Node's version as [major, minor].
+ *
+ * @example
+ * ```ts
+ * import { nodeVersion } from "./kit.ts";
+ * const [major, minor] = await nodeVersion(); // e.g. [20, 20]
+ * ```
+ */
 export async function nodeVersion(): Promise<[number, number]> {
   const { stdout } = await run("node", ["-p", "process.versions.node"], { cwd: ROOT });
   const [major, minor] = stdout.trim().split(".").map(Number);
