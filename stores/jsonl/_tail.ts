@@ -102,6 +102,7 @@ export async function inspectTail(
  * ```
  */
 export class TornTailError extends SessionStorageError {
+  override name = "TornTailError";
   /** The file (as shown to people). */
   readonly path: string;
   /** Where the torn record starts. */
