@@ -45,7 +45,18 @@ export interface RuntimeStorage {
 
 let registered: RuntimeStorage | undefined;
 
-/** Register the runtime's storage services (done by `stores/default/mod.ts`). */
+/**
+ * Register the runtime's storage services: what path-based factories such as
+ * `SessionManager.create(cwd, dir)` use. The `@mu/sessions` entry registers the file-system
+ * storage on import; a host with other storage (an edge KV, a browser folder) registers its own.
+ *
+ * @example
+ * ```ts
+ * import { registerRuntimeStorage, type RuntimeStorage } from "@mu/sessions/core";
+ * declare const hostStorage: RuntimeStorage; // the host's directories, files and default store
+ * registerRuntimeStorage(hostStorage);
+ * ```
+ */
 export function registerRuntimeStorage(storage: RuntimeStorage | undefined): void {
   registered = storage;
 }
@@ -54,7 +65,7 @@ export function registerRuntimeStorage(storage: RuntimeStorage | undefined): voi
 export function runtimeStorage(): RuntimeStorage {
   if (!registered) {
     throw new SessionStorageError(
-      'No runtime storage is registered: pass a SessionStore explicitly, or import "@mu/sessions/stores/default" (Deno, Node) to use directories, files and the default SQLite store',
+      'No runtime storage is registered: pass a SessionStore explicitly, or import from "@mu/sessions" (Deno, Node; it registers the file-system storage) instead of "@mu/sessions/core" to use directories, files and the default SQLite store',
     );
   }
   return registered;
