@@ -20,7 +20,8 @@ import { SessionStorageError } from "../../src/errors.ts";
 import { registerRuntimeStorage, type RuntimeStorage } from "../../src/runtime.ts";
 import type { SessionStore } from "../../src/store.ts";
 import { agentDir as agentDirFor, type AgentEnv } from "./agent_dir.ts";
-import { openJsonlFile, openJsonlFsStore, readLocalFile } from "../jsonl/fs.ts";
+import { openJsonlFsStore } from "../jsonl/fs.ts";
+import { openJsonlFile, readLocalFile } from "../jsonl/_local.ts";
 import type { JsonlSessionStore } from "../jsonl/store.ts";
 import { JsonlListingCache } from "../jsonl/_cache.ts";
 import { openSqliteStore } from "../sqlite/file.ts";
@@ -31,6 +32,10 @@ import {
   storageSettingOf,
 } from "./settings.ts";
 import { canonicalDir, resolveProjectTrust, type TrustDecision } from "./trust.ts";
+
+// Types the public options and results below refer to.
+export type { AgentEnv } from "./agent_dir.ts";
+export type { TrustDecision } from "./trust.ts";
 
 /**
  * Inputs of the storage decision.
