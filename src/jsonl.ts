@@ -44,7 +44,7 @@ export function rawJsonOf(value: object): string | undefined {
  *
  * @example
  * ```ts
- * import { toJsonLine } from "@mu/sessions";
+ * import { toJsonLine } from "./jsonl.ts";
  * toJsonLine({ type: "custom" }); // '{"type":"custom"}'
  * ```
  */
@@ -352,7 +352,7 @@ export async function parseSessionJsonl(
  *
  * @example
  * ```ts
- * import { readableChunks } from "@mu/sessions";
+ * import { readableChunks } from "./jsonl.ts";
  * for await (const chunk of readableChunks(new Response("abc").body!)) console.log(chunk.length);
  * ```
  */

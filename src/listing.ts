@@ -72,7 +72,7 @@ export function messageText(content: unknown): string {
  *
  * @example
  * ```ts
- * import { applyEntryToListing, emptyListingState } from "@mu/sessions";
+ * import { applyEntryToListing, emptyListingState } from "./listing.ts";
  * const state = applyEntryToListing(emptyListingState(), {
  *   type: "session_info", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", name: "Demo",
  * });

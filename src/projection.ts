@@ -97,7 +97,7 @@ export interface SessionContext {
  *
  * @example
  * ```ts
- * import { isVerbatimCompaction } from "@mu/sessions";
+ * import { isVerbatimCompaction } from "./projection.ts";
  * isVerbatimCompaction({ type: "compaction", id: "c", parentId: null, timestamp: "", summary: "", details: { strategy: "verbatim-lines" } }); // true
  * ```
  */

@@ -247,7 +247,7 @@ export function describeSchemaError(error: z.ZodError): string {
  *
  * @example
  * ```ts
- * import { validateEntry } from "@mu/sessions";
+ * import { validateEntry } from "./schema.ts";
  * validateEntry({ type: "label", id: "a", parentId: null, timestamp: "t", targetId: "b" }); // undefined
  * ```
  */
@@ -272,7 +272,7 @@ export function validateEntry(value: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { isWorkflowInternal } from "@mu/sessions";
+ * import { isWorkflowInternal } from "./schema.ts";
  * isWorkflowInternal({ internal: true, workflow: { runId: "r", stageId: "s", stageName: "n" } }); // true
  * isWorkflowInternal({ internal: "true" }); // false
  * ```

@@ -151,6 +151,10 @@ export interface BranchLoadingStore extends SessionStore {
  *
  * @example
  * ```ts
+ * import { buildSessionProjection, canLoadBranch, type SessionStore } from "@mu/sessions";
+ * declare const store: SessionStore;
+ * declare const id: string;
+ * declare const leafId: string | null;
  * const entries = canLoadBranch(store)
  *   ? (await store.loadBranch(id, leafId)).entries
  *   : (await store.load(id)).entries;

@@ -45,7 +45,7 @@ function textOf(content: SystemMessage["content"]): string {
  *
  * @example
  * ```ts
- * import { replaySystemPrompt } from "@mu/sessions";
+ * import { replaySystemPrompt } from "./system_prompt.ts";
  * const state = replaySystemPrompt([], [
  *   { role: "system", content: "Be brief.", sections: { env: "linux" }, toolsAdded: [{ name: "bash" }] },
  *   { role: "system", content: "", sections: { env: null }, toolsRemoved: [{ name: "bash" }] },

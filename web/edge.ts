@@ -24,7 +24,7 @@
  *
  * @example
  * ```ts
- * import { handleProjectionRequest } from "./web/edge.ts";
+ * import { handleProjectionRequest } from "@mu/sessions/edge";
  * Deno.serve((request) => handleProjectionRequest(request));
  * // curl --data-binary @session.jsonl 'http://localhost:8000/?leaf=a1b2c3d4'
  * ```
@@ -103,7 +103,7 @@ function isPrivateIPv6(host: string): boolean {
  *
  * @example
  * ```ts
- * import { isPublicHttpsUrl } from "./web/edge.ts";
+ * import { isPublicHttpsUrl } from "@mu/sessions/edge";
  * isPublicHttpsUrl(new URL("https://example.com/s.jsonl")); // true
  * isPublicHttpsUrl(new URL("http://127.0.0.1/s.jsonl")); // false
  * ```
@@ -200,7 +200,7 @@ async function fetchSession(
  *
  * @example
  * ```ts
- * import { createProjectionHandler } from "./web/edge.ts";
+ * import { createProjectionHandler } from "@mu/sessions/edge";
  * const handler = createProjectionHandler({
  *   allowUrl: (url) => url.origin === "https://exports.example.com",
  *   maxBytes: 16 * 1024 * 1024,
@@ -298,7 +298,7 @@ const defaultHandler = createProjectionHandler();
  *
  * @example
  * ```ts
- * import { handleProjectionRequest } from "./web/edge.ts";
+ * import { handleProjectionRequest } from "@mu/sessions/edge";
  * const response = await handleProjectionRequest(
  *   new Request("http://edge/", { method: "POST", body: '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n' }),
  * );

@@ -21,7 +21,7 @@ function joinPath(base: string, ...parts: string[]): string {
  *
  * @example
  * ```ts
- * import { agentDir } from "@mu/sessions/stores/default";
+ * import { agentDir } from "./agent_dir.ts";
  * agentDir({}, "/home/u"); // "/home/u/.pi/agent"
  * agentDir({ PI_CODING_AGENT_DIR: "~/agent" }, "/home/u"); // "/home/u/agent"
  * ```
@@ -44,7 +44,7 @@ export function agentDir(env: AgentEnv, home: string): string {
  *
  * @example
  * ```ts
- * import { defaultSqlitePath } from "@mu/sessions/stores/default";
+ * import { defaultSqlitePath } from "./agent_dir.ts";
  * defaultSqlitePath({ PI_CODING_AGENT_DIR: "/tmp/agent" }); // "/tmp/agent/sessions.db"
  * ```
  */

@@ -2,7 +2,7 @@
  * The JSONL session-folder store on the local file system, for Deno and Node alike (Deno
  * runs `node:fs`). Appends are positional writes plus `fdatasync`; rewrites go to a temp
  * file in the same folder, `fsync`, then `rename`; locks are lock files
- * (`jsonl_lockfile.ts`); deletes use the `trash` command when it is installed.
+ * (`_lockfile.ts`); deletes use the `trash` command when it is installed.
  *
  * @module
  */
@@ -28,7 +28,7 @@ import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
  *
  * @example
  * ```ts
- * import { type FsFolderOptions } from "./fs.ts";
+ * import { type FsFolderOptions } from "@mu/sessions/stores/jsonl";
  * const options: FsFolderOptions = { trashCommand: false, staleLockMs: 60_000 };
  * ```
  */
@@ -71,7 +71,7 @@ async function findOnPath(command: string): Promise<string | undefined> {
  *
  * @example
  * ```ts
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * await fs.list(""); // [] when the folder does not exist yet
  * ```
@@ -305,7 +305,7 @@ async function syncDirectory(folder: string): Promise<void> {
  *
  * @example
  * ```ts
- * import { type JsonlFsStoreOptions } from "./fs.ts";
+ * import { type JsonlFsStoreOptions } from "@mu/sessions/stores/jsonl";
  * const options: JsonlFsStoreOptions = { trashCommand: false, lockTimeoutMs: 5_000 };
  * ```
  */
@@ -316,7 +316,7 @@ export type JsonlFsStoreOptions = JsonlStoreOptions & FsFolderOptions;
  *
  * @example
  * ```ts
- * import { openJsonlFsStore } from "./fs.ts";
+ * import { openJsonlFsStore } from "@mu/sessions/stores/jsonl";
  * const store = await openJsonlFsStore("/tmp/sessions");
  * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
  * ```

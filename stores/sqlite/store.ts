@@ -337,6 +337,8 @@ export class SqliteSessionStore implements BranchLoadingStore {
    *
    * @example
    * ```ts
+   * import type { SqliteSessionStore } from "@mu/sessions/stores/sqlite";
+   * declare const store: SqliteSessionStore;
    * const { entries } = await store.loadBranch("s1"); // the current branch
    * ```
    */
