@@ -31,10 +31,13 @@
  *
  * @module
  */
-import { SessionFormatError } from "../src/errors.ts";
-import { parseSessionJsonl } from "../src/jsonl.ts";
-import { buildSessionProjection } from "../src/projection.ts";
-import { SessionIndex } from "../src/tree.ts";
+// Only the runtime-agnostic entry: an edge function bundles this file and nothing else.
+import {
+  buildSessionProjection,
+  parseSessionJsonl,
+  SessionFormatError,
+  SessionIndex,
+} from "../core.ts";
 
 /** Largest session accepted by default (bytes of JSONL). */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
