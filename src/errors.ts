@@ -25,7 +25,16 @@ export class SessionError extends Error {
   override name = "SessionError";
 }
 
-/** Where in a JSONL source a format problem was found. */
+/**
+ * Where in a JSONL source a format problem was found.
+ *
+ * @example
+ * ```ts
+ * import { SessionFormatError, type SessionFormatLocation } from "@mu/sessions";
+ * const at: SessionFormatLocation = { line: 3, byteOffset: 120, source: "s.jsonl" };
+ * new SessionFormatError("invalid JSON", at).message; // "s.jsonl, line 3: invalid JSON"
+ * ```
+ */
 export interface SessionFormatLocation {
   /** 1-based line number in the source (the header is line 1). */
   line: number;

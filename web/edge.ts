@@ -39,12 +39,40 @@ import {
   SessionIndex,
 } from "../core.ts";
 
-/** Largest session accepted by default (bytes of JSONL). */
+/**
+ * Largest session accepted by default (bytes of JSONL).
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, DEFAULT_MAX_BYTES } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({ maxBytes: DEFAULT_MAX_BYTES / 4 });
+ * ```
+ */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
-/** Default limit for a `?url=` fetch, headers and body (ms). */
+/**
+ * Default limit for a `?url=` fetch, headers and body (ms).
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, DEFAULT_FETCH_TIMEOUT_MS } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({ timeoutMs: 2 * DEFAULT_FETCH_TIMEOUT_MS });
+ * ```
+ */
 export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
 
-/** Options for {@link createProjectionHandler}. */
+/**
+ * Options for {@link createProjectionHandler}.
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, type ProjectionHandlerOptions } from "@mu/sessions/edge";
+ * const options: ProjectionHandlerOptions = {
+ *   allowUrl: (url) => url.hostname === "sessions.example.com",
+ *   maxBytes: 8 * 1024 * 1024,
+ * };
+ * const handler = createProjectionHandler(options);
+ * ```
+ */
 export interface ProjectionHandlerOptions {
   /** Which `?url=` targets may be fetched (default {@link isPublicHttpsUrl}). */
   allowUrl?: (url: URL) => boolean | Promise<boolean>;

@@ -6,7 +6,16 @@
  */
 import { homedir } from "node:os";
 
-/** The environment variables read here (`process.env`, `Deno.env.toObject()` both fit). */
+/**
+ * The environment variables read here (`process.env`, `Deno.env.toObject()` both fit).
+ *
+ * @example
+ * ```ts
+ * import { type AgentEnv, resolveAgentDir } from "@mu/sessions/stores/default";
+ * const env: AgentEnv = { PI_CODING_AGENT_DIR: "/tmp/agent" };
+ * resolveAgentDir({ env }); // "/tmp/agent"
+ * ```
+ */
 export type AgentEnv = Readonly<Record<string, string | undefined>>;
 
 /** Join with the separator the base path already uses (a Windows home keeps `\`). */

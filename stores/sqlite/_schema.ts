@@ -7,7 +7,17 @@
  */
 import { SessionStorageError } from "../../src/errors.ts";
 
-/** A value bound to a `?` placeholder. */
+/**
+ * A value bound to a `?` placeholder.
+ *
+ * @example
+ * ```ts
+ * import type { SqliteDatabase, SqliteValue } from "@mu/sessions/stores/sqlite";
+ * declare const db: SqliteDatabase;
+ * const params: SqliteValue[] = ["s1", 0];
+ * db.prepare("SELECT json FROM entries WHERE session_id = ? AND seq > ?").all(...params);
+ * ```
+ */
 export type SqliteValue = string | number | bigint | null | Uint8Array;
 
 /**

@@ -77,7 +77,17 @@ import {
 // helper are this family's internals (file.ts and wasm.ts import them from _schema.ts).
 export type { SqliteDatabase, SqliteStatement, SqliteValue } from "./_schema.ts";
 
-/** Options for {@link SqliteSessionStore.open}. */
+/**
+ * Options for {@link SqliteSessionStore.open}.
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * import { SqliteSessionStore, type SqliteStoreOptions } from "@mu/sessions/stores/sqlite";
+ * const options: SqliteStoreOptions = { busyTimeoutMs: 10_000, synchronous: "NORMAL" };
+ * const store = await SqliteSessionStore.open(new DatabaseSync(":memory:"), options);
+ * ```
+ */
 export interface SqliteStoreOptions {
   /** `PRAGMA journal_mode`; default `"WAL"`. `null` leaves it alone (OPFS pools set their own). */
   journalMode?: string | null;
