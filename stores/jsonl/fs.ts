@@ -330,3 +330,6 @@ export async function openJsonlFsStore(
 
 export { JsonlSessionStore, TornTailError } from "./store.ts";
 export type { JsonlStoreOptions, RepairReport } from "./store.ts";
+// The folder interface both adapters implement: a custom one (another file system, a test
+// double) plugs into `new JsonlSessionStore(folder, options)`.
+export type { FileStat, FolderEntry, JsonlFolderFs, LockOptions, ReleaseLock } from "./_folder.ts";

@@ -250,3 +250,8 @@ export function openJsonlFsaStore(
 ): JsonlSessionStore {
   return new JsonlSessionStore(new FsaJsonlFolderFs(handle, options), options);
 }
+
+// What openJsonlFsaStore returns and takes, and the folder interface FsaJsonlFolderFs
+// implements, so browser code can name them without the Deno/Node entry.
+export type { JsonlSessionStore, JsonlStoreOptions } from "./store.ts";
+export type { JsonlFolderFs } from "./_folder.ts";
