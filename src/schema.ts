@@ -22,7 +22,18 @@ import {
 
 export * from "./message_schema.ts";
 
-/** The format version this library writes. */
+/**
+ * The format version this library writes.
+ *
+ * @example
+ * ```ts
+ * import { CURRENT_SESSION_VERSION, parseSessionJsonl } from "@mu/sessions";
+ * declare const text: string; // a session file of any format version
+ * const { header, sourceVersion } = await parseSessionJsonl(text);
+ * header.version === CURRENT_SESSION_VERSION; // true: older files are upgraded on read
+ * if (sourceVersion < CURRENT_SESSION_VERSION) console.log(`upgraded from v${sourceVersion}`);
+ * ```
+ */
 export const CURRENT_SESSION_VERSION = 4;
 
 // ---------------------------------------------------------------- header

@@ -165,7 +165,19 @@ export function canLoadBranch(store: SessionStore): store is BranchLoadingStore 
   return typeof (store as Partial<BranchLoadingStore>).loadBranch === "function";
 }
 
-/** The longest session id accepted. */
+/**
+ * The longest session id accepted.
+ *
+ * @example
+ * ```ts
+ * import { assertValidSessionId, InvalidArgumentError, MAX_SESSION_ID_LENGTH } from "@mu/sessions";
+ * try {
+ *   assertValidSessionId("x".repeat(MAX_SESSION_ID_LENGTH + 1));
+ * } catch (e) {
+ *   e instanceof InvalidArgumentError; // true
+ * }
+ * ```
+ */
 export const MAX_SESSION_ID_LENGTH = 256;
 
 /**
