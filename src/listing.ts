@@ -12,7 +12,16 @@ import {
   type WorkflowMarker,
 } from "./schema.ts";
 
-/** One row of a session listing. */
+/**
+ * One row of a session listing.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, type SessionInfo, SessionManager } from "@mu/sessions";
+ * const rows: SessionInfo[] = await SessionManager.list("/project", new MemorySessionStore());
+ * for (const row of rows) console.log(row.id, row.name ?? row.firstMessage, row.modified);
+ * ```
+ */
 export interface SessionInfo {
   /** Exact session id: use it to open the session. */
   id: string;
