@@ -40,7 +40,17 @@ import { replaySystemPrompt, type SystemPromptState } from "./system_prompt.ts";
 
 export type { SystemPromptState, SystemTool } from "./system_prompt.ts";
 
-/** Why a stored tool result contributes nothing to the derived context. */
+/**
+ * Why a stored tool result contributes nothing to the derived context.
+ *
+ * @example
+ * ```ts
+ * import { type DroppedToolResult, SessionManager } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * const dropped: DroppedToolResult[] = manager.buildSessionProjection().entries
+ *   .flatMap((entry) => entry.dropped ? [entry.dropped] : []); // [] here
+ * ```
+ */
 export type DroppedToolResult = "orphan" | "duplicate";
 
 /**

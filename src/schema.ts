@@ -7,6 +7,19 @@
  * file written by a newer agent survives a round trip. Validation checks structure (the
  * fields readers depend on), not every optional field a provider may add.
  *
+ * Each entry type has a schema (`MessageEntrySchema`, ...) and its inferred type
+ * (`MessageEntry`, ...); `SessionEntry` is their union, narrowed by `type`.
+ *
+ * @example
+ * ```ts
+ * import { type SessionEntry, SessionHeaderSchema, SessionInfoEntrySchema } from "@mu/sessions";
+ * declare const lines: string[]; // the records of a format-4 file
+ * const header = SessionHeaderSchema.parse(JSON.parse(lines[0])); // throws a ZodError if invalid
+ * const entry = JSON.parse(lines[1]) as SessionEntry;
+ * if (entry.type === "model_change") console.log(entry.provider, entry.modelId); // a ModelChangeEntry
+ * const named = SessionInfoEntrySchema.safeParse(entry).success; // is it a session_info entry?
+ * ```
+ *
  * @module
  */
 import { z } from "zod";

@@ -30,6 +30,8 @@ export interface ApiSymbol {
   kind: string;
   /** Whether its doc comment has an `@example` (the report does not print this). */
   hasExample: boolean;
+  /** The repository-relative file that declares it, e.g. `src/schema.ts`. */
+  declaredIn: string;
 }
 
 /** One entry point of the export map. */
@@ -123,7 +125,8 @@ export async function collectApi(): Promise<ApiEntry[]> {
       const hasExample = declarations.some((d) =>
         d.jsDoc?.tags?.some((tag) => tag.kind === "example") ?? false
       );
-      return { name: symbol.name, kind: kinds.join("+"), hasExample };
+      const declaredIn = declarations[0].location.filename.replace(new URL(".", ROOT).href, "");
+      return { name: symbol.name, kind: kinds.join("+"), hasExample, declaredIn };
     });
     symbols.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return { specifier: config.name + subpath.slice(1), file, symbols };

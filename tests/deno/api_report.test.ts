@@ -1,7 +1,8 @@
 /**
  * The public API is a decision: the checked-in report (api/report.md) must list exactly what
- * each export-map entry exports, every exported function and class has an `@example`, and
- * the main entry is the runtime-agnostic one plus its storage additions.
+ * each export-map entry exports, every public symbol has an `@example` (the zod schemas and
+ * the types inferred from them are shown by their modules' examples instead), and the main
+ * entry is the runtime-agnostic one plus its storage additions.
  */
 import { assert, assertEquals } from "../conformance/assert.ts";
 import {
@@ -27,13 +28,24 @@ Deno.test("api/report.md lists every entry point's exports (regenerate with deno
   );
 });
 
-Deno.test("every exported function and class has an @example", async () => {
+/** The entry and message schemas: ~75 zod schema/type pairs, exampled per module. */
+const SCHEMA_MODULES = new Set(["src/schema.ts", "src/message_schema.ts"]);
+
+Deno.test("every public symbol has an @example", async () => {
   const missing = (await api()).flatMap((entry) =>
     entry.symbols
-      .filter((s) => (s.kind === "function" || s.kind === "class") && !s.hasExample)
-      .map((s) => `${entry.specifier}: ${s.name} (${s.kind})`)
+      .filter((s) => !s.hasExample && !SCHEMA_MODULES.has(s.declaredIn))
+      .map((s) => `${entry.specifier}: ${s.name} (${s.kind}, ${s.declaredIn})`)
   );
   assertEquals(missing, []);
+});
+
+Deno.test("the schema modules show their schemas and types in a module example", async () => {
+  for (const file of SCHEMA_MODULES) {
+    const source = await Deno.readTextFile(new URL(file, root));
+    const moduleDoc = source.slice(0, source.indexOf("@module"));
+    assert(moduleDoc.includes("@example"), `${file}: the module doc has no @example`);
+  }
 });
 
 Deno.test("@mu/sessions exports all of @mu/sessions/core", async () => {
@@ -48,7 +60,12 @@ Deno.test("the report names the differences and the command to fix them", () => 
   const entry = (names: string[]): ApiEntry[] => [{
     specifier: "@mu/sessions/core",
     file: "./core.ts",
-    symbols: names.map((name) => ({ name, kind: "function", hasExample: true })),
+    symbols: names.map((name) => ({
+      name,
+      kind: "function",
+      hasExample: true,
+      declaredIn: "src/jsonl.ts",
+    })),
   }];
   const problems = describeDifferences(
     renderReport(entry(["parseSessionJsonl", "toJsonLine"])),
