@@ -26,7 +26,7 @@ import type { AssistantMessage, ToolCall, ToolResultMessage } from "./schema.ts"
  *
  * @example
  * ```ts
- * import { INTERRUPTED_TOOL_RESULT_TEXT } from "@mu/sessions";
+ * import { INTERRUPTED_TOOL_RESULT_TEXT } from "./context_repair.ts";
  * INTERRUPTED_TOOL_RESULT_TEXT.includes("interrupted"); // true
  * ```
  */
@@ -40,7 +40,7 @@ export const INTERRUPTED_TOOL_RESULT_TEXT =
  *
  * @example
  * ```ts
- * import { OMITTED_TOOL_RESULT_TEXT } from "@mu/sessions";
+ * import { OMITTED_TOOL_RESULT_TEXT } from "./context_repair.ts";
  * OMITTED_TOOL_RESULT_TEXT.startsWith("The result"); // true
  * ```
  */
@@ -73,7 +73,7 @@ interface OpenGroup<T> {
  *
  * @example
  * ```ts
- * import { toolCallsOf } from "@mu/sessions";
+ * import { toolCallsOf } from "./context_repair.ts";
  * toolCallsOf({ content: [{ type: "toolCall", id: "c1", name: "ls", arguments: {} }] }).length; // 1
  * ```
  */
@@ -92,7 +92,7 @@ export function toolCallsOf(message: Pick<AssistantMessage, "content">): ToolCal
  *
  * @example
  * ```ts
- * import { ToolCallPairing } from "@mu/sessions";
+ * import { ToolCallPairing } from "./context_repair.ts";
  * const pairing = new ToolCallPairing<string>();
  * const ls = { type: "toolCall" as const, id: "c1", name: "ls", arguments: {} };
  * pairing.assistant({ content: [ls] }, "a1", true, 0);

@@ -44,7 +44,7 @@ export function rawJsonOf(value: object): string | undefined {
  *
  * @example
  * ```ts
- * import { toJsonLine } from "@mu/sessions";
+ * import { toJsonLine } from "./jsonl.ts";
  * toJsonLine({ type: "custom" }); // '{"type":"custom"}'
  * ```
  */
@@ -171,7 +171,19 @@ function splitString(input: string, onRecord: (record: JsonlRecord) => void): vo
 
 // ---------------------------------------------------------------- session assembly
 
-/** A parsed session. */
+/**
+ * A parsed session.
+ *
+ * @example
+ * ```ts
+ * import { type ParsedSession, parseSessionJsonl } from "@mu/sessions";
+ * const parsed: ParsedSession = await parseSessionJsonl(
+ *   '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n',
+ * );
+ * parsed.sourceVersion; // 3
+ * parsed.upgraded; // true: the header and entries are format 4 now
+ * ```
+ */
 export interface ParsedSession {
   header: SessionHeader;
   /** Entries in file order, upgraded to format 4. */
@@ -182,7 +194,21 @@ export interface ParsedSession {
   upgraded: boolean;
 }
 
-/** Options for {@link parseSessionJsonl}. */
+/**
+ * Options for {@link parseSessionJsonl}.
+ *
+ * @example
+ * ```ts
+ * import { parseSessionJsonl, type ParseOptions } from "@mu/sessions";
+ * declare const file: ReadableStream<Uint8Array>;
+ * const options: ParseOptions = {
+ *   source: "/sessions/s1.jsonl", // named in SessionFormatError messages
+ *   onProgress: (bytes) => console.log(`${bytes} bytes read`),
+ *   signal: AbortSignal.timeout(10_000),
+ * };
+ * const { entries } = await parseSessionJsonl(file, options);
+ * ```
+ */
 export interface ParseOptions {
   /** File path or label used in error messages. */
   source?: string;
@@ -352,7 +378,7 @@ export async function parseSessionJsonl(
  *
  * @example
  * ```ts
- * import { readableChunks } from "@mu/sessions";
+ * import { readableChunks } from "./jsonl.ts";
  * for await (const chunk of readableChunks(new Response("abc").body!)) console.log(chunk.length);
  * ```
  */

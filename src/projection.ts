@@ -40,10 +40,32 @@ import { replaySystemPrompt, type SystemPromptState } from "./system_prompt.ts";
 
 export type { SystemPromptState, SystemTool } from "./system_prompt.ts";
 
-/** Why a stored tool result contributes nothing to the derived context. */
+/**
+ * Why a stored tool result contributes nothing to the derived context.
+ *
+ * @example
+ * ```ts
+ * import { type DroppedToolResult, SessionManager } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * const dropped: DroppedToolResult[] = manager.buildSessionProjection().entries
+ *   .flatMap((entry) => entry.dropped ? [entry.dropped] : []); // [] here
+ * ```
+ */
 export type DroppedToolResult = "orphan" | "duplicate";
 
-/** One entry of the context range with the model-visible messages it contributes. */
+/**
+ * One entry of the context range with the model-visible messages it contributes.
+ *
+ * @example
+ * ```ts
+ * import { type ProjectedEntry, SessionManager } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * await manager.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+ * const [first]: ProjectedEntry[] = manager.buildSessionProjection().entries;
+ * first.sourceEntry.type; // "message"
+ * first.messages.length; // 1
+ * ```
+ */
 export interface ProjectedEntry {
   /** The raw entry, never modified. */
   sourceEntry: SessionEntry;
@@ -65,7 +87,18 @@ export interface ProjectedEntry {
   systemPrompt?: true;
 }
 
-/** The model-visible projection of a session's active branch. */
+/**
+ * The model-visible projection of a session's active branch.
+ *
+ * @example
+ * ```ts
+ * import { SessionManager, type SessionProjection } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * await manager.appendModelChange("anthropic", "claude-sonnet-4");
+ * const projection: SessionProjection = manager.buildSessionProjection();
+ * projection.model; // { provider: "anthropic", modelId: "claude-sonnet-4" }
+ * ```
+ */
 export interface SessionProjection {
   /** The leaf the projection was built for (`null`: empty projection). */
   leafId: string | null;
@@ -83,7 +116,18 @@ export interface SessionProjection {
   boundary: CompactionEntry | null;
 }
 
-/** What a provider request is built from: {@link buildSessionContext}'s result. */
+/**
+ * What a provider request is built from: {@link buildSessionContext}'s result.
+ *
+ * @example
+ * ```ts
+ * import { type SessionContext, SessionManager } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * await manager.appendThinkingLevelChange("high");
+ * const context: SessionContext = manager.buildSessionContext();
+ * context.thinkingLevel; // "high"
+ * ```
+ */
 export interface SessionContext {
   messages: AgentMessage[];
   /** Default `"off"`. */
@@ -97,7 +141,7 @@ export interface SessionContext {
  *
  * @example
  * ```ts
- * import { isVerbatimCompaction } from "@mu/sessions";
+ * import { isVerbatimCompaction } from "./projection.ts";
  * isVerbatimCompaction({ type: "compaction", id: "c", parentId: null, timestamp: "", summary: "", details: { strategy: "verbatim-lines" } }); // true
  * ```
  */

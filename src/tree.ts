@@ -9,7 +9,18 @@
 import { SessionFormatError } from "./errors.ts";
 import type { SessionEntry } from "./schema.ts";
 
-/** A node of {@link SessionIndex.getTree}. */
+/**
+ * A node of {@link SessionIndex.getTree}.
+ *
+ * @example
+ * ```ts
+ * import { type SessionTreeNode, SessionManager } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * await manager.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+ * const depth = (node: SessionTreeNode): number => 1 + Math.max(0, ...node.children.map(depth));
+ * Math.max(...manager.getTree().map(depth)); // 1
+ * ```
+ */
 export interface SessionTreeNode {
   entry: SessionEntry;
   children: SessionTreeNode[];
@@ -17,7 +28,16 @@ export interface SessionTreeNode {
   label?: string;
 }
 
-/** Options for {@link SessionIndex.build}. */
+/**
+ * Options for {@link SessionIndex.build}.
+ *
+ * @example
+ * ```ts
+ * import { type IndexOptions, SessionIndex } from "@mu/sessions";
+ * const options: IndexOptions = { source: "/sessions/s1.jsonl" }; // named in errors
+ * SessionIndex.build([], options);
+ * ```
+ */
 export interface IndexOptions {
   /** Label for error messages (file path, session id). */
   source?: string;

@@ -24,24 +24,55 @@
  *
  * @example
  * ```ts
- * import { handleProjectionRequest } from "./web/edge.ts";
+ * import { handleProjectionRequest } from "@mu/sessions/edge";
  * Deno.serve((request) => handleProjectionRequest(request));
  * // curl --data-binary @session.jsonl 'http://localhost:8000/?leaf=a1b2c3d4'
  * ```
  *
  * @module
  */
-import { SessionFormatError } from "../src/errors.ts";
-import { parseSessionJsonl } from "../src/jsonl.ts";
-import { buildSessionProjection } from "../src/projection.ts";
-import { SessionIndex } from "../src/tree.ts";
+// Only the runtime-agnostic entry: an edge function bundles this file and nothing else.
+import {
+  buildSessionProjection,
+  parseSessionJsonl,
+  SessionFormatError,
+  SessionIndex,
+} from "../core.ts";
 
-/** Largest session accepted by default (bytes of JSONL). */
+/**
+ * Largest session accepted by default (bytes of JSONL).
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, DEFAULT_MAX_BYTES } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({ maxBytes: DEFAULT_MAX_BYTES / 4 });
+ * ```
+ */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
-/** Default limit for a `?url=` fetch, headers and body (ms). */
+/**
+ * Default limit for a `?url=` fetch, headers and body (ms).
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, DEFAULT_FETCH_TIMEOUT_MS } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({ timeoutMs: 2 * DEFAULT_FETCH_TIMEOUT_MS });
+ * ```
+ */
 export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
 
-/** Options for {@link createProjectionHandler}. */
+/**
+ * Options for {@link createProjectionHandler}.
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, type ProjectionHandlerOptions } from "@mu/sessions/edge";
+ * const options: ProjectionHandlerOptions = {
+ *   allowUrl: (url) => url.hostname === "sessions.example.com",
+ *   maxBytes: 8 * 1024 * 1024,
+ * };
+ * const handler = createProjectionHandler(options);
+ * ```
+ */
 export interface ProjectionHandlerOptions {
   /** Which `?url=` targets may be fetched (default {@link isPublicHttpsUrl}). */
   allowUrl?: (url: URL) => boolean | Promise<boolean>;
@@ -103,7 +134,7 @@ function isPrivateIPv6(host: string): boolean {
  *
  * @example
  * ```ts
- * import { isPublicHttpsUrl } from "./web/edge.ts";
+ * import { isPublicHttpsUrl } from "@mu/sessions/edge";
  * isPublicHttpsUrl(new URL("https://example.com/s.jsonl")); // true
  * isPublicHttpsUrl(new URL("http://127.0.0.1/s.jsonl")); // false
  * ```
@@ -200,7 +231,7 @@ async function fetchSession(
  *
  * @example
  * ```ts
- * import { createProjectionHandler } from "./web/edge.ts";
+ * import { createProjectionHandler } from "@mu/sessions/edge";
  * const handler = createProjectionHandler({
  *   allowUrl: (url) => url.origin === "https://exports.example.com",
  *   maxBytes: 16 * 1024 * 1024,
@@ -298,7 +329,7 @@ const defaultHandler = createProjectionHandler();
  *
  * @example
  * ```ts
- * import { handleProjectionRequest } from "./web/edge.ts";
+ * import { handleProjectionRequest } from "@mu/sessions/edge";
  * const response = await handleProjectionRequest(
  *   new Request("http://edge/", { method: "POST", body: '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n' }),
  * );

@@ -340,9 +340,10 @@ export interface StoreConnectionHandlers<Options> {
  * @example
  * ```ts
  * // my_worker.ts (bundled as a module worker)
- * import { acceptStoreConnections } from "@mu/sessions/stores/worker/serve";
+ * import { acceptStoreConnections, type MessageEndpoint } from "@mu/sessions/stores/worker/serve";
  * import { openSqliteWasmStore } from "@mu/sessions/stores/sqlite/wasm";
- * acceptStoreConnections(self, { open: openSqliteWasmStore });
+ * // In a module worker `self` is the endpoint; the cast only satisfies the page's DOM typings.
+ * acceptStoreConnections(self as unknown as MessageEndpoint, { open: openSqliteWasmStore });
  * ```
  */
 export function acceptStoreConnections<Options>(

@@ -148,7 +148,7 @@ export type ListingNeed = (header: SessionHeader) => "body" | "header";
  * @example
  * ```ts
  * import { summarizeFile } from "./_cache.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const stat = (await fs.stat("a.jsonl"))!;
  * const summary = await summarizeFile(fs, "a.jsonl", stat, undefined, () => "body");

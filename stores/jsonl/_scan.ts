@@ -39,7 +39,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * @example
  * ```ts
  * import { readHeadLine } from "./_scan.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const head = await readHeadLine(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
  * ```
@@ -171,7 +171,7 @@ export function parseHeaderLine(head: HeadLine | undefined, source: string): Hea
  * @example
  * ```ts
  * import { readHeader } from "./_scan.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const { id } = await readHeader(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
  * ```

@@ -48,7 +48,7 @@ export type { RepairReport } from "./_tail.ts";
  *
  * @example
  * ```ts
- * import { type JsonlStoreOptions } from "./store.ts";
+ * import { type JsonlStoreOptions } from "@mu/sessions/stores/jsonl";
  * import { JsonlListingCache } from "./_cache.ts";
  * const options: JsonlStoreOptions = { cache: new JsonlListingCache(), lockTimeoutMs: 5_000 };
  * ```
@@ -71,8 +71,8 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { JsonlSessionStore } from "./store.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { JsonlSessionStore } from "@mu/sessions/stores/jsonl";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const store = new JsonlSessionStore(new NodeJsonlFolderFs("/tmp/sessions"));
  * const rows = await store.list({ cwd: "/work/project" });
  * ```
@@ -278,7 +278,7 @@ export class JsonlSessionStore implements SessionStore {
    *
    * @example
    * ```ts
-   * import { openJsonlFsStore } from "./fs.ts";
+   * import { openJsonlFsStore } from "@mu/sessions/stores/jsonl";
    * const store = await openJsonlFsStore("/tmp/sessions");
    * await store.pathOf("some-id"); // "/tmp/sessions/2026-..._<hash>.jsonl" or undefined
    * ```
@@ -295,7 +295,7 @@ export class JsonlSessionStore implements SessionStore {
    *
    * @example
    * ```ts
-   * import { openJsonlFsStore } from "./fs.ts";
+   * import { openJsonlFsStore } from "@mu/sessions/stores/jsonl";
    * const store = await openJsonlFsStore("/tmp/sessions");
    * const id = await store.openFile("/tmp/elsewhere/mine.jsonl", { cwd: "/work" });
    * ```
@@ -330,7 +330,7 @@ export class JsonlSessionStore implements SessionStore {
    *
    * @example
    * ```ts
-   * import { openJsonlFsStore } from "./fs.ts";
+   * import { openJsonlFsStore } from "@mu/sessions/stores/jsonl";
    * const store = await openJsonlFsStore("/tmp/sessions");
    * const report = await store.repairSession("some-id");
    * console.log(report.action, report.backupPath);

@@ -8,11 +8,11 @@
  * statement with positional `run` / `all` / `get` (only plain `?` placeholders are used),
  * and `close()`. Drivers are synchronous; the store's methods are async so the same
  * interface fits every {@link SessionStore}. Transactions are plain SQL
- * (`BEGIN IMMEDIATE` / `COMMIT` / `ROLLBACK`, see {@link sqliteTransaction}) so every driver
+ * (`BEGIN IMMEDIATE` / `COMMIT` / `ROLLBACK`, see `sqliteTransaction` in `_schema.ts`) so every driver
  * behaves alike and a writer in another process waits (`busy_timeout`) instead of failing.
  *
- * Schema, version {@link SQLITE_SCHEMA_VERSION} in `PRAGMA user_version`, reached by the
- * forward steps of {@link SQLITE_MIGRATIONS}:
+ * Schema, version `SQLITE_SCHEMA_VERSION` in `PRAGMA user_version`, reached by the
+ * forward steps of `SQLITE_MIGRATIONS` (both in `_schema.ts`):
  * ```sql
  * sessions(id TEXT PRIMARY KEY, cwd TEXT, created_at INTEGER, -- epoch ms
  *          modified INTEGER,                                -- epoch ms, listing order
@@ -73,10 +73,21 @@ import {
   type SqliteValue,
 } from "./_schema.ts";
 
-export * from "./_schema.ts";
-export { type BranchLoadingStore, canLoadBranch, type LoadedBranch } from "../../src/store.ts";
+// The database shape a driver adapts to is public; the schema steps and the transaction
+// helper are this family's internals (file.ts and wasm.ts import them from _schema.ts).
+export type { SqliteDatabase, SqliteStatement, SqliteValue } from "./_schema.ts";
 
-/** Options for {@link SqliteSessionStore.open}. */
+/**
+ * Options for {@link SqliteSessionStore.open}.
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * import { SqliteSessionStore, type SqliteStoreOptions } from "@mu/sessions/stores/sqlite";
+ * const options: SqliteStoreOptions = { busyTimeoutMs: 10_000, synchronous: "NORMAL" };
+ * const store = await SqliteSessionStore.open(new DatabaseSync(":memory:"), options);
+ * ```
+ */
 export interface SqliteStoreOptions {
   /** `PRAGMA journal_mode`; default `"WAL"`. `null` leaves it alone (OPFS pools set their own). */
   journalMode?: string | null;
@@ -336,6 +347,8 @@ export class SqliteSessionStore implements BranchLoadingStore {
    *
    * @example
    * ```ts
+   * import type { SqliteSessionStore } from "@mu/sessions/stores/sqlite";
+   * declare const store: SqliteSessionStore;
    * const { entries } = await store.loadBranch("s1"); // the current branch
    * ```
    */

@@ -3,12 +3,12 @@ import { test } from "node:test";
 import {
   parseSessionJsonl,
   parseSessionJsonlSync,
-  rawJsonOf,
   serializeSessionJsonl,
   type SessionEntry,
   SessionFormatError,
   SessionIndex,
 } from "../../core.ts";
+import { rawJsonOf } from "../../src/jsonl.ts";
 import { chunkedStream, fixtureBytes, fixtureJson, fixtureNames, fixtureText } from "./fixtures.ts";
 
 interface Expected {

@@ -11,11 +11,11 @@ import {
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
-  serializeEntries,
   type SessionEntry,
   SessionIndex,
   type SessionProjection,
 } from "../../core.ts";
+import { serializeEntries } from "../../src/jsonl.ts";
 import { listCases, loadCase, loadJson } from "../../fixtures/projection/load.ts";
 
 /** The fixture shape of a projection (JSON-normalised). */

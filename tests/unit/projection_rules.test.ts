@@ -9,11 +9,11 @@ import {
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
-  INTERRUPTED_TOOL_RESULT_TEXT,
   type SessionEntry,
   SessionIndex,
-  VERBATIM_COMPACTION_PREAMBLE,
 } from "../../core.ts";
+import { INTERRUPTED_TOOL_RESULT_TEXT } from "../../src/context_repair.ts";
+import { VERBATIM_COMPACTION_PREAMBLE } from "../../src/transcript.ts";
 import { call, image, SessionBuilder, text, thinking } from "../../fixtures/projection/case_kit.ts";
 
 const entriesOf = (b: SessionBuilder) => b.entries as SessionEntry[];
