@@ -218,11 +218,26 @@ export async function storageOperation<T>(
   try {
     return await operation();
   } catch (error) {
-    if (error instanceof SessionError) throw error;
-    if (error instanceof DOMException && error.name === "AbortError") throw error;
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new SessionStorageError(`${what} failed: ${detail}`, { cause: error });
+    throw asStorageError(what, error);
   }
+}
+
+/**
+ * The error a store raises for a failure of `what`: library errors and aborts unchanged,
+ * anything else (an I/O error, a driver's own error) as a `SessionStorageError` naming the
+ * operation, with the original as `cause`.
+ *
+ * @example
+ * ```ts
+ * import { asStorageError } from "@mu/sessions";
+ * asStorageError("append", new Error("EIO")).message; // "append failed: EIO"
+ * ```
+ */
+export function asStorageError(what: string, error: unknown): Error {
+  if (error instanceof SessionError) return error;
+  if (error instanceof DOMException && error.name === "AbortError") return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new SessionStorageError(`${what} failed: ${detail}`, { cause: error });
 }
 
 /** Guard for stores after `close()`. */

@@ -221,7 +221,7 @@ function dispatch(
       return store.load(a as string).then((loaded) => ({
         ...loaded,
         header: toJsonLine(loaded.header),
-        entries: loaded.entries.map(toJsonLine),
+        entries: loaded.entries.map((entry) => toJsonLine(entry)),
       }));
     case "list": {
       const options = { ...(a as ListOptions), signal };
@@ -244,7 +244,7 @@ function dispatch(
       if (!store.loadBranch) throw new SessionStorageError("loadBranch is not supported");
       return store.loadBranch(a as string, b as string | null | undefined).then((r) => ({
         header: toJsonLine(r.header),
-        entries: r.entries.map(toJsonLine),
+        entries: r.entries.map((entry) => toJsonLine(entry)),
       }));
     }
     default:

@@ -361,5 +361,5 @@ interface WireSession {
 }
 
 function lines(entries: readonly SessionEntry[]): string[] {
-  return entries.map(toJsonLine);
+  return entries.map((entry) => toJsonLine(entry));
 }
