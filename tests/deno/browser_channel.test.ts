@@ -16,6 +16,7 @@ import {
 } from "../../core.ts";
 import type { ControlMessage } from "../browser/memory_store_worker.ts";
 import { memorySubject } from "../conformance/faults.ts";
+import { TornTailError } from "../../stores/jsonl/store.ts";
 import {
   errorFromWire,
   errorToWire,
@@ -104,8 +105,43 @@ Deno.test("worker channel: typed errors survive the wire with their fields", () 
   }
   const abort = errorFromWire(errorToWire(new DOMException("stop", "AbortError")));
   assert(abort instanceof DOMException && abort.name === "AbortError", "AbortError kept");
+  // An error that is not the library's arrives typed, keeping what it said.
   const other = errorFromWire(errorToWire(new RangeError("odd")));
-  assertEquals([other.name, other.message], ["RangeError", "odd"]);
+  assert(other instanceof SessionStorageError, "a foreign error becomes SessionStorageError");
+  assertEquals(other.message, "RangeError: odd");
+  // A driver's subclass keeps its name and arrives as its library base class.
+  const torn = errorFromWire(errorToWire(new TornTailError("/s.jsonl", 7)));
+  assert(torn instanceof SessionStorageError, "TornTailError arrives as SessionStorageError");
+  assertEquals(torn.name, "TornTailError");
+  assertEquals((torn as TornTailError).byteOffset, 7);
+  // In a minified bundle `name` (taken from the class) is mangled; the wire names the class.
+  const mangled = new SessionFormatError("bad", { line: 2 });
+  mangled.name = "mt";
+  const rebuilt = errorFromWire(errorToWire(mangled));
+  assert(rebuilt instanceof SessionFormatError, "rebuilt by the fixed class name");
+  assertEquals([rebuilt.name, rebuilt.message], ["SessionFormatError", "line 2: bad"]);
+});
+
+Deno.test("worker channel: an error thrown in the worker arrives as its class, with its fields", async () => {
+  const worker = new Worker(workerUrl, { type: "module" });
+  try {
+    const options = { name: freshId("mem") };
+    const store = await WorkerSessionStore.connect(worker, options);
+    const id = freshId();
+    await store.create(header(id), [userEntry("kept", null)]);
+    await control(worker, { action: "damage", sessionId: id, ...options });
+    const error = await assertRejects(() => store.load(id), SessionFormatError);
+    assertEquals([error.line, error.source], [1, `memory:${id}`]);
+    assert(error.reason.startsWith("stored record is not valid JSON"), error.reason);
+    const skipped: Error[] = [];
+    await store.list({ onSkipped: (s) => skipped.push(s.error) });
+    assert(skipped[0] instanceof SessionFormatError, "onSkipped gets the class too");
+    assertEquals((skipped[0] as SessionFormatError).line, 1);
+    await assertRejects(() => store.load("missing"), SessionNotFoundError);
+    await store.close();
+  } finally {
+    worker.terminate();
+  }
 });
 
 Deno.test("worker channel: open failures, closed stores and removed storage", async () => {
