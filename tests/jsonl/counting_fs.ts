@@ -9,6 +9,8 @@ import type {
   LockOptions,
   ReleaseLock,
 } from "../../stores/jsonl/_folder.ts";
+import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
+import type { OpenedStore } from "../conformance/harness.ts";
 
 /** Operation counts since the last {@link CountingFs.reset}. */
 export interface FsCounts {
@@ -108,4 +110,18 @@ export class CountingFs implements JsonlFolderFs {
   lock(path: string, options?: LockOptions): Promise<ReleaseLock> {
     return this.inner.lock(path, options);
   }
+}
+
+/**
+ * A store over `fs` with the fault hook: the next append writes a few bytes of its records,
+ * then fails (a torn write the store must undo); the next atomic rewrite fails outright.
+ */
+export function faultyJsonlStore(
+  fs: JsonlFolderFs,
+): Pick<OpenedStore, "store" | "failNextWrite"> {
+  const counting = new CountingFs(fs);
+  return {
+    store: new JsonlSessionStore(counting),
+    failNextWrite: () => counting.failNextWrite(),
+  };
 }

@@ -6,12 +6,10 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { OpenedStore, StoreSubject } from "../conformance/mod.ts";
-import type { JsonlFolderFs } from "../../stores/jsonl/_folder.ts";
+import type { StoreSubject } from "../conformance/mod.ts";
 import { NodeJsonlFolderFs, openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { FsaJsonlFolderFs, openJsonlFsaStore } from "../../stores/jsonl/fsa.ts";
-import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
-import { CountingFs } from "./counting_fs.ts";
+import { faultyJsonlStore } from "./counting_fs.ts";
 import { FakeDirectoryHandle } from "./fake_fsa.ts";
 
 /** A fresh temporary directory. */
@@ -22,20 +20,6 @@ export async function tempDir(prefix = "mu-jsonl-"): Promise<string> {
 /** Remove a directory tree (missing is fine). */
 export async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
-}
-
-/**
- * A store over `fs` with the fault hook: the next append writes a few bytes of its records,
- * then fails (a torn write the store must undo); the next atomic rewrite fails outright.
- */
-export function faultyJsonlStore(
-  fs: JsonlFolderFs,
-): Pick<OpenedStore, "store" | "failNextWrite"> {
-  const counting = new CountingFs(fs);
-  return {
-    store: new JsonlSessionStore(counting),
-    failNextWrite: () => counting.failNextWrite(),
-  };
 }
 
 /** The file-system JSONL store as a conformance subject. */
