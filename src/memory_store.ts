@@ -94,7 +94,8 @@ export class MemorySessionStore implements SessionStore {
     assertOpen(this.#closed, this.kind);
     const session = this.#get(sessionId);
     const lines = encodeEntries(entries); // all or nothing, before anything changes
-    const listing = structuredClone(session.listing);
+    // A shallow copy is enough: the fold replaces `summary`, never edits it in place.
+    const listing = { ...session.listing };
     foldEntries(listing, entries);
     // The record shares its entry list with the old one: once the `set` (the commit) has
     // succeeded the lines are added in place, so an append costs O(entries), not O(session).

@@ -14,6 +14,9 @@
  * - `list` never parses whole sessions when it can avoid it; unloadable sessions are left
  *   out and reported through `onSkipped`.
  * - Stores never mutate entry objects passed in or handed out.
+ * - A value JSON cannot store as an object is refused with `SessionStorageError` before
+ *   anything is written. The record stores (memory, IndexedDB, SQLite) get this, decoding,
+ *   export and the listing fold from one module, `records.ts`.
  *
  * @module
  */
