@@ -170,7 +170,8 @@ export {
   type SessionStore,
   type SkippedSession,
 } from "./src/store.ts";
-export { MemorySessionStore } from "./src/memory_store.ts";
+export { MemorySessionStore, type MemoryStoreOptions } from "./src/memory_store.ts";
+export type { SessionRecords } from "./src/records.ts";
 
 // Runtime storage: what path-based factories use; `@mu/sessions` registers the file-system one.
 export {

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { SessionFormatError } from "./errors.ts";
+import { SessionFormatError, SessionStorageError } from "./errors.ts";
 import { upgradeRecords } from "./migrate.ts";
 import {
   describeSchemaError,
@@ -40,16 +40,34 @@ export function rawJsonOf(value: object): string | undefined {
 /**
  * One record as JSON text (no newline): its original text when it was parsed and not
  * replaced, otherwise `JSON.stringify`. Entries are treated as immutable values: to change
- * one, build a new object.
+ * one, build a new object. A value that cannot be stored as a JSON object (a BigInt, a
+ * cycle, a `toJSON` that yields no object) throws `SessionStorageError`, so every store
+ * refuses it before writing instead of storing text no reader can load.
  *
+ * @param what names the value in the error ("entry 2", "header").
  * @example
  * ```ts
  * import { toJsonLine } from "./jsonl.ts";
  * toJsonLine({ type: "custom" }); // '{"type":"custom"}'
  * ```
  */
-export function toJsonLine(value: object): string {
-  return rawJson.get(value) ?? JSON.stringify(value);
+export function toJsonLine(value: object, what = "record"): string {
+  const raw = rawJson.get(value);
+  if (raw !== undefined) return raw; // it parsed as an object when it was remembered
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new SessionStorageError(`The ${what} cannot be stored as JSON: ${detail}`, {
+      cause: error,
+    });
+  }
+  // JSON.stringify never starts an object with white space.
+  if (typeof text !== "string" || text.charCodeAt(0) !== 0x7b /* { */) {
+    throw new SessionStorageError(`The ${what} is not stored as a JSON object`);
+  }
+  return text;
 }
 
 // ---------------------------------------------------------------- line splitting
@@ -413,14 +431,12 @@ export function serializeSessionJsonl(
   header: SessionHeader,
   entries: readonly SessionEntry[],
 ): string {
-  let out = toJsonLine(header) + "\n";
-  for (const entry of entries) out += toJsonLine(entry) + "\n";
-  return out;
+  return toJsonLine(header, "header") + "\n" + serializeEntries(entries);
 }
 
 /** Serialize entries (no header) as JSONL lines, each ending in `\n`. */
 export function serializeEntries(entries: readonly object[]): string {
   let out = "";
-  for (const entry of entries) out += toJsonLine(entry) + "\n";
+  entries.forEach((entry, i) => out += toJsonLine(entry, `entry ${i + 1}`) + "\n");
   return out;
 }

@@ -14,6 +14,9 @@
  * - `list` never parses whole sessions when it can avoid it; unloadable sessions are left
  *   out and reported through `onSkipped`.
  * - Stores never mutate entry objects passed in or handed out.
+ * - A value JSON cannot store as an object is refused with `SessionStorageError` before
+ *   anything is written. The record stores (memory, IndexedDB, SQLite) get this, decoding,
+ *   export and the listing fold from one module, `records.ts`.
  *
  * @module
  */
@@ -303,11 +306,26 @@ export async function storageOperation<T>(
   try {
     return await operation();
   } catch (error) {
-    if (error instanceof SessionError) throw error;
-    if (error instanceof DOMException && error.name === "AbortError") throw error;
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new SessionStorageError(`${what} failed: ${detail}`, { cause: error });
+    throw asStorageError(what, error);
   }
+}
+
+/**
+ * The error a store raises for a failure of `what`: library errors and aborts unchanged,
+ * anything else (an I/O error, a driver's own error) as a `SessionStorageError` naming the
+ * operation, with the original as `cause`.
+ *
+ * @example
+ * ```ts
+ * import { asStorageError } from "./store.ts";
+ * asStorageError("append", new Error("EIO")).message; // "append failed: EIO"
+ * ```
+ */
+export function asStorageError(what: string, error: unknown): Error {
+  if (error instanceof SessionError) return error;
+  if (error instanceof DOMException && error.name === "AbortError") return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new SessionStorageError(`${what} failed: ${detail}`, { cause: error });
 }
 
 /** Guard for stores after `close()`. */

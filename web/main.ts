@@ -7,7 +7,8 @@
  * @module
  */
 import { button, downloadBlob, el, replaceChildren } from "./dom.ts";
-import { createViewerClient, RemoteError } from "./rpc.ts";
+import { SessionError, SessionFormatError } from "../src/errors.ts";
+import { createViewerClient } from "./rpc.ts";
 import type { ImportResultView, ListView, StorageView, UnloadableView } from "./types.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
@@ -94,12 +95,11 @@ function toast(text: string, tone: "info" | "error" = "info"): void {
 }
 
 function describeError(error: unknown): string {
-  if (error instanceof RemoteError) {
-    const v = error.view;
-    return v.line
-      ? `${v.name}: line ${v.line}: ${v.reason ?? v.message}`
-      : `${v.name}: ${v.message}`;
+  // Errors from the worker arrive as the library's classes (src/rpc.ts).
+  if (error instanceof SessionFormatError && error.line > 0) {
+    return `${error.name}: line ${error.line}: ${error.reason}`;
   }
+  if (error instanceof SessionError) return `${error.name}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }
 

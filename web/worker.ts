@@ -6,6 +6,7 @@
  * @module
  */
 import { exportSessionJsonl, type SessionStore } from "../src/store.ts";
+import type { MessageEndpoint } from "../src/rpc.ts";
 import { serveViewerApi, toErrorView, type ViewerApi } from "./rpc.ts";
 import type { ListView, SessionRowView, StorageView, UnloadableView } from "./types.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
@@ -166,10 +167,7 @@ const api: ViewerApi = {
   },
 };
 
-const send = serveViewerApi(
-  self as unknown as Parameters<typeof serveViewerApi>[0],
-  api,
-);
+const send = serveViewerApi(self as unknown as MessageEndpoint, api);
 
 function progress(data: Parameters<typeof send>[0]["data"]): void {
   send({ kind: "event", type: "import-progress", data });
