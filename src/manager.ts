@@ -261,8 +261,9 @@ export class SessionManager extends SessionView {
   }
 
   /** Set the display name; an empty (or blank) name clears it durably. */
-  appendSessionInfo(name: string): Promise<string> {
-    return this.#append({ type: "session_info", name: name.trim() });
+  async appendSessionInfo(name: string): Promise<string> {
+    if (typeof name !== "string") throw new InvalidArgumentError("session name must be a string");
+    return await this.#append({ type: "session_info", name: name.trim() });
   }
 
   /** Store a generated picker summary (whitespace collapsed, length clamped) anchored to a message. */
@@ -374,8 +375,9 @@ export class SessionManager extends SessionView {
 
   /** Extract the path to `leafId` into a new session in the same store and switch to it. */
   createBranchedSession(leafId: string): Promise<string> {
-    this.requireEntry(leafId);
     return this.#enqueue(async () => {
+      // Checked once earlier writes settled (the leaf may be in flight), and as a rejection.
+      this.requireEntry(leafId);
       const header = buildHeader(
         this.cwd,
         { parentSession: this.header.id },
