@@ -3,8 +3,10 @@
  * session's active branch. Pure and runtime-agnostic; O(path length) given an index.
  *
  * Decisions where the spec is silent (all documented on the exported symbols):
- * - `leafId` `null` or an id not in the session: empty projection (no guessing);
- *   `undefined`: the last entry in file order (where a reopened session's leaf sits).
+ * - `leafId` `null`: empty projection; `undefined`: the last entry in file order (where a
+ *   reopened session's leaf sits); an id not in the session: {@link EntryNotFoundError}, the
+ *   same answer `SessionManager.branch` gives (the CLI exits 1, the edge handler answers 404),
+ *   never an empty projection that looks like an empty session.
  * - System messages are replayed prompt state: they go to `system`, never to `messages`
  *   (the spec's `AgentMessage` union has no system role). A boundary's `systemMessage`
  *   checkpoint is a complete state: with one, pre-boundary system messages are folded into
@@ -32,6 +34,7 @@
  */
 import { entryContribution } from "./context_entry.ts";
 import { ToolCallPairing, type UnansweredToolCalls } from "./context_repair.ts";
+import { EntryNotFoundError } from "./errors.ts";
 import type {
   AgentMessage,
   CompactionEntry,
@@ -124,6 +127,7 @@ function activePath(
 ): SessionEntry[] {
   if (leafId === null) return [];
   const idx = index ?? SessionIndex.build(entries);
+  if (leafId !== undefined && !idx.get(leafId)) throw new EntryNotFoundError(leafId);
   return idx.getPath(leafId === undefined ? idx.lastEntry?.id : leafId);
 }
 
@@ -301,8 +305,8 @@ function systemMessagesOf(
  * The context-edited projection of the branch ending at `leafId`: the context range's
  * source entries with the messages each contributes, plus replayed model, thinking level,
  * context window and prompt state. `index` is an optional prebuilt index of `entries`
- * (then the cost is O(path length)). `leafId`: `null` or unknown → empty projection;
- * `undefined` → the last entry in file order.
+ * (then the cost is O(path length)). `leafId`: `null` → empty projection; `undefined` → the
+ * last entry in file order; an id not in the session throws {@link EntryNotFoundError}.
  *
  * @example
  * ```ts
@@ -344,7 +348,8 @@ export function buildSessionProjection(
 
 /**
  * Just the messages, thinking level and model of {@link buildSessionProjection}: what a
- * provider request is built from.
+ * provider request is built from. Same leaf rules (an unknown leaf throws
+ * {@link EntryNotFoundError}).
  *
  * @example
  * ```ts
@@ -364,7 +369,8 @@ export function buildSessionContext(
 /**
  * The active branch's entries after the latest verbatim boundary:
  * `[boundary, kept tail entries..., post-boundary entries...]`, or the whole path when no
- * boundary is active. `null` or unknown leaf → `[]`; `undefined` → last entry in file order.
+ * boundary is active. `null` leaf → `[]`; `undefined` → last entry in file order; an unknown
+ * leaf throws {@link EntryNotFoundError}.
  *
  * @example
  * ```ts

@@ -31,7 +31,7 @@
  *
  * @module
  */
-import { SessionFormatError } from "../src/errors.ts";
+import { EntryNotFoundError, SessionFormatError } from "../src/errors.ts";
 import { parseSessionJsonl } from "../src/jsonl.ts";
 import { buildSessionProjection } from "../src/projection.ts";
 import { SessionIndex } from "../src/tree.ts";
@@ -257,13 +257,6 @@ export function createProjectionHandler(
         retainRaw: false,
       });
       const index = SessionIndex.build(parsed.entries, { source: "request" });
-      if (leaf !== null && !index.get(leaf)) {
-        return json(404, {
-          error: "EntryNotFound",
-          message: `no entry ${leaf} in this session`,
-          leafId: leaf,
-        });
-      }
       const projection = buildSessionProjection(parsed.entries, leaf ?? undefined, index);
       return json(200, {
         sessionId: parsed.header.id,
@@ -276,6 +269,14 @@ export function createProjectionHandler(
     } catch (error) {
       if (error instanceof HttpError) {
         return json(error.status, { error: error.code, message: error.message });
+      }
+      if (error instanceof EntryNotFoundError) {
+        // The projection's own answer for an unknown leaf, as a 404.
+        return json(404, {
+          error: "EntryNotFound",
+          message: `no entry ${error.entryId} in this session`,
+          leafId: error.entryId,
+        });
       }
       if (error instanceof SessionFormatError) {
         return json(400, {
