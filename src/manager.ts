@@ -89,7 +89,8 @@ export class SessionManager extends SessionView {
   /**
    * Open an existing session: `open(store, sessionId, cwdOverride?)` (a missing id raises
    * `SessionNotFoundError`), or `open(path, sessionDir?, cwdOverride?)` for a JSONL file
-   * (created when missing). An older format is upgraded, and the upgrade persisted by the
+   * (created when missing; an existing empty file is refused with `SessionFormatError`
+   * "empty source: no session header", like the parser). An older format is upgraded, and the upgrade persisted by the
    * store, before anything new is written.
    */
   static async open(
@@ -417,7 +418,7 @@ export class SessionManager extends SessionView {
     await this.#store.delete(sessionId);
   }
 
-  /** Switch this manager to a JSONL file (created when missing). */
+  /** Switch this manager to a JSONL file (created when missing; an empty file is refused). */
   setSessionFile(path: string): Promise<void> {
     return this.#enqueue(async () => {
       const opened = await openSession(path, undefined, this.cwd);
