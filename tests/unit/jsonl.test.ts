@@ -165,6 +165,10 @@ test("parent cycles are rejected while indexing, never hang", () => {
 test("an entry whose parent is missing becomes a reported root; the rest stays reachable", () => {
   const index = SessionIndex.build([entry("r", null), entry("x", "gone"), entry("y", "x")]);
   assert.deepEqual([...index.danglingParents], ["x"]);
+  assert.deepEqual(index.missingParentIds(), ["gone"], "the missing id is named");
+  const two = SessionIndex.build([entry("p", "m1"), entry("q", "m2"), entry("s", "m1")]);
+  assert.deepEqual(two.missingParentIds(), ["m1", "m2"], "distinct, file order");
+  assert.deepEqual(SessionIndex.build([entry("r", null)]).missingParentIds(), []);
   assert.deepEqual(index.getChildren(null).map((e) => e.id), ["r", "x"]);
   assert.deepEqual(index.getPath("y").map((e) => e.id), ["x", "y"]);
   assert.deepEqual(index.getTree().map((node) => node.entry.id), ["r", "x"]);
