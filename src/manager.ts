@@ -30,7 +30,7 @@ import {
   validateEntry,
   type WorkflowMarker,
 } from "./schema.ts";
-import { branchEntries } from "./branching.ts";
+import { branchedSession } from "./branching.ts";
 import {
   buildHeader,
   type ContinueRecentOptions,
@@ -379,14 +379,10 @@ export class SessionManager extends SessionView {
     return this.#enqueue(async () => {
       // Checked once earlier writes settled (the leaf may be in flight), and as a rejection.
       this.requireEntry(leafId);
-      const header = buildHeader(
-        this.cwd,
-        { parentSession: this.header.id },
-        inheritedClassification(this.header),
-      );
-      const opened = await createSession(this.#store, header, branchEntries(this.index, leafId));
+      const branch = branchedSession(this.header, this.index, leafId, this.cwd);
+      const opened = await createSession(this.#store, branch.header, branch.entries);
       this.load(opened);
-      return header.id;
+      return branch.header.id;
     });
   }
 
