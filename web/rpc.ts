@@ -9,6 +9,8 @@
 import type {
   ContextPageView,
   ErrorView,
+  ImportConflictChoice,
+  ImportConflictView,
   ImportProgressView,
   ImportResultView,
   ListView,
@@ -37,8 +39,10 @@ export interface ViewerApi {
   importFiles(files: ImportFile[]): Promise<ImportResultView[]>;
   /** Walk a picked folder (pi's `--cwd--` layout included) and import every `.jsonl`. */
   importDirectory(handle: FileSystemDirectoryHandle): Promise<ImportResultView[]>;
-  /** Fetch the bundled demo sessions (same origin) and import them. */
+  /** Import the demo sessions bundled into the worker. */
   importDemo(): Promise<ImportResultView[]>;
+  /** Answer an `import-conflict` event of a running import. */
+  answerImportConflict(questionId: number, choice: ImportConflictChoice): Promise<void>;
   /** The session list. */
   list(options: { includeInternal: boolean }): Promise<ListView>;
   /** Load and index a session; later calls page through it. */
@@ -96,7 +100,9 @@ export type RpcResponse =
   | { kind: "response"; id: number; ok: false; error: ErrorView };
 
 /** A one-way event from the worker. */
-export type RpcEvent = { kind: "event"; type: "import-progress"; data: ImportProgressView };
+export type RpcEvent =
+  | { kind: "event"; type: "import-progress"; data: ImportProgressView }
+  | { kind: "event"; type: "import-conflict"; data: ImportConflictView };
 
 /** An error raised in the worker, rethrown in the page. */
 export class RemoteError extends Error {
