@@ -4,8 +4,10 @@
  * Deno Deploy, Cloudflare Workers, Vercel Edge, Bun or `Deno.serve`.
  *
  * - `POST` with a JSONL body (any format version; streamed, never one big string):
- *   `200 { sessionId, header, sourceVersion, upgraded, leafId, projection }` where
- *   `projection` is exactly `buildSessionProjection(entries, leaf)`.
+ *   `200 { sessionId, header, sourceVersion, upgraded, leafId, missingParentIds, projection }`
+ *   where `projection` is exactly `buildSessionProjection(entries, leaf)` and
+ *   `missingParentIds` names parents entries point at but the session lacks (history is
+ *   missing there). An unknown `?leaf=` is the projection's `EntryNotFoundError`, as 404.
  * - `GET ?url=<https URL of an exported .jsonl>`: the same for a session fetched by the
  *   handler. **Careful**: this makes the handler fetch URLs chosen by its callers
  *   (server-side request forgery). By default only `https:` URLs on the default port,
@@ -264,6 +266,7 @@ export function createProjectionHandler(
         sourceVersion: parsed.sourceVersion,
         upgraded: parsed.upgraded,
         leafId: projection.leafId,
+        missingParentIds: index.missingParentIds(),
         projection,
       });
     } catch (error) {

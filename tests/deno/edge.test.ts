@@ -136,6 +136,16 @@ Deno.test("unknown leaf → 404; empty leaf → 400", async () => {
   assertEquals((await call(post(REALISTIC, "?leaf="))).status, 400);
 });
 
+Deno.test("missing parent ids are named in the answer", async () => {
+  const dangling = await Deno.readTextFile(
+    new URL("../../fixtures/projection/leaf-selection.jsonl", import.meta.url),
+  );
+  const answer = await call(post(dangling, "?leaf=x1"));
+  assertEquals(answer.status, 200);
+  assertEquals(answer.body.missingParentIds, ["missing0"]);
+  assertEquals((await call(post(REALISTIC))).body.missingParentIds, []);
+});
+
 Deno.test("a one-line body that is not JSON is invalid JSON, not a torn record", async () => {
   const bad = await call(post("not json"));
   assertEquals(bad.status, 400);
