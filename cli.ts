@@ -41,6 +41,15 @@ if (import.meta.main) {
     const handle = await Deno.open(file, { read: true });
     const parsed = await parseSessionJsonl(handle.readable, { source: file, retainRaw: false });
     const index = SessionIndex.build(parsed.entries, { source: file });
+    const missing = index.missingParentIds();
+    if (missing.length) {
+      // On stderr, so --json output stays parseable; the context may start mid-conversation.
+      console.error(
+        `warning: entries point at ${missing.length} parent id(s) not in this session: ${
+          missing.join(", ")
+        } (their branches start there, without the history before them)`,
+      );
+    }
     const projection = buildSessionProjection(
       parsed.entries,
       leaf ?? index.lastEntry?.id ?? null,

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { unparseableLineReason } from "./_line_reason.ts";
 import { SessionFormatError, SessionStorageError } from "./errors.ts";
 import { upgradeRecords } from "./migrate.ts";
 import {
@@ -253,9 +254,7 @@ class SessionAssembler {
     try {
       value = JSON.parse(record.text);
     } catch (error) {
-      const reason = record.terminated
-        ? `invalid JSON: ${(error as Error).message}`
-        : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
+      const reason = unparseableLineReason(record.text, record.terminated, error);
       throw new SessionFormatError(reason, {
         line: record.line,
         byteOffset: record.byteOffset,

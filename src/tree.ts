@@ -154,6 +154,31 @@ export class SessionIndex {
     return this.#depth.get(id) ?? 0;
   }
 
+  /**
+   * The parent ids that entries point at but the session does not contain, distinct, in file
+   * order. Each marks where history is missing: its children show as extra roots and a
+   * context built through them starts mid-conversation, so viewers and the CLI name them.
+   *
+   * @example
+   * ```ts
+   * import { SessionIndex } from "@mu/sessions";
+   * const t = "2026-01-01T00:00:00.000Z";
+   * SessionIndex.build([
+   *   { type: "label", id: "a", parentId: "gone", timestamp: t, targetId: "a" },
+   * ]).missingParentIds(); // ["gone"]
+   * ```
+   */
+  missingParentIds(): string[] {
+    const missing = new Set<string>();
+    for (const id of this.danglingParents) {
+      const parentId = this.byId.get(id)?.parentId;
+      if (parentId !== null && parentId !== undefined && !this.byId.has(parentId)) {
+        missing.add(parentId);
+      }
+    }
+    return [...missing];
+  }
+
   /** The entry with this id, if any. */
   get(id: string): SessionEntry | undefined {
     return this.byId.get(id);

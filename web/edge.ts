@@ -4,8 +4,10 @@
  * Deno Deploy, Cloudflare Workers, Vercel Edge, Bun or `Deno.serve`.
  *
  * - `POST` with a JSONL body (any format version; streamed, never one big string):
- *   `200 { sessionId, header, sourceVersion, upgraded, leafId, projection }` where
- *   `projection` is exactly `buildSessionProjection(entries, leaf)`.
+ *   `200 { sessionId, header, sourceVersion, upgraded, leafId, missingParentIds, projection }`
+ *   where `projection` is exactly `buildSessionProjection(entries, leaf)` and
+ *   `missingParentIds` names parents entries point at but the session lacks (history is
+ *   missing there). An unknown `?leaf=` is the projection's `EntryNotFoundError`, as 404.
  * - `GET ?url=<https URL of an exported .jsonl>`: the same for a session fetched by the
  *   handler. **Careful**: this makes the handler fetch URLs chosen by its callers
  *   (server-side request forgery). By default only `https:` URLs on the default port,
@@ -34,6 +36,7 @@
 // Only the runtime-agnostic entry: an edge function bundles this file and nothing else.
 import {
   buildSessionProjection,
+  EntryNotFoundError,
   parseSessionJsonl,
   SessionFormatError,
   SessionIndex,
@@ -288,13 +291,6 @@ export function createProjectionHandler(
         retainRaw: false,
       });
       const index = SessionIndex.build(parsed.entries, { source: "request" });
-      if (leaf !== null && !index.get(leaf)) {
-        return json(404, {
-          error: "EntryNotFound",
-          message: `no entry ${leaf} in this session`,
-          leafId: leaf,
-        });
-      }
       const projection = buildSessionProjection(parsed.entries, leaf ?? undefined, index);
       return json(200, {
         sessionId: parsed.header.id,
@@ -302,11 +298,20 @@ export function createProjectionHandler(
         sourceVersion: parsed.sourceVersion,
         upgraded: parsed.upgraded,
         leafId: projection.leafId,
+        missingParentIds: index.missingParentIds(),
         projection,
       });
     } catch (error) {
       if (error instanceof HttpError) {
         return json(error.status, { error: error.code, message: error.message });
+      }
+      if (error instanceof EntryNotFoundError) {
+        // The projection's own answer for an unknown leaf, as a 404.
+        return json(404, {
+          error: "EntryNotFound",
+          message: `no entry ${error.entryId} in this session`,
+          leafId: error.entryId,
+        });
       }
       if (error instanceof SessionFormatError) {
         return json(400, {

@@ -12,6 +12,8 @@ import { errorToWire, type MessageEndpoint, RpcClient, serveRpc } from "../src/r
 import type {
   ContextPageView,
   ErrorView,
+  ImportConflictChoice,
+  ImportConflictView,
   ImportProgressView,
   ImportResultView,
   ListView,
@@ -40,8 +42,10 @@ export interface ViewerApi {
   importFiles(files: ImportFile[]): Promise<ImportResultView[]>;
   /** Walk a picked folder (pi's `--cwd--` layout included) and import every `.jsonl`. */
   importDirectory(handle: FileSystemDirectoryHandle): Promise<ImportResultView[]>;
-  /** Fetch the bundled demo sessions (same origin) and import them. */
+  /** Import the demo sessions bundled into the worker. */
   importDemo(): Promise<ImportResultView[]>;
+  /** Answer an `import-conflict` event of a running import. */
+  answerImportConflict(questionId: number, choice: ImportConflictChoice): Promise<void>;
   /** The session list. */
   list(options: { includeInternal: boolean }): Promise<ListView>;
   /** Load and index a session; later calls page through it. */
@@ -86,7 +90,9 @@ export interface ViewerApi {
 export type ViewerMethod = keyof ViewerApi;
 
 /** A one-way event from the worker. */
-export type RpcEvent = { kind: "event"; type: "import-progress"; data: ImportProgressView };
+export type RpcEvent =
+  | { kind: "event"; type: "import-progress"; data: ImportProgressView }
+  | { kind: "event"; type: "import-conflict"; data: ImportConflictView };
 
 /**
  * Describe any thrown value as an {@link ErrorView} (what the lists of unloadable files

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { unparseableLineReason } from "../../src/_line_reason.ts";
 import { SessionFormatError } from "../../src/errors.ts";
 import { headerVersion, upgradeRecords } from "../../src/migrate.ts";
 import { describeSchemaError, type SessionHeader, SessionHeaderSchema } from "../../src/schema.ts";
@@ -133,9 +134,7 @@ export function parseHeaderLine(head: HeadLine | undefined, source: string): Hea
     raw = JSON.parse(head.text);
   } catch (error) {
     throw new SessionFormatError(
-      head.terminated
-        ? `invalid JSON: ${(error as Error).message}`
-        : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it",
+      unparseableLineReason(head.text, head.terminated, error),
       where,
     );
   }

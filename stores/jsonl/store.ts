@@ -291,7 +291,11 @@ export class JsonlSessionStore implements SessionStore {
 
   /**
    * Serve a file by path (possibly outside the folder), creating it with a fresh format-4
-   * header for `cwd` when it is missing or empty. Resolves the session id in it.
+   * header for `cwd` when it is missing. Resolves the session id in it. An existing file
+   * that is empty (0 bytes) is refused with the parser's `SessionFormatError` ("empty
+   * source: no session header"), never written into: the CLI, viewer and edge handler
+   * reject the same file, and an empty file where a session was expected (a truncated
+   * copy, another tool's placeholder) is something to look at, not to paper over.
    *
    * @example
    * ```ts
@@ -304,8 +308,8 @@ export class JsonlSessionStore implements SessionStore {
     assertOpen(this.#closed, this.kind);
     const existing = async () => {
       const stat = await this.#fs.stat(path);
-      if (!stat || stat.size === 0) return undefined;
-      const { id } = await readHeader(this.#fs, path, stat.size);
+      if (!stat) return undefined;
+      const { id } = await readHeader(this.#fs, path, stat.size); // 0 bytes: SessionFormatError
       this.#locator.pin(id, path);
       return id;
     };

@@ -17,6 +17,7 @@ import {
   type ViewerApi,
 } from "../../web/rpc.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
+import type { ImportProgressView } from "../../web/types.ts";
 
 function connect(api: Partial<ViewerApi>) {
   const { port1, port2 } = new MessageChannel();
@@ -74,7 +75,7 @@ Deno.test("viewer rpc: results and broadcast events reach the page in order", as
         if (seen.length === 2) resolve();
       })
     );
-    const progress = (n: number) => ({ file: "a", done: n }) as unknown as RpcEvent["data"];
+    const progress = (n: number) => ({ file: "a", done: n }) as unknown as ImportProgressView;
     emit({ kind: "event", type: "import-progress", data: progress(1) });
     emit({ kind: "event", type: "import-progress", data: progress(2) });
     assertEquals(await client.call("treeRowIndex", "s", "abc"), 3);
