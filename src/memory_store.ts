@@ -16,6 +16,7 @@ import {
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "./schema.ts";
 import {
   assertOpen,
+  assertStorableEntries,
   assertValidSessionId,
   type CreatedSession,
   finishListing,
@@ -75,12 +76,14 @@ export class MemorySessionStore implements SessionStore {
   seed(header: SessionHeader, entries: readonly SessionEntry[] = []): void {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
+    assertStorableEntries(entries);
     if (this.#sessions.has(header.id)) throw new SessionExistsError(header.id);
     this.#sessions.set(header.id, toStored(header, entries));
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     const session = this.#get(sessionId);
     const lines = await storageOperation("append", () => entries.map(toJsonLine)); // all or nothing
     session.entries.push(...lines);
@@ -100,6 +103,7 @@ export class MemorySessionStore implements SessionStore {
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     const session = this.#get(header.id);
     const listing = emptyListingState();
     for (const entry of entries) applyEntryToListing(listing, entry);

@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { isCertainlyValidEntry } from "./validate_fast.ts";
+import { isStorableId, UNSTORABLE_ID_MESSAGE } from "./wellformed.ts";
 import {
   AgentMessageSchema,
   AssistantContentBlockSchema,
@@ -52,9 +53,12 @@ export const SessionHeaderSchema = z.looseObject({
 
 // ---------------------------------------------------------------- entries
 
+/** An id every store keeps exactly (see `wellformed.ts`). */
+const storableId = z.string().refine(isStorableId, UNSTORABLE_ID_MESSAGE);
+
 const entryBase = {
-  id: z.string().min(1),
-  parentId: z.string().nullable(),
+  id: storableId.min(1),
+  parentId: storableId.nullable(),
   timestamp: z.string(),
 };
 

@@ -37,6 +37,7 @@ import {
 } from "../../src/schema.ts";
 import {
   assertOpen,
+  assertStorableEntries,
   assertValidSessionId,
   type CreatedSession,
   finishListing,
@@ -217,6 +218,7 @@ export class IndexedDbSessionStore implements SessionStore {
   ): Promise<CreatedSession> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
+    assertStorableEntries(entries);
     const [headerLine, lines, listing] = await storageOperation(
       "create",
       () => [toJsonLine(header), entries.map(toJsonLine), listingStateOf(entries)] as const,
@@ -232,6 +234,7 @@ export class IndexedDbSessionStore implements SessionStore {
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     const lines = await storageOperation("append", () => entries.map(toJsonLine));
     await this.#tx("readwrite", "append", async (os) => {
       const record = await this.#record(os, sessionId);
@@ -262,6 +265,7 @@ export class IndexedDbSessionStore implements SessionStore {
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     const [headerLine, lines, listing] = await storageOperation(
       "replace",
       () => [toJsonLine(header), entries.map(toJsonLine), listingStateOf(entries)] as const,

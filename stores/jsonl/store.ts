@@ -18,6 +18,7 @@ import { listingStateOf } from "../../src/listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
+  assertStorableEntries,
   assertValidSessionId,
   type CreatedSession,
   type ListOptions,
@@ -105,6 +106,7 @@ export class JsonlSessionStore implements SessionStore {
   ): Promise<CreatedSession> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
+    assertStorableEntries(entries);
     const text = await storageOperation("create", () => serializeSessionJsonl(header, entries));
     const hash = await hashSessionId(header.id);
     const path = sessionFileName(header.createdAt, hash);
@@ -124,6 +126,7 @@ export class JsonlSessionStore implements SessionStore {
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     // Serialise first: an unserialisable entry fails before the file is touched.
     const lines = await storageOperation("append", () => serializeEntries(entries));
     const cached = this.#locator.cached(sessionId);
@@ -196,6 +199,7 @@ export class JsonlSessionStore implements SessionStore {
   ): Promise<void> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
+    assertStorableEntries(entries);
     const text = await storageOperation("replace", () => serializeSessionJsonl(header, entries));
     const path = await this.#require(header.id);
     await this.#locked(path, "replace", async () => {

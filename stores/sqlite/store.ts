@@ -54,6 +54,7 @@ import {
 } from "../../src/schema.ts";
 import {
   assertOpen,
+  assertStorableEntries,
   assertValidSessionId,
   type BranchLoadingStore,
   type CreatedSession,
@@ -195,6 +196,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
   ): Promise<CreatedSession> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
+    assertStorableEntries(entries);
     return await this.#write("create", entries, (rows) => {
       const columns = sessionColumns(header, listingStateOf(entries));
       return () => {
@@ -212,6 +214,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     await this.#write("append", entries, (rows) => () => {
       const row = this.#get("SELECT header, listing FROM sessions WHERE id = ?", sessionId);
       if (!row) throw new SessionNotFoundError(sessionId);
@@ -251,6 +254,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     await this.#write("replace", entries, (rows) => {
       const columns = sessionColumns(header, listingStateOf(entries));
       return () => {

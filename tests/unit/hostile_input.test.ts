@@ -1,0 +1,59 @@
+/**
+ * Hostile file contents the parser must refuse or classify the same way in every runtime
+ * (issue 11): ids no store keeps exactly and out-of-range times are a `SessionFormatError`
+ * naming the line.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseSessionJsonlSync, SessionFormatError } from "../../core.ts";
+
+const HEAD =
+  '{"type":"session","version":4,"id":"h","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/"}';
+
+function line(fields: Record<string, unknown>): string {
+  return JSON.stringify({
+    type: "message",
+    id: "a1",
+    parentId: null,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    message: { role: "user", content: "hi", timestamp: 1 },
+    ...fields,
+  });
+}
+
+function assertFormatErrorAt(text: string, lineNumber: number, reason: RegExp): void {
+  assert.throws(
+    () => parseSessionJsonlSync(text),
+    (e: unknown) =>
+      e instanceof SessionFormatError && e.line === lineNumber && reason.test(e.message),
+  );
+}
+
+test("a file whose entry ids hold control characters or lone surrogates is a SessionFormatError at the line", () => {
+  // JSON escapes, as another writer would put them in the file.
+  for (const bad of ["a\u0000x", "\ud800", "x\udc00", "\u001b[31m"]) {
+    assertFormatErrorAt(
+      `${HEAD}\n${line({ id: bad })}\n`,
+      2,
+      /control character or a lone surrogate/,
+    );
+    const two = `${HEAD}\n${line({})}\n${line({ id: "b2", parentId: bad })}\n`;
+    assertFormatErrorAt(two, 3, /parentId/);
+  }
+  // Astral characters are well-formed pairs and load.
+  const ok = parseSessionJsonlSync(`${HEAD}\n${line({ id: "\u{1F600}" })}\n`);
+  assert.equal(ok.entries[0].id, "\u{1F600}");
+});
+
+test("a message timestamp outside the Date range is a SessionFormatError at the line", () => {
+  for (const bad of [1e300, -1e300, 8.64e15 + 1]) {
+    const text = `${HEAD}\n${line({})}\n${
+      line({
+        id: "b2",
+        parentId: "a1",
+        message: { role: "assistant", content: [], timestamp: bad },
+      })
+    }\n`;
+    assertFormatErrorAt(text, 3, /timestamp/);
+  }
+});
