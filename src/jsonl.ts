@@ -69,6 +69,20 @@ export interface JsonlRecord {
 const utf8Encoder = new TextEncoder();
 
 /**
+ * The reason of a {@link SessionFormatError} for a final line without a newline that does not
+ * parse: the write was cut off. Stores retry such a read under the writer's lock, so every
+ * reader words it the same way (they test the prefix "torn final record").
+ *
+ * @example
+ * ```ts
+ * import { TORN_FINAL_RECORD } from "./jsonl.ts";
+ * TORN_FINAL_RECORD.startsWith("torn final record"); // true
+ * ```
+ */
+export const TORN_FINAL_RECORD =
+  "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
+
+/**
  * Splits bytes into records on 0x0A. Push chunks, then call {@link end}. Lines spanning
  * chunks are joined from their parts only once complete.
  */
@@ -128,7 +142,8 @@ export class JsonlLineSplitter {
     try {
       text = this.#decoder.decode(bytes);
     } catch {
-      throw new SessionFormatError("line is not valid UTF-8", {
+      // A cut inside a multi-byte character is a torn write first: the torn-record rule wins.
+      throw new SessionFormatError(terminated ? "line is not valid UTF-8" : TORN_FINAL_RECORD, {
         line,
         byteOffset,
         source: this.#source,
@@ -211,7 +226,7 @@ class SessionAssembler {
     } catch (error) {
       const reason = record.terminated
         ? `invalid JSON: ${(error as Error).message}`
-        : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
+        : TORN_FINAL_RECORD;
       throw new SessionFormatError(reason, {
         line: record.line,
         byteOffset: record.byteOffset,

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseSessionJsonlSync, SessionFormatError } from "../../core.ts";
+import { parseSessionJsonl, parseSessionJsonlSync, SessionFormatError } from "../../core.ts";
 
 const HEAD =
   '{"type":"session","version":4,"id":"h","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/"}';
@@ -57,3 +57,47 @@ test("a message timestamp outside the Date range is a SessionFormatError at the 
     assertFormatErrorAt(text, 3, /timestamp/);
   }
 });
+
+test("a final line cut inside a multi-byte character is a torn record, not invalid UTF-8", async () => {
+  const full = new TextEncoder().encode(
+    `${HEAD}\n${line({ id: "a1" })}\n${
+      line({
+        id: "b2",
+        parentId: "a1",
+        message: { role: "user", content: "h\u00e9\u20ac\u{1F600}" },
+      })
+    }\n`,
+  );
+  const lastStart = full.lastIndexOf(10, full.length - 2) + 1;
+  let cuts = 0;
+  for (let end = lastStart + 1; end < full.length - 1; end++) {
+    const cut = full.subarray(0, end);
+    const lead = cut[cut.length - 1];
+    if (lead < 0xc0) continue; // only cuts right after a lead byte of a multi-byte character
+    cuts++;
+    for (const parse of [() => parseSessionJsonlSync(cut), () => parseSessionJsonl(chunks(cut))]) {
+      await assert.rejects(
+        async () => await parse(),
+        (e: unknown) =>
+          e instanceof SessionFormatError && e.line === 3 &&
+          e.message.includes("torn final record"),
+      );
+    }
+  }
+  assert.equal(cuts, 3, "a cut after each multi-byte character's lead byte");
+  // A terminated line with bad bytes is still invalid UTF-8, not torn.
+  const bad = new Uint8Array([...full.subarray(0, lastStart), 0x7b, 0xc3, 0x0a]);
+  assert.throws(
+    () => parseSessionJsonlSync(bad),
+    (e: unknown) => e instanceof SessionFormatError && /UTF-8/.test(e.message),
+  );
+});
+
+function chunks(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (let i = 0; i < bytes.length; i += 7) controller.enqueue(bytes.subarray(i, i + 7));
+      controller.close();
+    },
+  });
+}
