@@ -212,7 +212,9 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   async writeAtomic(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
     const target = this.#abs(path);
     const folder = dirname(target);
-    await mkdir(folder, { recursive: true });
+    // Sessions hold secrets: folders this store creates are 0700 and new files 0600 (a
+    // requested mode only loses bits to the umask, so these hold under umask 000 too).
+    await mkdir(folder, { recursive: true, mode: 0o700 });
     const mode = (await stat(target).catch(() => undefined))?.mode ?? 0o600;
     // Same folder, so the rename stays on one file system and is atomic.
     const temp = `${target}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
@@ -72,9 +72,15 @@ function preparePrivateFile(path: string): boolean {
     closeSync(openSync(path, "wx", 0o600));
     return true;
   } catch (error) {
-    if ((error as { code?: string }).code === "EEXIST") return false;
-    throw error;
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
   }
+  // "wx" refuses a dangling symlink as existing, and SQLite would then create its target
+  // with mode 0644: create the target through the link, 0600, instead.
+  if (lstatSync(path).isSymbolicLink() && !existsSync(path)) {
+    closeSync(openSync(path, constants.O_CREAT | constants.O_WRONLY, 0o600));
+    return true;
+  }
+  return false;
 }
 
 /**
