@@ -45,7 +45,8 @@ interface Owner {
   acquiredAt: string;
 }
 
-interface Holder {
+/** A lock file as read: its owner (when readable) and mtime. */
+export interface Holder {
   owner?: Owner;
   mtimeMs: number;
 }
@@ -77,7 +78,8 @@ function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
 }
 
-async function readHolder(path: string): Promise<Holder | undefined> {
+/** The lock file's owner and mtime, or `undefined` when it is gone. */
+export async function readHolder(path: string): Promise<Holder | undefined> {
   try {
     const [info, text] = await Promise.all([stat(path), readFile(path, "utf8")]);
     let owner: Owner | undefined;
@@ -97,7 +99,7 @@ async function readHolder(path: string): Promise<Holder | undefined> {
 }
 
 /** Whether a process exists; unknown (no permission to ask) counts as alive. */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -106,7 +108,8 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function isStale(holder: Holder, staleMs: number): boolean {
+/** Whether a lock's owner is provably gone (see the module doc). */
+export function isStale(holder: Holder, staleMs: number): boolean {
   const age = Date.now() - holder.mtimeMs;
   if (age > staleMs) return true;
   const owner = holder.owner;
@@ -115,7 +118,8 @@ function isStale(holder: Holder, staleMs: number): boolean {
   return !processAlive(owner.pid);
 }
 
-async function breakStale(path: string, judged: Holder): Promise<void> {
+/** Remove the lock `judged` stale, unless it changed hands meanwhile. */
+export async function breakStale(path: string, judged: Holder): Promise<void> {
   const guard = `${path}.break`;
   try {
     await (await open(guard, "wx", FILE_MODE)).close();

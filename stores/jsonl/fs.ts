@@ -21,6 +21,7 @@ import {
   type ReleaseLock,
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
+import { sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
 /**
@@ -278,6 +279,13 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       timeoutMs: options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
       staleMs: this.#options.staleLockMs,
     });
+  }
+
+  async sweep(dir: string): Promise<void> {
+    await sweepLeftovers(
+      dir === "" ? this.root : this.#abs(dir),
+      this.#options.staleLockMs ?? 30_000,
+    );
   }
 
   /** The folder path of an absolute path inside the root, or the absolute path itself. */

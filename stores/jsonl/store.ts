@@ -88,6 +88,7 @@ export class JsonlSessionStore implements SessionStore {
   /** Files this store wrote or verified, by path. */
   readonly #known = new Map<string, KnownFile>();
   #closed = false;
+  #swept = false;
   readonly #context: AppendContext;
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
@@ -237,6 +238,13 @@ export class JsonlSessionStore implements SessionStore {
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
     assertOpen(this.#closed, this.kind);
     const paths = await storageOperation("list", () => this.#locator.allPaths());
+    if (!this.#swept) {
+      // Once per store: what a crashed writer left (temp copies, locks) is removed when
+      // provably dead, so it does not pile up; it never counted as a session anyway.
+      this.#swept = true;
+      const dirs = new Set(["", ...paths.map((path) => path.split("/").slice(0, -1).join("/"))]);
+      for (const dir of dirs) await this.#fs.sweep?.(dir).catch(() => {});
+    }
     const { rows, ids } = await listFolder(this.#fs, paths, this.#cache, options, {
       concurrency: this.#options.listConcurrency ?? 8,
       preferred: (a, b) => this.#locator.prefer(a, b),
