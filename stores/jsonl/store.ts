@@ -337,8 +337,10 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   /**
-   * Repair the end of a session file (by id or path): keeps a backup copy, drops a torn
-   * final record or terminates a complete one, and reports what it did. Never automatic.
+   * Repair the end of a session file: keeps a backup copy, drops a torn final record or
+   * terminates a complete one, and reports what it did. Never automatic. A string is always
+   * a session id (`"a.jsonl"` is a valid id, not a file); pass `{ path }` for a file, e.g.
+   * one whose header is unreadable so no id finds it.
    *
    * @example
    * ```ts
@@ -346,12 +348,14 @@ export class JsonlSessionStore implements SessionStore {
    * const store = await openJsonlFsStore("/tmp/sessions");
    * const report = await store.repairSession("some-id");
    * console.log(report.action, report.backupPath);
+   * await store.repairSession({ path: "/tmp/sessions/2026-01-01T00-00-00-000Z_ab12.jsonl" });
    * ```
    */
-  async repairSession(pathOrId: string): Promise<RepairReport> {
+  async repairSession(session: string | { path: string }): Promise<RepairReport> {
     assertOpen(this.#closed, this.kind);
-    const path = this.#locator.cached(pathOrId) ??
-      (pathOrId.endsWith(".jsonl") ? pathOrId : await this.#require(pathOrId));
+    const path = typeof session === "string"
+      ? this.#locator.cached(session) ?? await this.#require(session)
+      : session.path;
     this.#forget(path);
     return await this.#locked(path, "repair", () => repairSessionFile(this.#fs, path));
   }
