@@ -226,7 +226,7 @@ class SessionAssembler {
     } catch (error) {
       const reason = record.terminated
         ? `invalid JSON: ${(error as Error).message}`
-        : TORN_FINAL_RECORD;
+        : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
       throw new SessionFormatError(reason, {
         line: record.line,
         byteOffset: record.byteOffset,

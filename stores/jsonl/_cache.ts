@@ -7,7 +7,7 @@
  * @module
  */
 import { SessionError, SessionFormatError, SessionStorageError } from "../../src/errors.ts";
-import { JsonlLineSplitter, parseSessionJsonl, TORN_FINAL_RECORD } from "../../src/jsonl.ts";
+import { JsonlLineSplitter, parseSessionJsonl } from "../../src/jsonl.ts";
 import { applyEntryToListing, type ListingState, listingStateOf } from "../../src/listing.ts";
 import { type SessionEntry, type SessionHeader, validateEntry } from "../../src/schema.ts";
 import type { FileStat, JsonlFolderFs } from "./_folder.ts";
@@ -108,7 +108,9 @@ async function foldFrom(
       value = JSON.parse(record.text);
     } catch (error) {
       throw new SessionFormatError(
-        record.terminated ? `invalid JSON: ${(error as Error).message}` : TORN_FINAL_RECORD,
+        record.terminated
+          ? `invalid JSON: ${(error as Error).message}`
+          : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it",
         where,
       );
     }

@@ -6,7 +6,6 @@
  */
 import { SessionFormatError } from "../../src/errors.ts";
 import { headerVersion, upgradeRecords } from "../../src/migrate.ts";
-import { TORN_FINAL_RECORD } from "../../src/jsonl.ts";
 import { describeSchemaError, type SessionHeader, SessionHeaderSchema } from "../../src/schema.ts";
 import type { JsonlFolderFs } from "./_folder.ts";
 
@@ -134,7 +133,9 @@ export function parseHeaderLine(head: HeadLine | undefined, source: string): Hea
     raw = JSON.parse(head.text);
   } catch (error) {
     throw new SessionFormatError(
-      head.terminated ? `invalid JSON: ${(error as Error).message}` : TORN_FINAL_RECORD,
+      head.terminated
+        ? `invalid JSON: ${(error as Error).message}`
+        : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it",
       where,
     );
   }
