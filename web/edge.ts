@@ -19,8 +19,8 @@
  *
  * Errors are JSON `{ error, message, ... }`: `400` for a `SessionFormatError` (with its
  * `line` and `reason`) or a bad request, `403` for a refused URL, `404` for an unknown
- * leaf, `405` for other methods, `413` for a body over the limit, `502` when the URL
- * fetch fails.
+ * leaf, `405` for other methods, `408` for a body that does not arrive in time, `413` for
+ * a body over the limit (the rest of it is not read), `502` when the URL fetch fails.
  *
  * @example
  * ```ts
@@ -41,6 +41,9 @@ export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 /** Default limit for a `?url=` fetch, headers and body (ms). */
 export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
 
+/** Default limit for receiving a POSTed body (ms); a slower body is answered 408. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
 /** Options for {@link createProjectionHandler}. */
 export interface ProjectionHandlerOptions {
   /** Which `?url=` targets may be fetched (default {@link isPublicHttpsUrl}). */
@@ -51,6 +54,8 @@ export interface ProjectionHandlerOptions {
   maxBytes?: number;
   /** Limit for a `?url=` fetch (default {@link DEFAULT_FETCH_TIMEOUT_MS}). */
   timeoutMs?: number;
+  /** Limit for receiving a POSTed body, answered 408 (default {@link DEFAULT_BODY_TIMEOUT_MS}). */
+  bodyTimeoutMs?: number;
 }
 
 /** A request the handler refuses, with its HTTP status. */
@@ -142,26 +147,62 @@ export function isPublicHttpsUrl(url: URL): boolean {
   return !isPrivateIPv4(host) && !isNonGlobalIPv6(host);
 }
 
-/** Pass bytes through, failing with 413 past `maxBytes`. */
-function limitBytes(
+/**
+ * Pass bytes through, failing with 413 past `maxBytes` and, with `timeoutMs`, with 408 when
+ * the whole body has not arrived in time (a trickling body would otherwise hold the
+ * connection with no answer). Either way the source is cancelled at once, so nothing more
+ * of a refused body is read.
+ */
+function guardBody(
   stream: ReadableStream<Uint8Array>,
   maxBytes: number,
+  timeoutMs?: number,
 ): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
   let seen = 0;
-  return stream.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen > maxBytes) {
-          controller.error(
-            new HttpError(413, "PayloadTooLarge", `session is larger than ${maxBytes} bytes`),
-          );
-          return;
-        }
-        controller.enqueue(chunk);
-      },
-    }),
-  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let refused: HttpError | undefined;
+  const refuse = (error: HttpError) => {
+    refused ??= error;
+    clearTimeout(timer);
+    reader.cancel(error).catch(() => {});
+  };
+  return new ReadableStream<Uint8Array>({
+    start() {
+      if (timeoutMs === undefined) return;
+      timer = setTimeout(
+        () =>
+          refuse(
+            new HttpError(408, "RequestTimeout", `the body did not arrive within ${timeoutMs} ms`),
+          ),
+        timeoutMs,
+      );
+    },
+    async pull(controller) {
+      let result;
+      try {
+        result = await reader.read();
+      } catch (error) {
+        clearTimeout(timer);
+        return controller.error(refused ?? error);
+      }
+      if (refused) return controller.error(refused);
+      if (result.done) {
+        clearTimeout(timer);
+        return controller.close();
+      }
+      seen += result.value.byteLength;
+      if (seen > maxBytes) {
+        refuse(new HttpError(413, "PayloadTooLarge", `session is larger than ${maxBytes} bytes`));
+        return controller.error(refused);
+      }
+      controller.enqueue(result.value);
+    },
+    cancel(reason) {
+      clearTimeout(timer);
+      return reader.cancel(reason);
+    },
+  });
 }
 
 async function fetchSession(
@@ -242,6 +283,7 @@ export function createProjectionHandler(
     ...options,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
     timeoutMs: options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
   };
   return async (request: Request): Promise<Response> => {
     try {
@@ -257,13 +299,14 @@ export function createProjectionHandler(
         if (!request.body) throw new HttpError(400, "BadRequest", "the request has no body");
         const length = Number(request.headers.get("content-length") ?? "NaN");
         if (Number.isFinite(length) && length > settings.maxBytes) {
+          await request.body.cancel().catch(() => {}); // refused: read none of it
           throw new HttpError(
             413,
             "PayloadTooLarge",
             `session is larger than ${settings.maxBytes} bytes`,
           );
         }
-        body = request.body;
+        body = guardBody(request.body, settings.maxBytes, settings.bodyTimeoutMs);
       } else if (request.method === "GET" || request.method === "HEAD") {
         if (target === null) {
           throw new HttpError(
@@ -272,14 +315,14 @@ export function createProjectionHandler(
             "POST a session JSONL body, or GET with ?url=<exported session>",
           );
         }
-        body = await fetchSession(target, settings);
+        body = guardBody(await fetchSession(target, settings), settings.maxBytes);
       } else {
         return json(405, { error: "MethodNotAllowed", message: "use POST or GET" }, {
           allow: "GET, HEAD, POST",
         });
       }
       // Projection only: keeping each line's text for re-serialising would double memory.
-      const parsed = await parseSessionJsonl(limitBytes(body, settings.maxBytes), {
+      const parsed = await parseSessionJsonl(body, {
         source: "request",
         retainRaw: false,
       });

@@ -63,3 +63,55 @@ Deno.test("edge ?url= guard: every non-global IP literal form is refused, global
     assert(isPublicHttpsUrl(new URL(`https://${host}/s.jsonl`)), `${host} must pass`);
   }
 });
+
+/** A body that counts what was read from it and whether it was cancelled. */
+function countingBody(chunks: number, chunkBytes: number, stallAfter = Infinity) {
+  const line = new TextEncoder().encode(
+    '{"type":"session","version":4,"id":"big","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/"}\n{"type":"custom","id":"c1","parentId":null,"timestamp":"t","customType":"x","data":"',
+  );
+  const filler = new Uint8Array(chunkBytes).fill(0x61);
+  const seen = { pulls: 0, cancelled: false };
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (seen.pulls >= stallAfter) return new Promise<void>(() => {}); // trickle: nothing more
+      seen.pulls++;
+      if (seen.pulls > chunks) return controller.close();
+      controller.enqueue(seen.pulls === 1 ? line : filler);
+    },
+    cancel() {
+      seen.cancelled = true;
+    },
+  });
+  return { body, seen };
+}
+
+const post = (body: ReadableStream<Uint8Array>, headers: HeadersInit = {}) =>
+  new Request("https://edge.example/project", { method: "POST", body, headers });
+
+Deno.test("edge: a streamed body over the limit is answered 413 and cancelled, not read to the end", async () => {
+  const { body, seen } = countingBody(1_000, 1024);
+  const handler = createProjectionHandler({ maxBytes: 10 * 1024 });
+  const response = await handler(post(body));
+  assertEquals(response.status, 413);
+  assertEquals((await response.json()).error, "PayloadTooLarge");
+  assert(seen.cancelled, "the body was cancelled");
+  assert(seen.pulls < 20, `read ${seen.pulls} of 1000 chunks after refusing`);
+});
+
+Deno.test("edge: a declared length over the limit is answered 413 with the body cancelled unread", async () => {
+  const { body, seen } = countingBody(1_000, 1024);
+  const handler = createProjectionHandler({ maxBytes: 10 * 1024 });
+  const response = await handler(post(body, { "content-length": String(1_000 * 1024) }));
+  assertEquals(response.status, 413);
+  assert(seen.cancelled, "the body was cancelled");
+  assert(seen.pulls <= 1, `read ${seen.pulls} chunks of a refused body`);
+});
+
+Deno.test("edge: a body that stops arriving is answered 408 and cancelled", async () => {
+  const { body, seen } = countingBody(1_000, 1024, 3);
+  const handler = createProjectionHandler({ bodyTimeoutMs: 50 });
+  const response = await handler(post(body));
+  assertEquals(response.status, 408);
+  assertEquals((await response.json()).error, "RequestTimeout");
+  assert(seen.cancelled, "the body was cancelled");
+});
