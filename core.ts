@@ -34,3 +34,4 @@ export * from "./src/session_options.ts";
 export * from "./src/usage.ts";
 export * from "./src/context_entry.ts";
 export * from "./src/validate_fast.ts";
+export * from "./src/wellformed.ts";

@@ -14,6 +14,7 @@
  * @module
  */
 import { SessionFormatError } from "./errors.ts";
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
 import { upgradeRecords } from "./migrate.ts";
 import {
   describeSchemaError,
@@ -271,6 +272,12 @@ class SessionAssembler {
         throw error;
       }
     })();
+    if (nestsDeeperThan(upgrade.header, MAX_NESTING_DEPTH)) {
+      throw new SessionFormatError(
+        `invalid session header: nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`,
+        { line: this.headerLine, source },
+      );
+    }
     const header = SessionHeaderSchema.safeParse(upgrade.header);
     if (!header.success) {
       throw new SessionFormatError(`invalid session header: ${describeSchemaError(header.error)}`, {

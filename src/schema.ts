@@ -11,7 +11,12 @@
  */
 import { z } from "zod";
 import { isCertainlyValidEntry } from "./validate_fast.ts";
-import { isStorableId, UNSTORABLE_ID_MESSAGE } from "./wellformed.ts";
+import {
+  isStorableId,
+  MAX_NESTING_DEPTH,
+  nestsDeeperThan,
+  UNSTORABLE_ID_MESSAGE,
+} from "./wellformed.ts";
 import {
   AgentMessageSchema,
   AssistantContentBlockSchema,
@@ -261,6 +266,9 @@ export function validateEntry(value: unknown): string | undefined {
   }
   const type = (value as { type?: unknown }).type;
   if (type === "session") return "unexpected second session header";
+  if (nestsDeeperThan(value, MAX_NESTING_DEPTH)) {
+    return `nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`;
+  }
   if (isCertainlyValidEntry(value)) return undefined; // skip zod's throw-away output copy
   const schema = typeof type === "string" && KNOWN_ENTRY_TYPES.has(type)
     ? KnownSessionEntrySchema

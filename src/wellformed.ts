@@ -51,5 +51,54 @@ export function isDateMs(ms: number): boolean {
   return Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS;
 }
 
-/** The one wording every driver and the schema use for an id that breaks the rule. */
+/**
+ * The one wording every driver and the schema use for an id that breaks the rule.
+ *
+ * @example
+ * ```ts
+ * import { UNSTORABLE_ID_MESSAGE } from "./wellformed.ts";
+ * new Error(`Entry id ${UNSTORABLE_ID_MESSAGE}`);
+ * ```
+ */
 export const UNSTORABLE_ID_MESSAGE = "contains a control character or a lone surrogate";
+
+/**
+ * The deepest nesting of arrays and objects a record may have. Real tool arguments nest a
+ * few levels; 5,000 levels parsed fine but then overflowed recursive consumers differently
+ * per runtime (a 500 on Node 20, a 200 on Deno; `structuredClone`, `JSON.stringify`), so
+ * parsing refuses deeper records, the same way everywhere.
+ */
+export const MAX_NESTING_DEPTH = 512;
+
+/**
+ * Whether a parsed JSON value nests arrays/objects deeper than `max`. The recursion stops
+ * at `max` levels, so the check itself cannot overflow the stack; strings and numbers are
+ * never visited.
+ *
+ * @example
+ * ```ts
+ * import { nestsDeeperThan } from "./wellformed.ts";
+ * nestsDeeperThan({ a: [{ b: 1 }] }, 3); // false
+ * nestsDeeperThan({ a: [{ b: 1 }] }, 2); // true
+ * ```
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (max <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child = value[i];
+      if (child !== null && typeof child === "object" && nestsDeeperThan(child, max - 1)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (child !== null && typeof child === "object" && nestsDeeperThan(child, max - 1)) {
+      return true;
+    }
+  }
+  return false;
+}

@@ -5,7 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseSessionJsonl, parseSessionJsonlSync, SessionFormatError } from "../../core.ts";
+import {
+  MAX_NESTING_DEPTH,
+  parseSessionJsonl,
+  parseSessionJsonlSync,
+  SessionFormatError,
+} from "../../core.ts";
 
 const HEAD =
   '{"type":"session","version":4,"id":"h","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/"}';
@@ -101,3 +106,25 @@ function chunks(bytes: Uint8Array): ReadableStream<Uint8Array> {
     },
   });
 }
+
+/** Tool-call arguments nested `depth` levels deep (`{"a":{"a":...}}`), as file text. */
+function deepToolCall(depth: number): string {
+  const args = `${'{"a":'.repeat(depth - 1)}{}${"}".repeat(depth - 1)}`;
+  return `{"type":"message","id":"d2","parentId":"a1","timestamp":"t","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":${args}}]}}`;
+}
+
+test("records nested deeper than MAX_NESTING_DEPTH are a SessionFormatError at the line, in every runtime", async () => {
+  const deep = `${HEAD}\n${line({})}\n${deepToolCall(5_000)}\n`;
+  assertFormatErrorAt(deep, 3, /deeper than 512 levels/);
+  await assert.rejects(
+    () => parseSessionJsonl(chunks(new TextEncoder().encode(deep))),
+    (e: unknown) => e instanceof SessionFormatError && e.line === 3,
+  );
+  const deepHeader = `${HEAD.slice(0, -1)},"x":${"[".repeat(5_000)}${"]".repeat(5_000)}}\n`;
+  assertFormatErrorAt(deepHeader, 1, /deeper than 512 levels/);
+  // Within the limit: loads, and what consumers do with it (copy, encode) works.
+  const ok = parseSessionJsonlSync(
+    `${HEAD}\n${line({})}\n${deepToolCall(MAX_NESTING_DEPTH - 6)}\n`,
+  );
+  assert.equal(JSON.stringify(structuredClone(ok.entries)).length > 0, true);
+});
