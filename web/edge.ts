@@ -16,10 +16,17 @@
  *   web-standard APIs: in production pass `allowUrl` with an allowlist of hosts, or
  *   `allowUrl: () => false` to turn `?url=` off.
  * - `?leaf=<entry id>` picks the leaf (default: the last entry in file order).
+ * - `?form=compact` answers without copying the caller's entries back: `projection.entries[]`
+ *   carry `sourceEntryId` and `messageCount` (their messages are the next `messageCount`
+ *   items of `projection.messages`) instead of `sourceEntry` and `messages`. The default
+ *   (`form=full`) keeps the shape above.
+ * - Memory: the answer is streamed as it is serialised (never one big string), at most
+ *   `maxConcurrent` requests parse and project at once, `maxQueued` more wait with their
+ *   bodies unread, and the rest are answered `503` with `retry-after`.
  *
  * Errors are JSON `{ error, message, ... }`: `400` for a `SessionFormatError` (with its
  * `line` and `reason`) or a bad request, `403` for a refused URL, `404` for an unknown
- * leaf, `405` for other methods, `408` for a body that does not arrive in time, `413` for
+ * leaf, `405` for other methods, `503` when too many requests wait, `408` for a body that does not arrive in time, `413` for
  * a body over the limit (the rest of it is not read), `502` when the URL fetch fails.
  *
  * @example
@@ -35,6 +42,10 @@ import { SessionFormatError } from "../src/errors.ts";
 import { parseSessionJsonl } from "../src/jsonl.ts";
 import { buildSessionProjection } from "../src/projection.ts";
 import { SessionIndex } from "../src/tree.ts";
+import { Gate, projectionJson } from "./_edge_response.ts";
+import { isPublicHttpsUrl } from "./_url_guard.ts";
+
+export { isPublicHttpsUrl };
 
 /** Largest session accepted by default (bytes of JSONL). */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
@@ -43,6 +54,9 @@ export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
 
 /** Default limit for receiving a POSTed body (ms); a slower body is answered 408. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/** Default number of requests parsed and projected at once. */
+export const DEFAULT_MAX_CONCURRENT = 4;
 
 /** Options for {@link createProjectionHandler}. */
 export interface ProjectionHandlerOptions {
@@ -56,6 +70,13 @@ export interface ProjectionHandlerOptions {
   timeoutMs?: number;
   /** Limit for receiving a POSTed body, answered 408 (default {@link DEFAULT_BODY_TIMEOUT_MS}). */
   bodyTimeoutMs?: number;
+  /**
+   * Requests parsed and projected at once (default {@link DEFAULT_MAX_CONCURRENT}): each
+   * holds its session in memory, so this bounds the handler's memory.
+   */
+  maxConcurrent?: number;
+  /** Requests waiting for a turn, their bodies unread (default 32); more are answered 503. */
+  maxQueued?: number;
 }
 
 /** A request the handler refuses, with its HTTP status. */
@@ -65,86 +86,16 @@ class HttpError extends Error {
   }
 }
 
-function json(status: number, body: unknown, extra: HeadersInit = {}): Response {
+function jsonHeaders(extra: HeadersInit = {}): Headers {
   const headers = new Headers(extra);
   headers.set("content-type", "application/json; charset=utf-8");
   headers.set("cache-control", "no-store");
   headers.set("x-content-type-options", "nosniff");
-  return new Response(JSON.stringify(body), { status, headers });
+  return headers;
 }
 
-function isPrivateIPv4(host: string): boolean {
-  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (!match) return false;
-  const [a, b, c] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  return a === 0 || a === 10 || a === 127 || a >= 224 || (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
-    (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19)) ||
-    (a === 192 && b === 0 && (c === 0 || c === 2)) || (a === 198 && b === 51 && c === 100) ||
-    (a === 203 && b === 0 && c === 113);
-}
-
-/** The eight 16-bit groups of an IPv6 literal (`::` and a dotted IPv4 tail expanded). */
-function ipv6Groups(ip: string): number[] | undefined {
-  let text = ip;
-  const dotted = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number);
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${
-      ((c << 8) | d).toString(16)
-    }`;
-  }
-  const halves = text.split("::");
-  if (halves.length > 2) return undefined;
-  const parse = (part: string) => part === "" ? [] : part.split(":").map((g) => parseInt(g, 16));
-  const head = parse(halves[0]);
-  const tail = halves.length === 2 ? parse(halves[1]) : [];
-  const fill = 8 - head.length - tail.length;
-  if (halves.length === 1 ? fill !== 0 : fill < 1) return undefined;
-  const groups = [...head, ...new Array(halves.length === 2 ? fill : 0).fill(0), ...tail];
-  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
-}
-
-/**
- * Whether an IPv6 literal is anything but a global unicast address. Allowed is only
- * 2000::/3 (global unicast) minus its special blocks: 2001::/23 (IETF: Teredo, ORCHID,
- * benchmarking), 2001:db8::/32 and 3fff::/20 (documentation) and 2002::/16 (6to4, which
- * embeds an IPv4 address). Everything else is refused: ::/8 (unspecified, loopback,
- * IPv4-compatible `::a.b.c.d`, IPv4-mapped `::ffff:a.b.c.d`, SIIT), 64:ff9b::/96 and
- * 64:ff9b:1::/48 (NAT64, which reaches IPv4 targets such as 127.0.0.1), 100::/64, fc00::/7
- * (unique local), fe80::/10 (link local), fec0::/10 (site local), ff00::/8 (multicast).
- */
-function isNonGlobalIPv6(host: string): boolean {
-  if (!host.startsWith("[")) return false;
-  const groups = ipv6Groups(host.slice(1, -1).toLowerCase());
-  if (!groups) return true; // unparsable: refuse
-  const [g0, g1] = groups;
-  if ((g0 & 0xe000) !== 0x2000) return true; // outside 2000::/3
-  if (g0 === 0x2001 && g1 < 0x0200) return true; // 2001::/23
-  if (g0 === 0x2001 && g1 === 0x0db8) return true;
-  if (g0 === 0x2002) return true;
-  if (g0 === 0x3fff && g1 < 0x1000) return true; // 3fff::/20
-  return false;
-}
-
-/**
- * The default `?url=` policy: `https:`, default port, no credentials, and a host that is
- * not `localhost` (or `*.localhost`) or a loopback, private, link-local, CGNAT, multicast
- * or documentation IPv4 literal; IPv6 literals must be global unicast (no IPv4-mapped or
- * -compatible, NAT64, 6to4, Teredo, site-local, unique-local or link-local forms). Host names are not resolved (web-standard APIs cannot): see the module docs.
- *
- * @example
- * ```ts
- * import { isPublicHttpsUrl } from "./web/edge.ts";
- * isPublicHttpsUrl(new URL("https://example.com/s.jsonl")); // true
- * isPublicHttpsUrl(new URL("http://127.0.0.1/s.jsonl")); // false
- * ```
- */
-export function isPublicHttpsUrl(url: URL): boolean {
-  if (url.protocol !== "https:" || url.username || url.password || url.port) return false;
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  if (!host || host === "localhost" || host.endsWith(".localhost")) return false;
-  return !isPrivateIPv4(host) && !isNonGlobalIPv6(host);
+function json(status: number, body: unknown, extra: HeadersInit = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: jsonHeaders(extra) });
 }
 
 /**
@@ -285,12 +236,28 @@ export function createProjectionHandler(
     timeoutMs: options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
     bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
   };
+  const gate = new Gate(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, options.maxQueued ?? 32);
   return async (request: Request): Promise<Response> => {
+    let leave: (() => void) | undefined;
     try {
       const params = new URL(request.url).searchParams;
       const leaf = params.get("leaf");
       if (leaf === "") throw new HttpError(400, "BadRequest", "leaf must be a non-empty entry id");
+      const form = params.get("form") ?? "full";
+      if (form !== "full" && form !== "compact") {
+        throw new HttpError(400, "BadRequest", "form must be full or compact");
+      }
       const target = params.get("url");
+      if (!["GET", "HEAD", "POST"].includes(request.method)) {
+        return json(405, { error: "MethodNotAllowed", message: "use POST or GET" }, {
+          allow: "GET, HEAD, POST",
+        });
+      }
+      leave = await gate.enter();
+      if (!leave) {
+        await request.body?.cancel().catch(() => {});
+        throw new HttpError(503, "Busy", "too many sessions are being projected; retry shortly");
+      }
       let body: ReadableStream<Uint8Array>;
       if (request.method === "POST") {
         if (target !== null) {
@@ -307,7 +274,7 @@ export function createProjectionHandler(
           );
         }
         body = guardBody(request.body, settings.maxBytes, settings.bodyTimeoutMs);
-      } else if (request.method === "GET" || request.method === "HEAD") {
+      } else {
         if (target === null) {
           throw new HttpError(
             400,
@@ -316,10 +283,6 @@ export function createProjectionHandler(
           );
         }
         body = guardBody(await fetchSession(target, settings), settings.maxBytes);
-      } else {
-        return json(405, { error: "MethodNotAllowed", message: "use POST or GET" }, {
-          allow: "GET, HEAD, POST",
-        });
       }
       // Projection only: keeping each line's text for re-serialising would double memory.
       const parsed = await parseSessionJsonl(body, {
@@ -335,17 +298,21 @@ export function createProjectionHandler(
         });
       }
       const projection = buildSessionProjection(parsed.entries, leaf ?? undefined, index);
-      return json(200, {
+      const fields = {
         sessionId: parsed.header.id,
         header: parsed.header,
         sourceVersion: parsed.sourceVersion,
         upgraded: parsed.upgraded,
         leafId: projection.leafId,
-        projection,
-      });
+      };
+      // Streamed, so the answer is never one big string; the slot is held until it is sent.
+      const stream = projectionJson(fields, projection, form === "compact", leave);
+      leave = undefined;
+      return new Response(stream, { status: 200, headers: jsonHeaders() });
     } catch (error) {
       if (error instanceof HttpError) {
-        return json(error.status, { error: error.code, message: error.message });
+        const extra: HeadersInit = error.status === 503 ? { "retry-after": "1" } : {};
+        return json(error.status, { error: error.code, message: error.message }, extra);
       }
       if (error instanceof SessionFormatError) {
         return json(400, {
@@ -356,6 +323,8 @@ export function createProjectionHandler(
         });
       }
       return json(500, { error: "InternalError", message: "the session could not be projected" });
+    } finally {
+      leave?.();
     }
   };
 }
