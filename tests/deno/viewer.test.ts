@@ -29,6 +29,7 @@ import {
   sessionTitles,
 } from "../viewer/page.ts";
 import "../viewer/safety_tests.ts"; // demo load, IndexedDB fallback, hostile content
+import "../viewer/text_tests.ts"; // bidi controls shown and isolated, long text folded
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;
