@@ -311,7 +311,10 @@ export function createProjectionHandler(
       return new Response(stream, { status: 200, headers: jsonHeaders() });
     } catch (error) {
       if (error instanceof HttpError) {
-        const extra: HeadersInit = error.status === 503 ? { "retry-after": "1" } : {};
+        const extra: Record<string, string> = error.status === 503 ? { "retry-after": "1" } : {};
+        // A refused body is not drained: servers that honour it (Deno.serve does) close the
+        // connection instead of reading the rest of it.
+        if ([408, 413, 503].includes(error.status)) extra.connection = "close";
         return json(error.status, { error: error.code, message: error.message }, extra);
       }
       if (error instanceof SessionFormatError) {

@@ -103,6 +103,7 @@ Deno.test("edge: a declared length over the limit is answered 413 with the body 
   const handler = createProjectionHandler({ maxBytes: 10 * 1024 });
   const response = await handler(post(body, { "content-length": String(1_000 * 1024) }));
   assertEquals(response.status, 413);
+  assertEquals(response.headers.get("connection"), "close", "the server need not drain it");
   assert(seen.cancelled, "the body was cancelled");
   assert(seen.pulls <= 1, `read ${seen.pulls} chunks of a refused body`);
 });
