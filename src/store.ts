@@ -22,7 +22,13 @@ import type { SessionInfo } from "./listing.ts";
 import { compareSessionInfo } from "./listing.ts";
 import { serializeSessionJsonl } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
-import { isDateMs, isStorableId, UNSTORABLE_ID_MESSAGE } from "./wellformed.ts";
+import {
+  isDateMs,
+  isStorableId,
+  MAX_NESTING_DEPTH,
+  nestsDeeperThan,
+  UNSTORABLE_ID_MESSAGE,
+} from "./wellformed.ts";
 
 export type { SessionInfo } from "./listing.ts";
 
@@ -194,8 +200,8 @@ export function assertValidSessionId(id: unknown): asserts id is string {
 
 /**
  * Reject, before anything is written, entries some store could not keep exactly: an `id` or
- * `parentId` with a control character or lone surrogate, or a message `timestamp` outside
- * the `Date` range (see `wellformed.ts`). Every driver calls it at the seam, so all agree.
+ * `parentId` with a control character or lone surrogate, a message `timestamp` outside
+ * the `Date` range, or nesting deeper than `MAX_NESTING_DEPTH` (see `wellformed.ts`). Every driver calls it at the seam, so all agree.
  *
  * @example
  * ```ts
@@ -212,6 +218,13 @@ export function assertStorableEntries(entries: readonly SessionEntry[]): void {
           `Entry ${key} ${JSON.stringify(value)} ${UNSTORABLE_ID_MESSAGE}`,
         );
       }
+    }
+    if (nestsDeeperThan(entry, MAX_NESTING_DEPTH)) {
+      throw new InvalidArgumentError(
+        `Entry ${
+          JSON.stringify(entry.id)
+        } nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`,
+      );
     }
     const time = (entry as { message?: { timestamp?: unknown } }).message?.timestamp;
     if (typeof time === "number" && !isDateMs(time)) {

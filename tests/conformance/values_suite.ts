@@ -6,7 +6,12 @@
  * rule is `src/wellformed.ts`: such ids and times are an `InvalidArgumentError` at the
  * seam, before anything is written.
  */
-import { InvalidArgumentError, type SessionEntry, type SessionStore } from "../../core.ts";
+import {
+  InvalidArgumentError,
+  MAX_NESTING_DEPTH,
+  type SessionEntry,
+  type SessionStore,
+} from "../../core.ts";
 import { assertEquals, assertRejects } from "./assert.ts";
 import type { Register, StoreSubject } from "./harness.ts";
 import { withStore } from "./harness.ts";
@@ -55,6 +60,18 @@ export function valuesSuite(register: Register, subject: StoreSubject): void {
     const b = userEntry("b", a.id, "\u{1F600}b");
     await store.create(header(id), [a, b]);
     assertEquals((await store.load(id)).entries, [a, b]);
+  });
+
+  t("entries nested deeper than MAX_NESTING_DEPTH are refused, nothing written", async (store) => {
+    const id = freshId();
+    const root = userEntry("root", null);
+    await store.create(header(id), [root]);
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < MAX_NESTING_DEPTH + 10; i++) deep = { a: deep };
+    const entry = { ...userEntry("deep", root.id), details: deep } as SessionEntry;
+    await assertRejects(() => store.append(id, [entry]), InvalidArgumentError);
+    await assertRejects(() => store.create(header(freshId()), [entry]), InvalidArgumentError);
+    assertEquals((await store.load(id)).entries, [root]);
   });
 
   t("message timestamps outside the Date range are refused; listing stays valid", async (store) => {
