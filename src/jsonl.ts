@@ -69,18 +69,8 @@ export interface JsonlRecord {
 
 const utf8Encoder = new TextEncoder();
 
-/**
- * The reason of a {@link SessionFormatError} for a final line without a newline that does not
- * parse: the write was cut off. Stores retry such a read under the writer's lock, so every
- * reader words it the same way (they test the prefix "torn final record").
- *
- * @example
- * ```ts
- * import { TORN_FINAL_RECORD } from "./jsonl.ts";
- * TORN_FINAL_RECORD.startsWith("torn final record"); // true
- * ```
- */
-export const TORN_FINAL_RECORD =
+/** The reason for a final line without a newline that does not parse (a cut-off write). */
+const TORN_FINAL_RECORD =
   "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
 
 /**
