@@ -111,7 +111,8 @@ function* jsonPieces(
         const item = key === "entries" && compact
           ? compactEntry(list[i] as ProjectedEntry)
           : list[i];
-        yield `${i > 0 ? "," : ""}${JSON.stringify(item)}`;
+        if (i > 0) yield ",";
+        yield* jsonValue(item);
         list[i] = undefined; // written: let it be collected
       }
       yield "]";
@@ -121,6 +122,55 @@ function* jsonPieces(
     separator = ",";
   }
   yield separator === "{" ? "{}}" : "}}";
+}
+
+/** Whether a value holds a string longer than `limit` (nesting is bounded at parse). */
+function hasLongString(value: unknown, limit: number): boolean {
+  if (typeof value === "string") return value.length > limit;
+  if (value === null || typeof value !== "object") return false;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    if (hasLongString(child, limit)) return true;
+  }
+  return false;
+}
+
+const skipped = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
+
+/**
+ * `JSON.stringify(value)` as pieces: a subtree without long strings in one piece, a long
+ * string in slices, so a huge message never exists a second time as one JSON string.
+ */
+function* jsonValue(value: unknown): Generator<string> {
+  if (!hasLongString(value, SLICE_CHARS)) {
+    yield JSON.stringify(value) ?? "null";
+  } else if (typeof value === "string") {
+    yield '"';
+    for (let at = 0; at < value.length;) {
+      let end = Math.min(value.length, at + SLICE_CHARS);
+      const last = value.charCodeAt(end - 1);
+      if (end < value.length && last >= 0xd800 && last <= 0xdbff) end++; // keep pairs whole
+      yield JSON.stringify(value.slice(at, end)).slice(1, -1);
+      at = end;
+    }
+    yield '"';
+  } else if (Array.isArray(value)) {
+    yield "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) yield ",";
+      if (skipped(value[i])) yield "null";
+      else yield* jsonValue(value[i]);
+    }
+    yield "]";
+  } else {
+    let separator = "{";
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (skipped(child)) continue;
+      yield `${separator}${JSON.stringify(key)}:`;
+      yield* jsonValue(child);
+      separator = ",";
+    }
+    yield separator === "{" ? "{}" : "}";
+  }
 }
 
 /**

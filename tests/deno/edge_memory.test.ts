@@ -136,3 +136,29 @@ Deno.test("edge: a message longer than one slice is sent in slices with characte
   const body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)); // whole chars
   assertEquals(body.projection.messages[0].content, text);
 });
+
+Deno.test("edge: a long message with escapes is written in slices, byte-identical to JSON.stringify", async () => {
+  const text = `"quoted"\n\ttab \u0001 \\ back ${"\u{1F600}é\u2028".repeat(150_000)} end`;
+  const session = [
+    '{"type":"session","version":4,"id":"esc","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/"}',
+    JSON.stringify({
+      type: "message",
+      id: "m1",
+      parentId: null,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "user", content: text, timestamp: 1 },
+    }),
+  ].join("\n") + "\n";
+  const answer = await (await createProjectionHandler()(post(session))).text();
+  const parsed = parseSessionJsonlSync(session, { retainRaw: false });
+  const projection = buildSessionProjection(parsed.entries, undefined);
+  const expected = JSON.stringify({
+    sessionId: "esc",
+    header: parsed.header,
+    sourceVersion: 4,
+    upgraded: false,
+    leafId: projection.leafId,
+    projection,
+  });
+  assert(answer === expected, "the sliced answer differs from JSON.stringify");
+});
