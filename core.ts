@@ -52,6 +52,8 @@ export {
   parseSessionJsonlSync,
   serializeSessionJsonl,
 } from "./src/jsonl.ts";
+// The limit on nesting inside a record: deeper records are refused as malformed.
+export { MAX_NESTING_DEPTH } from "./src/wellformed.ts";
 
 // Entries and the header: zod schemas and the types inferred from them.
 export {

@@ -15,6 +15,7 @@
  */
 import { unparseableLineReason } from "./_line_reason.ts";
 import { SessionFormatError, SessionStorageError } from "./errors.ts";
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
 import { upgradeRecords } from "./migrate.ts";
 import {
   describeSchemaError,
@@ -87,6 +88,10 @@ export interface JsonlRecord {
 
 const utf8Encoder = new TextEncoder();
 
+/** The reason for a final line without a newline that does not parse (a cut-off write). */
+const TORN_FINAL_RECORD =
+  "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
+
 /**
  * Splits bytes into records on 0x0A. Push chunks, then call {@link end}. Lines spanning
  * chunks are joined from their parts only once complete.
@@ -147,7 +152,8 @@ export class JsonlLineSplitter {
     try {
       text = this.#decoder.decode(bytes);
     } catch {
-      throw new SessionFormatError("line is not valid UTF-8", {
+      // A cut inside a multi-byte character is a torn write first: the torn-record rule wins.
+      throw new SessionFormatError(terminated ? "line is not valid UTF-8" : TORN_FINAL_RECORD, {
         line,
         byteOffset,
         source: this.#source,
@@ -299,6 +305,12 @@ class SessionAssembler {
         throw error;
       }
     })();
+    if (nestsDeeperThan(upgrade.header, MAX_NESTING_DEPTH)) {
+      throw new SessionFormatError(
+        `invalid session header: nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`,
+        { line: this.headerLine, source },
+      );
+    }
     const header = SessionHeaderSchema.safeParse(upgrade.header);
     if (!header.success) {
       throw new SessionFormatError(`invalid session header: ${describeSchemaError(header.error)}`, {

@@ -20,6 +20,7 @@ import {
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import {
   assertOpen,
+  assertStorableEntries,
   assertValidSessionId,
   asStorageError,
   type CreatedSession,
@@ -85,6 +86,7 @@ export class MemorySessionStore implements SessionStore {
   seed(header: SessionHeader, entries: readonly SessionEntry[] = []): void {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
+    assertStorableEntries(entries);
     if (this.#sessions.has(header.id)) throw new SessionExistsError(header.id);
     const records = encodeSession(header, entries);
     this.#commit("create", () => this.#sessions.set(header.id, records));
@@ -92,6 +94,7 @@ export class MemorySessionStore implements SessionStore {
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     const session = this.#get(sessionId);
     const lines = encodeEntries(entries); // all or nothing, before anything changes
     // A shallow copy is enough: the fold replaces `summary`, never edits it in place.
@@ -112,6 +115,7 @@ export class MemorySessionStore implements SessionStore {
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     this.#get(header.id);
     const records = encodeSession(header, entries);
     this.#commit("replace", () => this.#sessions.set(header.id, records));

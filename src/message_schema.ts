@@ -20,6 +20,7 @@
  * @module
  */
 import { z } from "zod";
+import { MAX_DATE_MS } from "./wellformed.ts";
 
 // ---------------------------------------------------------------- content blocks
 
@@ -91,7 +92,8 @@ export const NestedToolCallsSchema = z.looseObject({
 
 // ---------------------------------------------------------------- messages
 
-const timestampMs = z.number().optional();
+/** Epoch ms within what a `Date` holds: listings turn it into one (see `wellformed.ts`). */
+const timestampMs = z.number().min(-MAX_DATE_MS).max(MAX_DATE_MS).optional();
 
 /** Prompt / tool-loadout change, replayed in order. */
 export const SystemMessageSchema = z.looseObject({

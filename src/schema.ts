@@ -25,6 +25,12 @@
 import { z } from "zod";
 import { isCertainlyValidEntry } from "./validate_fast.ts";
 import {
+  isStorableId,
+  MAX_NESTING_DEPTH,
+  nestsDeeperThan,
+  UNSTORABLE_ID_MESSAGE,
+} from "./wellformed.ts";
+import {
   AgentMessageSchema,
   AssistantContentBlockSchema,
   SystemMessageSchema,
@@ -76,9 +82,12 @@ export const SessionHeaderSchema = z.looseObject({
 
 // ---------------------------------------------------------------- entries
 
+/** An id every store keeps exactly (see `wellformed.ts`). */
+const storableId = z.string().refine(isStorableId, UNSTORABLE_ID_MESSAGE);
+
 const entryBase = {
-  id: z.string().min(1),
-  parentId: z.string().nullable(),
+  id: storableId.min(1),
+  parentId: storableId.nullable(),
   timestamp: z.string(),
 };
 
@@ -281,6 +290,9 @@ export function validateEntry(value: unknown): string | undefined {
   }
   const type = (value as { type?: unknown }).type;
   if (type === "session") return "unexpected second session header";
+  if (nestsDeeperThan(value, MAX_NESTING_DEPTH)) {
+    return `nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`;
+  }
   if (isCertainlyValidEntry(value)) return undefined; // skip zod's throw-away output copy
   const schema = typeof type === "string" && KNOWN_ENTRY_TYPES.has(type)
     ? KnownSessionEntrySchema

@@ -25,6 +25,13 @@ import type { SessionInfo } from "./listing.ts";
 import { compareSessionInfo } from "./listing.ts";
 import { serializeSessionJsonl } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
+import {
+  isDateMs,
+  isStorableId,
+  MAX_NESTING_DEPTH,
+  nestsDeeperThan,
+  UNSTORABLE_ID_MESSAGE,
+} from "./wellformed.ts";
 
 export type { SessionInfo } from "./listing.ts";
 
@@ -270,11 +277,51 @@ export function assertValidSessionId(id: unknown): asserts id is string {
   if (id.length > MAX_SESSION_ID_LENGTH) {
     throw new InvalidArgumentError(`Session id is longer than ${MAX_SESSION_ID_LENGTH} characters`);
   }
-  // deno-lint-ignore no-control-regex
-  if (/[/\\\u0000-\u001f\u007f]/.test(id) || id === "." || id === "..") {
+  if (/[/\\]/.test(id) || !isStorableId(id) || id === "." || id === "..") {
     throw new InvalidArgumentError(
-      `Session id ${JSON.stringify(id)} contains a path separator or control character`,
+      `Session id ${
+        JSON.stringify(id)
+      } contains a path separator, a control character or a lone surrogate`,
     );
+  }
+}
+
+/**
+ * Reject, before anything is written, entries some store could not keep exactly: an `id` or
+ * `parentId` with a control character or lone surrogate, a message `timestamp` outside
+ * the `Date` range, or nesting deeper than `MAX_NESTING_DEPTH` (see `wellformed.ts`). Every driver calls it at the seam, so all agree.
+ *
+ * @example
+ * ```ts
+ * import { assertStorableEntries } from "./store.ts";
+ * assertStorableEntries([{ type: "label", id: "a", parentId: null, timestamp: "t", targetId: "b" }]); // ok
+ * ```
+ */
+export function assertStorableEntries(entries: readonly SessionEntry[]): void {
+  for (const entry of entries) {
+    for (const key of ["id", "parentId"] as const) {
+      const value = (entry as { id?: unknown; parentId?: unknown })[key];
+      if (typeof value === "string" && !isStorableId(value)) {
+        throw new InvalidArgumentError(
+          `Entry ${key} ${JSON.stringify(value)} ${UNSTORABLE_ID_MESSAGE}`,
+        );
+      }
+    }
+    if (nestsDeeperThan(entry, MAX_NESTING_DEPTH)) {
+      throw new InvalidArgumentError(
+        `Entry ${
+          JSON.stringify(entry.id)
+        } nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`,
+      );
+    }
+    const time = (entry as { message?: { timestamp?: unknown } }).message?.timestamp;
+    if (typeof time === "number" && !isDateMs(time)) {
+      throw new InvalidArgumentError(
+        `Entry ${
+          JSON.stringify(entry.id)
+        } has a message timestamp (${time}) outside the Date range`,
+      );
+    }
   }
 }
 

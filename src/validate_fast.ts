@@ -12,6 +12,8 @@
  * @module
  */
 
+import { isDateMs, isStorableId } from "./wellformed.ts";
+
 type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -64,7 +66,10 @@ function every(list: unknown, check: (item: unknown) => boolean): boolean {
 const userContent = (c: unknown) => typeof c === "string" || every(c, userBlock);
 
 function message(m: unknown): boolean {
-  if (!isObj(m) || !optNum(m.timestamp)) return false;
+  if (!isObj(m)) return false;
+  if (m.timestamp !== undefined && !(num(m.timestamp) && isDateMs(m.timestamp as number))) {
+    return false;
+  }
   switch (m.role) {
     case "user":
       return userContent(m.content);
@@ -96,8 +101,8 @@ function message(m: unknown): boolean {
  */
 export function isCertainlyValidEntry(e: unknown): boolean {
   if (!isObj(e)) return false;
-  if (!str(e.id) || e.id.length === 0 || !str(e.timestamp)) return false;
-  if (e.parentId !== null && !str(e.parentId)) return false;
+  if (!str(e.id) || e.id.length === 0 || !isStorableId(e.id) || !str(e.timestamp)) return false;
+  if (e.parentId !== null && !(str(e.parentId) && isStorableId(e.parentId))) return false;
   switch (e.type) {
     case "message":
       return message(e.message);

@@ -50,16 +50,109 @@ export const SAFE_ATTRIBUTES: ReadonlySet<string> = new Set([
   "autocomplete",
 ]);
 
-/** Append children: strings become text nodes. */
+/** Append children: strings become text nodes (see {@link textNode} for bidi handling). */
 export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
     parent.appendChild(
-      typeof child === "string" || typeof child === "number"
-        ? document.createTextNode(String(child))
-        : child,
+      typeof child === "string" || typeof child === "number" ? textNode(String(child)) : child,
     );
   }
+}
+
+/** Bidi formatting characters, by the short names shown in their place. */
+const BIDI_CONTROLS: Readonly<Record<string, string>> = {
+  "\u061c": "ALM",
+  "\u200e": "LRM",
+  "\u200f": "RLM",
+  "\u202a": "LRE",
+  "\u202b": "RLE",
+  "\u202c": "PDF",
+  "\u202d": "LRO",
+  "\u202e": "RLO",
+  "\u2066": "LRI",
+  "\u2067": "RLI",
+  "\u2068": "FSI",
+  "\u2069": "PDI",
+};
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** Characters that can reorder the text around them: strong right-to-left ones, controls. */
+const BIDI_ACTIVE =
+  /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud802\ud803\ud83a\ud83b]/;
+
+/**
+ * Session text as a node. Text that can reorder what surrounds it (right-to-left letters,
+ * bidi controls) is isolated in a `<bdi>`, so it cannot flip the labels, ids or columns next
+ * to it, and every bidi control is shown as a visible marker (`⟨RLO⟩`) instead of acting:
+ * `invoice‮gnp.exe` cannot pass for `invoiceexe.png`. Other text is a plain text node.
+ *
+ * @example
+ * ```ts
+ * textNode("plain"); // a Text node
+ * textNode("invoice\u202egnp.exe"); // <bdi>invoice<span class="bidi-control">⟨RLO⟩</span>gnp.exe</bdi>
+ * ```
+ */
+export function textNode(text: string): Node {
+  if (!BIDI_ACTIVE.test(text)) return document.createTextNode(text);
+  const isolated = document.createElement("bdi");
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const name = BIDI_CONTROLS[text[i]];
+    if (name === undefined) continue;
+    if (i > start) isolated.appendChild(document.createTextNode(text.slice(start, i)));
+    const marker = document.createElement("span");
+    marker.className = "bidi-control";
+    marker.title = `U+${text.charCodeAt(i).toString(16).toUpperCase()} (${name})`;
+    marker.textContent = `⟨${name}⟩`;
+    isolated.appendChild(marker);
+    start = i + 1;
+  }
+  if (start < text.length) isolated.appendChild(document.createTextNode(text.slice(start)));
+  return isolated;
+}
+
+/** Whether text holds a bidi control (for callers that set `title` and similar). */
+export function hasBidiControl(text: string): boolean {
+  return BIDI_CONTROL.test(text);
+}
+
+/** Characters of long text laid out at once; the rest waits for "Show next". */
+export const FOLD_CHARS = 20_000;
+
+/**
+ * Show long text in `target` a fold at a time: the first {@link FOLD_CHARS} characters,
+ * then a button that adds the next fold. A 1 MB message laid out at once froze the page
+ * for over a second (tree rows unclickable meanwhile); one fold lays out quickly.
+ *
+ * @example
+ * ```ts
+ * import { el, showFolded } from "./dom.ts";
+ * const pre = el("pre", { class: "text" });
+ * showFolded(pre, "x".repeat(1_000_000)); // pre holds the first 20,000 characters + a "Show next" button after it
+ * ```
+ */
+export function showFolded(target: HTMLElement, text: string): void {
+  clear(target);
+  let shown = 0;
+  const next = () => {
+    let end = Math.min(text.length, shown + FOLD_CHARS);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++; // keep pairs whole
+    append(target, text.slice(shown, end));
+    shown = end;
+  };
+  next();
+  if (shown >= text.length) return;
+  const label = () =>
+    `Show next ${Math.min(FOLD_CHARS, text.length - shown).toLocaleString("en-US")} of ${
+      (text.length - shown).toLocaleString("en-US")
+    } remaining characters`;
+  const more: HTMLButtonElement = button(label(), () => {
+    next();
+    if (shown >= text.length) more.remove();
+    else more.textContent = label();
+  }, { class: "link-button fold-more" });
+  target.after(more);
 }
 
 /**
@@ -169,7 +262,11 @@ export function svg<K extends keyof SVGElementTagNameMap>(
     }
     node.setAttribute(name, String(value));
   }
-  append(node, ...children);
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    // Plain text nodes: an HTML <bdi> would not render inside SVG (chart values only).
+    node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+  }
   return node;
 }
 

@@ -18,11 +18,18 @@
  *   web-standard APIs: in production pass `allowUrl` with an allowlist of hosts, or
  *   `allowUrl: () => false` to turn `?url=` off.
  * - `?leaf=<entry id>` picks the leaf (default: the last entry in file order).
+ * - `?form=compact` answers without copying the caller's entries back: `projection.entries[]`
+ *   carry `sourceEntryId` and `messageCount` (their messages are the next `messageCount`
+ *   items of `projection.messages`) instead of `sourceEntry` and `messages`. The default
+ *   (`form=full`) keeps the shape above.
+ * - Memory: the answer is streamed as it is serialised (never one big string), at most
+ *   `maxConcurrent` requests parse and project at once, `maxQueued` more wait with their
+ *   bodies unread, and the rest are answered `503` with `retry-after`.
  *
  * Errors are JSON `{ error, message, ... }`: `400` for a `SessionFormatError` (with its
  * `line` and `reason`) or a bad request, `403` for a refused URL, `404` for an unknown
- * leaf, `405` for other methods, `413` for a body over the limit, `502` when the URL
- * fetch fails.
+ * leaf, `405` for other methods, `503` when too many requests wait, `408` for a body that does not arrive in time, `413` for
+ * a body over the limit (the rest of it is not read), `502` when the URL fetch fails.
  *
  * @example
  * ```ts
@@ -33,7 +40,8 @@
  *
  * @module
  */
-// Only the runtime-agnostic entry: an edge function bundles this file and nothing else.
+// Only the runtime-agnostic entry (and this handler's private helpers): an edge function
+// bundles this file and nothing else.
 import {
   buildSessionProjection,
   EntryNotFoundError,
@@ -41,6 +49,10 @@ import {
   SessionFormatError,
   SessionIndex,
 } from "../core.ts";
+import { Gate, projectionJson } from "./_edge_response.ts";
+import { isPublicHttpsUrl } from "./_url_guard.ts";
+
+export { isPublicHttpsUrl };
 
 /**
  * Largest session accepted by default (bytes of JSONL).
@@ -64,6 +76,28 @@ export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
 
 /**
+ * Default limit for receiving a POSTed body (ms); a slower body is answered 408.
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, DEFAULT_BODY_TIMEOUT_MS } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({ bodyTimeoutMs: DEFAULT_BODY_TIMEOUT_MS / 2 });
+ * ```
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/**
+ * Default number of requests parsed and projected at once.
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, DEFAULT_MAX_CONCURRENT } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({ maxConcurrent: DEFAULT_MAX_CONCURRENT * 2 });
+ * ```
+ */
+export const DEFAULT_MAX_CONCURRENT = 4;
+
+/**
  * Options for {@link createProjectionHandler}.
  *
  * @example
@@ -85,6 +119,15 @@ export interface ProjectionHandlerOptions {
   maxBytes?: number;
   /** Limit for a `?url=` fetch (default {@link DEFAULT_FETCH_TIMEOUT_MS}). */
   timeoutMs?: number;
+  /** Limit for receiving a POSTed body, answered 408 (default {@link DEFAULT_BODY_TIMEOUT_MS}). */
+  bodyTimeoutMs?: number;
+  /**
+   * Requests parsed and projected at once (default {@link DEFAULT_MAX_CONCURRENT}): each
+   * holds its session in memory, so this bounds the handler's memory.
+   */
+  maxConcurrent?: number;
+  /** Requests waiting for a turn, their bodies unread (default 32); more are answered 503. */
+  maxQueued?: number;
 }
 
 /** A request the handler refuses, with its HTTP status. */
@@ -94,81 +137,74 @@ class HttpError extends Error {
   }
 }
 
-function json(status: number, body: unknown, extra: HeadersInit = {}): Response {
+function jsonHeaders(extra: HeadersInit = {}): Headers {
   const headers = new Headers(extra);
   headers.set("content-type", "application/json; charset=utf-8");
   headers.set("cache-control", "no-store");
   headers.set("x-content-type-options", "nosniff");
-  return new Response(JSON.stringify(body), { status, headers });
+  return headers;
 }
 
-function isPrivateIPv4(host: string): boolean {
-  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (!match) return false;
-  const [a, b] = [Number(match[1]), Number(match[2])];
-  return a === 0 || a === 10 || a === 127 || a >= 224 || (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
-    (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19));
-}
-
-function isPrivateIPv6(host: string): boolean {
-  if (!host.startsWith("[")) return false;
-  const ip = host.slice(1, -1).toLowerCase();
-  if (ip === "::" || ip === "::1") return true;
-  if (/^f[cd]/.test(ip) || /^fe[89ab]/.test(ip)) return true; // unique local, link local
-  const mapped = /^::ffff:(.+)$/.exec(ip);
-  if (mapped) {
-    const tail = mapped[1];
-    if (tail.includes(".")) return isPrivateIPv4(tail);
-    const parts = tail.split(":").map((part) => parseInt(part, 16));
-    if (parts.length === 2 && parts.every((n) => n >= 0 && n <= 0xffff)) {
-      const v4 = [parts[0] >> 8, parts[0] & 255, parts[1] >> 8, parts[1] & 255].join(".");
-      return isPrivateIPv4(v4);
-    }
-    return true;
-  }
-  return false;
+function json(status: number, body: unknown, extra: HeadersInit = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: jsonHeaders(extra) });
 }
 
 /**
- * The default `?url=` policy: `https:`, default port, no credentials, and a host that is
- * not `localhost` (or `*.localhost`) or a loopback, private, link-local, CGNAT or multicast
- * IP literal. Host names are not resolved (web-standard APIs cannot): see the module docs.
- *
- * @example
- * ```ts
- * import { isPublicHttpsUrl } from "@mu/sessions/edge";
- * isPublicHttpsUrl(new URL("https://example.com/s.jsonl")); // true
- * isPublicHttpsUrl(new URL("http://127.0.0.1/s.jsonl")); // false
- * ```
+ * Pass bytes through, failing with 413 past `maxBytes` and, with `timeoutMs`, with 408 when
+ * the whole body has not arrived in time (a trickling body would otherwise hold the
+ * connection with no answer). Either way the source is cancelled at once, so nothing more
+ * of a refused body is read.
  */
-export function isPublicHttpsUrl(url: URL): boolean {
-  if (url.protocol !== "https:" || url.username || url.password || url.port) return false;
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  if (!host || host === "localhost" || host.endsWith(".localhost")) return false;
-  return !isPrivateIPv4(host) && !isPrivateIPv6(host);
-}
-
-/** Pass bytes through, failing with 413 past `maxBytes`. */
-function limitBytes(
+function guardBody(
   stream: ReadableStream<Uint8Array>,
   maxBytes: number,
+  timeoutMs?: number,
 ): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
   let seen = 0;
-  return stream.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen > maxBytes) {
-          controller.error(
-            new HttpError(413, "PayloadTooLarge", `session is larger than ${maxBytes} bytes`),
-          );
-          return;
-        }
-        controller.enqueue(chunk);
-      },
-    }),
-  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let refused: HttpError | undefined;
+  const refuse = (error: HttpError) => {
+    refused ??= error;
+    clearTimeout(timer);
+    reader.cancel(error).catch(() => {});
+  };
+  return new ReadableStream<Uint8Array>({
+    start() {
+      if (timeoutMs === undefined) return;
+      timer = setTimeout(
+        () =>
+          refuse(
+            new HttpError(408, "RequestTimeout", `the body did not arrive within ${timeoutMs} ms`),
+          ),
+        timeoutMs,
+      );
+    },
+    async pull(controller) {
+      let result;
+      try {
+        result = await reader.read();
+      } catch (error) {
+        clearTimeout(timer);
+        return controller.error(refused ?? error);
+      }
+      if (refused) return controller.error(refused);
+      if (result.done) {
+        clearTimeout(timer);
+        return controller.close();
+      }
+      seen += result.value.byteLength;
+      if (seen > maxBytes) {
+        refuse(new HttpError(413, "PayloadTooLarge", `session is larger than ${maxBytes} bytes`));
+        return controller.error(refused);
+      }
+      controller.enqueue(result.value);
+    },
+    cancel(reason) {
+      clearTimeout(timer);
+      return reader.cancel(reason);
+    },
+  });
 }
 
 async function fetchSession(
@@ -249,13 +285,30 @@ export function createProjectionHandler(
     ...options,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
     timeoutMs: options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
   };
+  const gate = new Gate(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, options.maxQueued ?? 32);
   return async (request: Request): Promise<Response> => {
+    let leave: (() => void) | undefined;
     try {
       const params = new URL(request.url).searchParams;
       const leaf = params.get("leaf");
       if (leaf === "") throw new HttpError(400, "BadRequest", "leaf must be a non-empty entry id");
+      const form = params.get("form") ?? "full";
+      if (form !== "full" && form !== "compact") {
+        throw new HttpError(400, "BadRequest", "form must be full or compact");
+      }
       const target = params.get("url");
+      if (!["GET", "HEAD", "POST"].includes(request.method)) {
+        return json(405, { error: "MethodNotAllowed", message: "use POST or GET" }, {
+          allow: "GET, HEAD, POST",
+        });
+      }
+      leave = await gate.enter();
+      if (!leave) {
+        await request.body?.cancel().catch(() => {});
+        throw new HttpError(503, "Busy", "too many sessions are being projected; retry shortly");
+      }
       let body: ReadableStream<Uint8Array>;
       if (request.method === "POST") {
         if (target !== null) {
@@ -264,14 +317,15 @@ export function createProjectionHandler(
         if (!request.body) throw new HttpError(400, "BadRequest", "the request has no body");
         const length = Number(request.headers.get("content-length") ?? "NaN");
         if (Number.isFinite(length) && length > settings.maxBytes) {
+          await request.body.cancel().catch(() => {}); // refused: read none of it
           throw new HttpError(
             413,
             "PayloadTooLarge",
             `session is larger than ${settings.maxBytes} bytes`,
           );
         }
-        body = request.body;
-      } else if (request.method === "GET" || request.method === "HEAD") {
+        body = guardBody(request.body, settings.maxBytes, settings.bodyTimeoutMs);
+      } else {
         if (target === null) {
           throw new HttpError(
             400,
@@ -279,31 +333,34 @@ export function createProjectionHandler(
             "POST a session JSONL body, or GET with ?url=<exported session>",
           );
         }
-        body = await fetchSession(target, settings);
-      } else {
-        return json(405, { error: "MethodNotAllowed", message: "use POST or GET" }, {
-          allow: "GET, HEAD, POST",
-        });
+        body = guardBody(await fetchSession(target, settings), settings.maxBytes);
       }
       // Projection only: keeping each line's text for re-serialising would double memory.
-      const parsed = await parseSessionJsonl(limitBytes(body, settings.maxBytes), {
+      const parsed = await parseSessionJsonl(body, {
         source: "request",
         retainRaw: false,
       });
       const index = SessionIndex.build(parsed.entries, { source: "request" });
       const projection = buildSessionProjection(parsed.entries, leaf ?? undefined, index);
-      return json(200, {
+      const fields = {
         sessionId: parsed.header.id,
         header: parsed.header,
         sourceVersion: parsed.sourceVersion,
         upgraded: parsed.upgraded,
         leafId: projection.leafId,
         missingParentIds: index.missingParentIds(),
-        projection,
-      });
+      };
+      // Streamed, so the answer is never one big string; the slot is held until it is sent.
+      const stream = projectionJson(fields, projection, form === "compact", leave);
+      leave = undefined;
+      return new Response(stream, { status: 200, headers: jsonHeaders() });
     } catch (error) {
       if (error instanceof HttpError) {
-        return json(error.status, { error: error.code, message: error.message });
+        const extra: Record<string, string> = error.status === 503 ? { "retry-after": "1" } : {};
+        // A refused body is not drained: servers that honour it (Deno.serve does) close the
+        // connection instead of reading the rest of it.
+        if ([408, 413, 503].includes(error.status)) extra.connection = "close";
+        return json(error.status, { error: error.code, message: error.message }, extra);
       }
       if (error instanceof EntryNotFoundError) {
         // The projection's own answer for an unknown leaf, as a 404.
@@ -322,6 +379,8 @@ export function createProjectionHandler(
         });
       }
       return json(500, { error: "InternalError", message: "the session could not be projected" });
+    } finally {
+      leave?.();
     }
   };
 }

@@ -37,6 +37,7 @@ import {
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
+  assertStorableEntries,
   assertValidSessionId,
   type CreatedSession,
   type ListOptions,
@@ -201,6 +202,7 @@ export class IndexedDbSessionStore implements SessionStore {
   ): Promise<CreatedSession> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
+    assertStorableEntries(entries);
     const records = encodeSession(header, entries);
     await this.#tx("readwrite", "create", async (os) => {
       if (await promisifyRequest(os.getKey(sessionKey(header.id))) !== undefined) {
@@ -214,6 +216,7 @@ export class IndexedDbSessionStore implements SessionStore {
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     const lines = encodeEntries(entries);
     await this.#tx("readwrite", "append", async (os) => {
       const record = await this.#record(os, sessionId);
@@ -240,6 +243,7 @@ export class IndexedDbSessionStore implements SessionStore {
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     const records = encodeSession(header, entries);
     await this.#tx("readwrite", "replace", async (os) => {
       await this.#record(os, header.id);

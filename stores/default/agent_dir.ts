@@ -24,15 +24,23 @@ function joinPath(base: string, ...parts: string[]): string {
   return [base.replace(/[\\/]+$/, ""), ...parts].join(sep);
 }
 
+/** Absolute on POSIX or Windows (`/x`, `\\server\x`, `C:\x`), whatever the platform. */
+function isAbsolutePath(path: string): boolean {
+  return /^([\\/]|[A-Za-z]:[\\/])/.test(path);
+}
+
 /**
  * The agent directory: `$PI_CODING_AGENT_DIR` (a leading `~` means the home directory),
- * otherwise `<home>/.pi/agent`.
+ * otherwise `<home>/.pi/agent`. A relative value is taken relative to the home directory,
+ * never to the current directory: otherwise a repository shipping `agent/settings.json`
+ * would choose the storage of anyone whose variable says `agent`.
  *
  * @example
  * ```ts
  * import { agentDir } from "./agent_dir.ts";
  * agentDir({}, "/home/u"); // "/home/u/.pi/agent"
  * agentDir({ PI_CODING_AGENT_DIR: "~/agent" }, "/home/u"); // "/home/u/agent"
+ * agentDir({ PI_CODING_AGENT_DIR: "agent" }, "/home/u"); // "/home/u/agent", not ./agent
  * ```
  */
 export function agentDir(env: AgentEnv, home: string): string {
@@ -42,7 +50,7 @@ export function agentDir(env: AgentEnv, home: string): string {
     if (configured.startsWith("~/") || configured.startsWith("~\\")) {
       return joinPath(home, configured.slice(2));
     }
-    return configured;
+    return isAbsolutePath(configured) ? configured : joinPath(home, configured);
   }
   return joinPath(home, ".pi", "agent");
 }

@@ -14,7 +14,7 @@
  * @module
  */
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
 import { registerRuntimeStorage, type RuntimeStorage } from "../../src/runtime.ts";
@@ -93,6 +93,13 @@ export interface ChoiceContext {
   trust?: TrustDecision;
   /** A project settings file left unread because the project is not trusted. */
   ignoredProjectSettings?: string;
+  /**
+   * The project directory the agent directory lies inside (e.g. `PI_CODING_AGENT_DIR` set
+   * to `<repo>/.pi`): the repository's files then act as the global settings and trust
+   * decisions, without a trust prompt. Set so callers can say so; the home directory is
+   * never a project.
+   */
+  agentDirInProject?: string;
 }
 
 /**
@@ -134,11 +141,13 @@ function environment(options: StorageOptions): AgentEnv {
 export function resolveAgentDir(options: StorageOptions = {}): string {
   if (options.agentDir) return resolve(options.agentDir);
   const configured = environment(options).PI_CODING_AGENT_DIR;
-  if (configured && !configured.startsWith("~")) return resolve(configured);
+  if (configured && isAbsolute(configured)) return resolve(configured);
   const home = homeOf(options);
   if (home === undefined) {
     throw new SessionStorageError(
-      "Cannot find the home directory for ~/.pi/agent: set PI_CODING_AGENT_DIR or HOME",
+      configured
+        ? `Cannot resolve PI_CODING_AGENT_DIR=${configured}: relative values are taken from the home directory, which is unknown`
+        : "Cannot find the home directory for ~/.pi/agent: set PI_CODING_AGENT_DIR or HOME",
     );
   }
   return resolve(agentDirFor(environment(options), home));
@@ -180,6 +189,10 @@ export async function resolveStorageChoice(options: StorageOptions = {}): Promis
   const global = await readSettingsFile(globalPath);
   const extra: ChoiceContext = {};
   const project = await findProjectSettings(cwd, { home, agentDir });
+  const projectDir = project?.projectDir ?? cwd;
+  if (isInside(agentDir, projectDir) && !(home && isInside(resolve(home), projectDir))) {
+    extra.agentDirInProject = projectDir;
+  }
   if (project) {
     const trust = await resolveProjectTrust({
       cwd,
@@ -199,6 +212,12 @@ export async function resolveStorageChoice(options: StorageOptions = {}): Promis
   const chosen = storageSettingOf(global, agentDir, home, globalPath);
   if (chosen) return choiceOf(chosen, agentDir, "global-settings", globalPath, extra);
   return { kind: "sqlite", path: join(agentDir, "sessions.db"), source: "default", ...extra };
+}
+
+/** Whether `path` is `dir` or below it. */
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 function choiceOf(

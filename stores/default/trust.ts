@@ -218,7 +218,7 @@ export async function saveTrustDecision(
   decision: boolean | null,
 ): Promise<void> {
   const path = trustFilePath(agentDir);
-  await mkdir(agentDir, { recursive: true });
+  await mkdir(agentDir, { recursive: true, mode: 0o700 }); // private, as the session folders
   const unlock = await lockDirectory(`${path}.lock`);
   try {
     const decisions = await readTrustFile(agentDir);
@@ -249,7 +249,7 @@ async function lockDirectory(path: string): Promise<() => Promise<void>> {
   const deadline = Date.now() + 5_000;
   for (;;) {
     try {
-      await mkdir(path);
+      await mkdir(path, 0o700);
       return async () => {
         await rmdir(path).catch(() => {});
       };

@@ -117,6 +117,11 @@ export interface JsonlFolderFs {
    * bounded by `timeoutMs`, then rejects with `SessionStorageError`.
    */
   lock(path: string, options?: LockOptions): Promise<ReleaseLock>;
+  /**
+   * Remove crash leftovers (temp copies, lock files) in directory `dir` (`""` is the root)
+   * whose owners are provably gone. Optional: backends whose writes leave none omit it.
+   */
+  sweep?(dir: string): Promise<void>;
 }
 
 // ---------------------------------------------------------------- naming

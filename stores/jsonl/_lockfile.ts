@@ -1,6 +1,10 @@
 /**
- * Cross-process lock files for Deno and Node (both through `node:fs`): `<file>.lock` is
- * created exclusively (`O_CREAT|O_EXCL`) and holds `{pid, host, token, acquiredAt}`. A
+ * Cross-process lock files for Deno and Node (both through `node:fs`): `<file>.lock` holds
+ * `{pid, host, token, acquiredAt}` from the moment it exists: the owner is written to a
+ * private temp file that is then hard-linked into place (`link` fails when the lock exists),
+ * so a crash can never leave a lock without its owner. A lock that has no readable owner
+ * anyway (older writers, file systems without hard links) is stale once it is
+ * {@link OWNERLESS_STALE_MS} old, the time a live writer needs to fill it in. A
  * holder refreshes the lock's mtime while it holds it, so a lock is stale when its owner
  * process is gone (same host) or it has not been refreshed for `staleMs`. Breaking a stale
  * lock is itself guarded by `<file>.lock.break`, so two waiters cannot both break it and
@@ -11,7 +15,7 @@
  *
  * @module
  */
-import { mkdir, open, readFile, stat, unlink, utimes } from "node:fs/promises";
+import { link, mkdir, open, readFile, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import process from "node:process";
@@ -41,10 +45,20 @@ interface Owner {
   acquiredAt: string;
 }
 
-interface Holder {
+/** A lock file as read: its owner (when readable) and mtime. */
+export interface Holder {
   owner?: Owner;
   mtimeMs: number;
 }
+
+/**
+ * How old a lock without a readable owner must be to count as stale: a live writer fills in
+ * the owner within milliseconds of creating the file, so after this it never will.
+ */
+export const OWNERLESS_STALE_MS = 1_000;
+
+/** Lock and temp files are private to the user whatever the umask. */
+const FILE_MODE = 0o600;
 
 const processMutex = new KeyedMutex();
 let cachedHost: string | undefined;
@@ -64,7 +78,8 @@ function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
 }
 
-async function readHolder(path: string): Promise<Holder | undefined> {
+/** The lock file's owner and mtime, or `undefined` when it is gone. */
+export async function readHolder(path: string): Promise<Holder | undefined> {
   try {
     const [info, text] = await Promise.all([stat(path), readFile(path, "utf8")]);
     let owner: Owner | undefined;
@@ -84,7 +99,7 @@ async function readHolder(path: string): Promise<Holder | undefined> {
 }
 
 /** Whether a process exists; unknown (no permission to ask) counts as alive. */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -93,17 +108,21 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function isStale(holder: Holder, staleMs: number): boolean {
-  if (Date.now() - holder.mtimeMs > staleMs) return true;
+/** Whether a lock's owner is provably gone (see the module doc). */
+export function isStale(holder: Holder, staleMs: number): boolean {
+  const age = Date.now() - holder.mtimeMs;
+  if (age > staleMs) return true;
   const owner = holder.owner;
-  if (!owner || owner.host !== thisHost() || owner.pid === process.pid) return false;
+  if (!owner) return age > OWNERLESS_STALE_MS;
+  if (owner.host !== thisHost() || owner.pid === process.pid) return false;
   return !processAlive(owner.pid);
 }
 
-async function breakStale(path: string, judged: Holder): Promise<void> {
+/** Remove the lock `judged` stale, unless it changed hands meanwhile. */
+export async function breakStale(path: string, judged: Holder): Promise<void> {
   const guard = `${path}.break`;
   try {
-    await (await open(guard, "wx")).close();
+    await (await open(guard, "wx", FILE_MODE)).close();
   } catch (error) {
     if (code(error) !== "EEXIST") throw error;
     // Someone else is breaking it; a guard left by a crash is removed after a while.
@@ -119,6 +138,43 @@ async function breakStale(path: string, judged: Holder): Promise<void> {
   } finally {
     await unlink(guard).catch(() => {});
   }
+}
+
+/**
+ * Create `path` holding `text` in one step: false when it already exists. The temp file is
+ * named like the store's other temp files (`<name>.<pid>.<random>.tmp`), so one left by a
+ * crash between its write and the link is collected with them.
+ */
+async function createWithOwner(path: string, text: string): Promise<boolean> {
+  const temp = `${path}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  await writeFile(temp, text, { flag: "wx", mode: FILE_MODE });
+  try {
+    await link(temp, path);
+    return true;
+  } catch (error) {
+    if (code(error) === "EEXIST") return false;
+    if (!["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"].includes(code(error) ?? "")) throw error;
+    // No hard links here: create and fill; an owner-less moment is judged by its age.
+    return await createThenFill(path, text);
+  } finally {
+    await unlink(temp).catch(() => {});
+  }
+}
+
+async function createThenFill(path: string, text: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, "wx", FILE_MODE);
+  } catch (error) {
+    if (code(error) === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
+  return true;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -164,19 +220,11 @@ async function acquireFile(
   let delay = 1;
   for (;;) {
     try {
-      const handle = await open(path, "wx");
-      try {
-        await handle.writeFile(JSON.stringify(owner));
-      } finally {
-        await handle.close();
-      }
-      break;
+      if (await createWithOwner(path, JSON.stringify(owner))) break;
     } catch (error) {
-      if (code(error) === "ENOENT") {
-        await mkdir(dirname(path), { recursive: true });
-        continue;
-      }
-      if (code(error) !== "EEXIST") throw error;
+      if (code(error) !== "ENOENT") throw error;
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      continue;
     }
     const holder = await readHolder(path);
     if (!holder) continue; // released in between

@@ -21,6 +21,7 @@ import {
   type ReleaseLock,
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
+import { sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
 /**
@@ -212,7 +213,9 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   async writeAtomic(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
     const target = this.#abs(path);
     const folder = dirname(target);
-    await mkdir(folder, { recursive: true });
+    // Sessions hold secrets: folders this store creates are 0700 and new files 0600 (a
+    // requested mode only loses bits to the umask, so these hold under umask 000 too).
+    await mkdir(folder, { recursive: true, mode: 0o700 });
     const mode = (await stat(target).catch(() => undefined))?.mode ?? 0o600;
     // Same folder, so the rename stays on one file system and is atomic.
     const temp = `${target}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
@@ -276,6 +279,13 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       timeoutMs: options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
       staleMs: this.#options.staleLockMs,
     });
+  }
+
+  async sweep(dir: string): Promise<void> {
+    await sweepLeftovers(
+      dir === "" ? this.root : this.#abs(dir),
+      this.#options.staleLockMs ?? 30_000,
+    );
   }
 
   /** The folder path of an absolute path inside the root, or the absolute path itself. */

@@ -18,6 +18,7 @@ import { listingStateOf } from "../../src/listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
+  assertStorableEntries,
   assertValidSessionId,
   type CreatedSession,
   type ListOptions,
@@ -87,6 +88,7 @@ export class JsonlSessionStore implements SessionStore {
   /** Files this store wrote or verified, by path. */
   readonly #known = new Map<string, KnownFile>();
   #closed = false;
+  #swept = false;
   readonly #context: AppendContext;
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
@@ -105,6 +107,7 @@ export class JsonlSessionStore implements SessionStore {
   ): Promise<CreatedSession> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
+    assertStorableEntries(entries);
     const text = await storageOperation("create", () => serializeSessionJsonl(header, entries));
     const hash = await hashSessionId(header.id);
     const path = sessionFileName(header.createdAt, hash);
@@ -124,6 +127,7 @@ export class JsonlSessionStore implements SessionStore {
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     // Serialise first: an unserialisable entry fails before the file is touched.
     const lines = await storageOperation("append", () => serializeEntries(entries));
     const cached = this.#locator.cached(sessionId);
@@ -196,6 +200,7 @@ export class JsonlSessionStore implements SessionStore {
   ): Promise<void> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
+    assertStorableEntries(entries);
     const text = await storageOperation("replace", () => serializeSessionJsonl(header, entries));
     const path = await this.#require(header.id);
     await this.#locked(path, "replace", async () => {
@@ -233,6 +238,13 @@ export class JsonlSessionStore implements SessionStore {
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
     assertOpen(this.#closed, this.kind);
     const paths = await storageOperation("list", () => this.#locator.allPaths());
+    if (!this.#swept) {
+      // Once per store: what a crashed writer left (temp copies, locks) is removed when
+      // provably dead, so it does not pile up; it never counted as a session anyway.
+      this.#swept = true;
+      const dirs = new Set(["", ...paths.map((path) => path.split("/").slice(0, -1).join("/"))]);
+      for (const dir of dirs) await this.#fs.sweep?.(dir).catch(() => {});
+    }
     const { rows, ids } = await listFolder(this.#fs, paths, this.#cache, options, {
       concurrency: this.#options.listConcurrency ?? 8,
       preferred: (a, b) => this.#locator.prefer(a, b),
@@ -329,8 +341,10 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   /**
-   * Repair the end of a session file (by id or path): keeps a backup copy, drops a torn
-   * final record or terminates a complete one, and reports what it did. Never automatic.
+   * Repair the end of a session file: keeps a backup copy, drops a torn final record or
+   * terminates a complete one, and reports what it did. Never automatic. A string is always
+   * a session id (`"a.jsonl"` is a valid id, not a file); pass `{ path }` for a file, e.g.
+   * one whose header is unreadable so no id finds it.
    *
    * @example
    * ```ts
@@ -338,12 +352,14 @@ export class JsonlSessionStore implements SessionStore {
    * const store = await openJsonlFsStore("/tmp/sessions");
    * const report = await store.repairSession("some-id");
    * console.log(report.action, report.backupPath);
+   * await store.repairSession({ path: "/tmp/sessions/2026-01-01T00-00-00-000Z_ab12.jsonl" });
    * ```
    */
-  async repairSession(pathOrId: string): Promise<RepairReport> {
+  async repairSession(session: string | { path: string }): Promise<RepairReport> {
     assertOpen(this.#closed, this.kind);
-    const path = this.#locator.cached(pathOrId) ??
-      (pathOrId.endsWith(".jsonl") ? pathOrId : await this.#require(pathOrId));
+    const path = typeof session === "string"
+      ? this.#locator.cached(session) ?? await this.#require(session)
+      : session.path;
     this.#forget(path);
     return await this.#locked(path, "repair", () => repairSessionFile(this.#fs, path));
   }

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { closeSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readlinkSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
 import { storageOperation } from "../../src/store.ts";
@@ -90,8 +90,28 @@ function preparePrivateFile(path: string): boolean {
     closeSync(openSync(path, "wx", 0o600));
     return true;
   } catch (error) {
-    if ((error as { code?: string }).code === "EEXIST") return false;
-    throw error;
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
+  }
+  // "wx" refuses a dangling symlink as existing, and SQLite would then create its target
+  // with mode 0644: create the target, 0600, instead (at the end of the link chain; Deno
+  // with path permissions will not create through a link).
+  let target = path;
+  for (let hops = 0; hops < 40 && lstatSync(target).isSymbolicLink(); hops++) {
+    if (existsSync(target)) return false; // the chain ends at an existing file
+    target = resolve(dirname(target), readlinkSync(target));
+    if (!existsSync(target) && !isSymbolicLink(target)) {
+      closeSync(openSync(target, "wx", 0o600));
+      return true;
+    }
+  }
+  return false;
+}
+
+function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

@@ -56,6 +56,7 @@ import {
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
+  assertStorableEntries,
   assertValidSessionId,
   type BranchLoadingStore,
   type CreatedSession,
@@ -205,6 +206,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
   ): Promise<CreatedSession> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
+    assertStorableEntries(entries);
     return await this.#write("create", () => {
       const records = encodeSession(header, entries);
       const rows = toEntryRows(entries, records.entries);
@@ -224,6 +226,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     await this.#write("append", () => {
       const rows = toEntryRows(entries);
       return () => this.#appendRows(sessionId, entries, rows);
@@ -261,6 +264,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
+    assertStorableEntries(entries);
     await this.#write("replace", () => {
       const records = encodeSession(header, entries);
       const rows = toEntryRows(entries, records.entries);

@@ -10,10 +10,12 @@
 import type { Register, StoreSubject } from "./harness.ts";
 import { managerSuite } from "./manager_suite.ts";
 import { storeSuite } from "./store_suite.ts";
+import { valuesSuite } from "./values_suite.ts";
 
 export type { OpenedStore, Register, StoreSubject } from "./harness.ts";
 
 export function conformance(register: Register, subject: StoreSubject): void {
   storeSuite(register, subject);
+  valuesSuite(register, subject);
   managerSuite(register, subject);
 }

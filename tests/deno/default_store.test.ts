@@ -63,6 +63,39 @@ test("the agent directory comes from PI_CODING_AGENT_DIR, else ~/.pi/agent", asy
   assertEquals(resolveAgentDir({ env: {}, home: root }), join(root, ".pi", "agent"));
 });
 
+test("a relative PI_CODING_AGENT_DIR is taken from home, never from the current directory", async (root) => {
+  const home = join(root, "home");
+  const repo = join(root, "repo");
+  // A repository shipping agent/settings.json must not choose the storage.
+  await mkdir(join(repo, "agent"), { recursive: true });
+  await writeFile(join(repo, "agent", "settings.json"), '{ "sessionDir": "/tmp/evil" }');
+  const env = { PI_CODING_AGENT_DIR: "agent" };
+  assertEquals(resolveAgentDir({ env, home, cwd: repo }), join(home, "agent"));
+  const choice = await resolveStorageChoice({ env, home, cwd: repo });
+  assertEquals((choice as { path: string }).path, join(home, "agent", "sessions.db"));
+});
+
+test("an agent directory inside the current project is reported", async (root) => {
+  const home = join(root, "home");
+  const repo = join(root, "repo");
+  await mkdir(join(repo, ".pi"), { recursive: true });
+  await writeFile(join(repo, ".pi", "settings.json"), '{ "sessionDir": "here" }');
+  const inside = await resolveStorageChoice({
+    env: { PI_CODING_AGENT_DIR: join(repo, ".pi") },
+    home,
+    cwd: join(repo),
+  });
+  assertEquals(inside.agentDirInProject, repo);
+  const outside = await resolveStorageChoice({ env: {}, home, cwd: repo });
+  assertEquals(outside.agentDirInProject, undefined);
+  // The home directory is never a project: ~/.pi/agent while working in ~ is not reported.
+  await mkdir(home, { recursive: true });
+  assertEquals(
+    (await resolveStorageChoice({ env: {}, home, cwd: home })).agentDirInProject,
+    undefined,
+  );
+});
+
 test("the default SQLite database opens for real, once per file; broken storage raises", async (root) => {
   const agentDir = join(root, "agent");
   const options = { cwd: root, agentDir, env: {}, home: root };

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import {
   SessionFormatError,
   SessionManager,
+  SessionNotFoundError,
   SessionStorageError,
   type SkippedSession,
 } from "../../core.ts";
@@ -59,6 +60,28 @@ test("a torn final record refuses appends, loses nothing, and repairSession fixe
     await store.append("torn-1", [c]);
     assertEquals((await store.load("torn-1")).entries, [a, b, c]);
     assert(!(await readdir(dir)).some((name) => name.endsWith(".lock")), "no lock left behind");
+  } finally {
+    await done();
+  }
+});
+
+test("repairSession takes a session id as an id, even one ending in .jsonl, and a file as { path }", async () => {
+  const { dir, store, done } = await setup();
+  try {
+    const [a, b] = chain("r", 2);
+    const { path } = await store.create(v4Header("notes.jsonl"), [a, b]);
+    await appendFile(path!, '{"type":"mess');
+    const fresh = await openJsonlFsStore(dir, { trashCommand: false });
+    const report = await fresh.repairSession("notes.jsonl");
+    assertEquals(report.action, "dropped-torn-record");
+    assertEquals((await fresh.load("notes.jsonl")).entries, [a, b]);
+    await assertRejects(() => fresh.repairSession("missing.jsonl"), SessionNotFoundError);
+    await appendFile(path!, '{"type":"mess');
+    assertEquals((await fresh.repairSession({ path: path! })).action, "dropped-torn-record");
+    assert(
+      !(await readdir(dir)).some((name) => name.startsWith("missing")),
+      "nothing made for an unknown id",
+    );
   } finally {
     await done();
   }

@@ -3,7 +3,8 @@
  * to one file; stale locks (dead owner, or not refreshed) are broken; a live lock makes a
  * writer wait, bounded, then fail with `SessionStorageError` having written nothing.
  */
-import { readFile, unlink, utimes, writeFile } from "node:fs/promises";
+import { readdir, readFile, unlink, utimes, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import process from "node:process";
 import { SessionStorageError } from "../../core.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
@@ -19,6 +20,15 @@ function test(name: string, fn: () => Promise<void>) {
 }
 
 const PER_PROCESS = 1_000;
+
+/** The host a lock written now would name ("" when the test may not ask, as the store does). */
+function lockHost(): string {
+  try {
+    return hostname();
+  } catch {
+    return "";
+  }
+}
 
 test(`two processes append ${PER_PROCESS} entries each to one file: all load, none torn or interleaved`, async () => {
   const dir = await tempDir();
@@ -86,7 +96,7 @@ test("a lock left by a dead process is broken; a live one times out with nothing
     const child = new Deno.Command(Deno.execPath(), { args: ["eval", ""] }).spawn();
     await child.status;
     const owner = (pid: number) =>
-      JSON.stringify({ pid, host: "", token: crypto.randomUUID(), acquiredAt: "then" });
+      JSON.stringify({ pid, host: lockHost(), token: crypto.randomUUID(), acquiredAt: "then" });
 
     await writeFile(`${path}.lock`, owner(child.pid)); // its process is gone
     await store.append("locked", [b]);
@@ -136,6 +146,24 @@ Deno.test("jsonl lock: writers in one process queue instead of failing", async (
       entries.map((entry, i) => (i % 2 ? one : two).append("queued", [entry])),
     );
     assertEquals((await one.load("queued")).entries.length, 40);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+Deno.test("jsonl lock: an owner-less lock left by a crash is broken within the wait, not after the stale bound", async () => {
+  const dir = await tempDir();
+  try {
+    // A wait far shorter than the 30 s stale bound: only judging by owner-less age passes.
+    const store = await openJsonlFsStore(dir, { lockTimeoutMs: 5_000 });
+    const [a, b, c] = chain("e", 3);
+    const { path } = await store.create(v4Header("ownerless"), [a]);
+    await writeFile(`${path}.lock`, ""); // created, killed before the owner was written
+    await store.append("ownerless", [b]);
+    await writeFile(`${path}.lock`, '{"pi'); // killed mid-write
+    await store.append("ownerless", [c]);
+    assertEquals((await store.load("ownerless")).entries, [a, b, c]);
+    assertEquals(await readdir(dir).then((names) => names.filter((n) => n.includes(".lock"))), []);
   } finally {
     await removeDir(dir);
   }

@@ -30,6 +30,7 @@ import {
 } from "../viewer/page.ts";
 import "../viewer/safety_tests.ts"; // demo load, IndexedDB fallback, hostile content
 import "../viewer/import_tests.ts"; // re-import never loses entries, branch export, conflicts
+import "../viewer/text_tests.ts"; // bidi controls shown and isolated, long text folded
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { button, el, factList, replaceChildren, safeImage } from "../dom.ts";
+import { button, el, factList, replaceChildren, safeImage, showFolded } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type {
   BlockView,
@@ -42,8 +42,9 @@ function moreButton(full: number, load: () => Promise<string>, target: HTMLEleme
   const more = button(`Show all ${full.toLocaleString("en-US")} characters`, async () => {
     more.disabled = true;
     try {
-      target.textContent = await load();
+      const text = await load();
       more.remove();
+      showFolded(target, text); // long text a fold at a time, not all laid out at once
     } catch (error) {
       more.textContent = `Could not load: ${(error as Error).message}`;
     }

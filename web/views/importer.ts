@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { formatBytes } from "../dom.ts";
+import { formatBytes, replaceChildren } from "../dom.ts";
 import type { ImportFile, ViewerClient } from "../rpc.ts";
 import type { ImportProgressView, ImportResultView } from "../types.ts";
 
@@ -197,9 +197,12 @@ export class ProgressBar {
     this.#bar.value = Math.min(total, event.bytesDone);
     const file = event.fileCount > 1 ? `file ${event.fileIndex + 1} of ${event.fileCount}: ` : "";
     const verb = event.phase === "saving" ? "Saving" : "Reading";
-    this.#label.textContent = `${verb} ${file}${event.path} — ${formatBytes(event.bytesDone)} of ${
-      formatBytes(event.bytesTotal)
-    }`;
+    replaceChildren(
+      this.#label,
+      `${verb} ${file}${event.path} — ${formatBytes(event.bytesDone)} of ${
+        formatBytes(event.bytesTotal)
+      }`,
+    );
   }
 
   /** Hide the bar. */

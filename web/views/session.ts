@@ -179,7 +179,7 @@ export class SessionPage {
 
   async #renderRight(): Promise<void> {
     const token = ++this.#renderToken;
-    this.#leafLabel.textContent = this.#leafId ?? "(none)";
+    replaceChildren(this.#leafLabel, this.#leafId ?? "(none)"); // an id from the file: as text
     for (const [name, tab] of Object.entries(this.#tabs)) {
       tab.classList.toggle("active", name === this.#tab);
       tab.setAttribute("aria-selected", String(name === this.#tab));
