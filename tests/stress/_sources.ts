@@ -6,6 +6,9 @@
  * @module
  */
 
+/** Entries per session written by the kill children's create / import / upgrade. */
+export const KILL_SIZES = { create: 3, import: 200, upgrade: 150 } as const;
+
 /** Entry `n` of a generated session: user, assistant with a tool call, tool result, ... */
 function entryRecord(n: number, parentId: string | null): Record<string, unknown> {
   const id = `e${n.toString(16).padStart(7, "0")}`;

@@ -13,11 +13,11 @@
  */
 import { existsSync, writeSync } from "node:fs";
 import process from "node:process";
-import { SessionManager, type SessionStore } from "../../core.ts";
+import { type SessionEntry, SessionManager, type SessionStore } from "../../core.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { openSqliteStore } from "../../stores/sqlite/file.ts";
 import { header, messageEntry } from "./_shared.ts";
-import { exportText } from "./_sources.ts";
+import { exportText, KILL_SIZES } from "./_sources.ts";
 
 /** What the parent asks a child to do. */
 export interface ChildArgs {
@@ -65,9 +65,10 @@ async function appendLoop(store: SessionStore, args: ChildArgs): Promise<void> {
 async function createLoop(store: SessionStore, args: ChildArgs): Promise<void> {
   for (let i = 0;; i++) {
     const sessionId = id(args.prefix, i);
-    const entries = [0, 1, 2].map((n) => messageEntry(`${sessionId}e${n}`, null, n * 400));
-    entries[1].parentId = entries[0].id;
-    entries[2].parentId = entries[1].id;
+    const entries: SessionEntry[] = [];
+    for (let n = 0; n < KILL_SIZES.create; n++) {
+      entries.push(messageEntry(`${sessionId}e${n}`, entries.at(-1)?.id ?? null, n * 400));
+    }
     await store.create(header(sessionId), entries);
     ack(`ack ${sessionId}`);
   }
@@ -76,7 +77,8 @@ async function createLoop(store: SessionStore, args: ChildArgs): Promise<void> {
 async function importLoop(store: SessionStore, args: ChildArgs, version: 3 | 4): Promise<void> {
   for (let i = 0;; i++) {
     const sessionId = id(args.prefix, i);
-    const text = new TextEncoder().encode(exportText(sessionId, version, 200));
+    const size = version === 4 ? KILL_SIZES.import : KILL_SIZES.upgrade;
+    const text = new TextEncoder().encode(exportText(sessionId, version, size));
     await SessionManager.importFromJsonl(text, "/stress", store);
     ack(`ack ${sessionId}`);
   }

@@ -23,20 +23,30 @@ export interface HostileFigures {
 
 const OPERATION_TIMEOUT_MS = 30_000;
 
-/** Run `fn`; a library error is fine, anything else or a hang is a failed check. */
+/**
+ * Run `fn`; a library error is fine, anything else or a hang is a failed check. After a
+ * hang, `unblock` removes its cause and the operation is awaited, so it cannot go on
+ * writing while the test directory is removed.
+ */
 async function attempt(
   checks: Checks,
   what: string,
   fn: () => Promise<unknown>,
   finding?: number,
+  unblock?: () => Promise<void>,
 ): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), OPERATION_TIMEOUT_MS);
   });
+  const running = fn();
   try {
-    const result = await Promise.race([fn().then(() => "ok" as const), timeout]);
+    const result = await Promise.race([running.then(() => "ok" as const), timeout]);
     checks.check(result === "ok", `${what}: no answer within ${OPERATION_TIMEOUT_MS} ms`, finding);
+    if (result === "timeout" && unblock) {
+      await unblock();
+      await running.catch(() => {});
+    }
     return result === "ok";
   } catch (error) {
     checks.check(error instanceof SessionError, `${what}: threw ${error}`, finding);
@@ -225,6 +235,7 @@ async function jsonlCases(checks: Checks, figures: HostileFigures): Promise<void
               `${plant.id} append`,
               () => fresh.append(plant.id, [messageEntry("s0000001", null)]),
               15,
+              () => Deno.remove(`${root}/${name}${plant.suffix}`),
             );
           } else {
             await attempt(

@@ -16,7 +16,7 @@ import type { JsonlSessionStore } from "../../stores/jsonl/store.ts";
 import { hashSessionId, sessionFileName } from "../../stores/jsonl/_folder.ts";
 import { openSqliteStore } from "../../stores/sqlite/file.ts";
 import type { ChildArgs } from "./child.ts";
-import { exportIds, exportText } from "./_sources.ts";
+import { exportIds, exportText, KILL_SIZES } from "./_sources.ts";
 import {
   type Checks,
   deriveSeed,
@@ -39,8 +39,7 @@ const TARGETS: { store: StoreKind; runtime: Runtime; label: string }[] = [
   { store: "sqlite", runtime: "node", label: "SQLite better-sqlite3 (Node 20)" },
 ];
 const OPS: Op[] = ["append", "create", "import", "upgrade"];
-/** Entries per session written by create / import / upgrade children. */
-const SIZES = { create: 3, import: 200, upgrade: 150 };
+const SIZES = KILL_SIZES;
 const UPGRADE_FILES_PER_ROUND = 8;
 /** The verifier's lock wait: a dead writer's lock must not hold anyone up this long. */
 const VERIFY_LOCK_MS = 3_000;
@@ -219,7 +218,9 @@ function recordAcks(series: Series, op: Op, lines: string[], mainId: string): nu
       series.acked.set(id, exportIds(SIZES.upgrade));
     } else {series.acked.set(
         id,
-        op === "create" ? [0, 1, 2].map((n) => `${id}e${n}`) : exportIds(SIZES.import),
+        op === "create"
+          ? exportIds(SIZES.create).map((_, n) => `${id}e${n}`)
+          : exportIds(SIZES.import),
       );}
   }
   return count;

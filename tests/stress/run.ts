@@ -4,12 +4,16 @@
  * `STRESS_SEED`) reproduces a run, `--only kill,writers,fuzz,hostile` runs some sections.
  * Prints the figures; exits 1 when a check failed (each failure names its seed).
  *
+ * The tasks run it with `--unsafe-proto`: Deno removes `Object.prototype.__proto__`, which
+ * would hide the classic pollution path (`target[a][b] = v` with `a = "__proto__"`) that
+ * Node and browsers have; the fuzzer's prototype check must see it.
+ *
  * Checks of open issue-11 findings fail the full run but are only counted in the CI slice
  * (see `Checks` in `_shared.ts`); the summary lists how often each occurred.
  *
  * @module
  */
-import { Checks, parseStressArgs } from "./_shared.ts";
+import { Checks, ISSUE_11_FINDINGS, parseStressArgs } from "./_shared.ts";
 import { killSection } from "./kill.ts";
 import { writersSection } from "./writers.ts";
 import { fuzzSection } from "./fuzz.ts";
@@ -72,7 +76,10 @@ console.log(
 for (const line of summary) console.log(`  ${line}`);
 for (const [finding, count] of [...checks.findings].sort((a, b) => a[0] - b[0])) {
   const skipped = options.ci ? " (skipped in the CI slice until fixed)" : "";
-  console.log(`  open issue-11 finding ${finding}: ${count} occurrence(s)${skipped}`);
+  const name = finding <= ISSUE_11_FINDINGS
+    ? `issue-11 finding ${finding}`
+    : `new finding ${finding}`;
+  console.log(`  open ${name}: ${count} occurrence(s)${skipped}`);
 }
 if (checks.failures.length) {
   console.error(
