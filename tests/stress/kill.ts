@@ -93,12 +93,16 @@ async function loadOrRepair(store: SessionStore, series: Series, id: string) {
   }
 }
 
-/** Lock files left by a kill with no owner written (finding 1), removed so the series goes on. */
+/**
+ * Lock files left by a kill with no owner written, and lock-break guards left by a kill
+ * (both hold others up for seconds: finding 1), removed so the series goes on.
+ */
 async function ownerlessLocks(series: Series): Promise<string[]> {
   const found: string[] = [];
   for await (const item of Deno.readDir(series.location)) {
-    if (!item.name.endsWith(".lock")) continue;
     const path = `${series.location}/${item.name}`;
+    if (item.name.endsWith(".lock.break")) found.push(path);
+    if (!item.name.endsWith(".lock")) continue;
     const text = await Deno.readTextFile(path).catch(() => "");
     let owned = false;
     try {

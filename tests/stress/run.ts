@@ -1,7 +1,8 @@
 /**
  * The stress suite: `deno task test:stress` (full, a few minutes) or
  * `deno task test:stress:ci` (the slice inside `deno task test`). Options: `--seed N` (or
- * `STRESS_SEED`) reproduces a run, `--only kill,writers,fuzz,hostile` runs some sections.
+ * `STRESS_SEED`) reproduces a run (the CI slice defaults to a fixed seed, the full run to a new
+ * one), `--only kill,writers,fuzz,hostile` runs some sections.
  * Prints the figures; exits 1 when a check failed (each failure names its seed).
  *
  * The tasks run it with `--unsafe-proto`: Deno removes `Object.prototype.__proto__`, which
