@@ -11,7 +11,7 @@
 import { SessionError, type SessionStore } from "../../core.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { hashSessionId, sessionFileName } from "../../stores/jsonl/_folder.ts";
-import { resolveDefaultStore } from "../../stores/default/mod.ts";
+import { resolveDefaultStore, resolveStorageChoice } from "../../stores/default/mod.ts";
 import { HOSTILE_CREATED, HOSTILE_CWDS, HOSTILE_IDS } from "./_hostile_values.ts";
 import { type Checks, header, messageEntry, snapshotTree, tempDir, treeDiff } from "./_shared.ts";
 
@@ -337,8 +337,46 @@ async function defaultStoreCases(checks: Checks, figures: HostileFigures): Promi
       },
       9,
     );
+    figures.cases++;
+    await relativeAgentDir(checks, project);
   } finally {
     await Deno.remove(parent, { recursive: true });
+  }
+}
+
+/**
+ * Finding 12: a relative `PI_CODING_AGENT_DIR` must not make a repository's `agent/` folder
+ * (run from inside it) the agent directory whose settings choose the storage.
+ */
+async function relativeAgentDir(checks: Checks, project: string): Promise<void> {
+  await Deno.mkdir(`${project}/agent`);
+  await Deno.writeTextFile(
+    `${project}/agent/settings.json`,
+    JSON.stringify({ sessions: { storage: { type: "jsonl", dir: "../redirected" } } }),
+  );
+  const saved = Deno.cwd();
+  Deno.chdir(project);
+  try {
+    await attempt(checks, "relative PI_CODING_AGENT_DIR", async () => {
+      const choice = await resolveStorageChoice({
+        cwd: project,
+        env: { PI_CODING_AGENT_DIR: "agent" },
+        home: `${project}/../home`,
+        approve: false,
+      });
+      const where = choice.kind === "jsonl"
+        ? choice.dir
+        : choice.kind === "sqlite"
+        ? choice.path
+        : "";
+      checks.check(
+        !(choice.settingsPath ?? "").startsWith(`${project}/`) && !where.startsWith(project),
+        `relative PI_CODING_AGENT_DIR: the project's own agent/ chose the storage (${where})`,
+        12,
+      );
+    });
+  } finally {
+    Deno.chdir(saved);
   }
 }
 

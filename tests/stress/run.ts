@@ -23,7 +23,7 @@ import { hostileSection } from "./hostile.ts";
 const options = parseStressArgs(Deno.args);
 const checks = new Checks(options.ci, options.seed);
 const size = options.ci
-  ? { kills: 5, writes: 50, fuzzCases: 3_000 }
+  ? { kills: 5, writes: 25, fuzzCases: 3_000 }
   : { kills: 50, writes: 1_000, fuzzCases: 100_000 };
 const wanted = (name: string) => !options.only || options.only.includes(name);
 console.log(`stress suite (${options.ci ? "CI slice" : "full"}), seed ${options.seed}`);
