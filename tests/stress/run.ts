@@ -23,8 +23,14 @@ import { hostileSection } from "./hostile.ts";
 const options = parseStressArgs(Deno.args);
 const checks = new Checks(options.ci, options.seed);
 const size = options.ci
-  ? { kills: 5, writes: 25, fuzzCases: 3_000 }
-  : { kills: 50, writes: 1_000, fuzzCases: 100_000 };
+  ? { kills: 5, writes: 25, fuzzCases: 3_000, timeoutMinutes: 15 }
+  : { kills: 50, writes: 1_000, fuzzCases: 100_000, timeoutMinutes: 90 };
+// The one wall-clock bound: generous, so only a hang trips it (it names the seed).
+const overall = setTimeout(() => {
+  console.error(`stress suite: no end after ${size.timeoutMinutes} min; seed ${options.seed}`);
+  Deno.exit(1);
+}, size.timeoutMinutes * 60_000);
+Deno.unrefTimer(overall);
 const wanted = (name: string) => !options.only || options.only.includes(name);
 console.log(`stress suite (${options.ci ? "CI slice" : "full"}), seed ${options.seed}`);
 
