@@ -97,7 +97,9 @@ const TORN_FINAL_RECORD =
  * chunks are joined from their parts only once complete.
  */
 export class JsonlLineSplitter {
-  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  // ignoreBOM: each line is decoded on its own, and a decoder that strips a BOM would strip
+  // one at the start of every line; only the file's first line may have one (`deliver`).
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   readonly #onRecord: (record: JsonlRecord) => void;
   #parts: Uint8Array[] = [];
   #partsLength = 0;

@@ -1,0 +1,98 @@
+/**
+ * The hostile values of `hostile.ts`: session ids, cwd values and createdAt values a
+ * caller or a crafted file might hand to a store that maps them to paths.
+ *
+ * @module
+ */
+
+/** Ids a caller (or a file) might hand over: traversal, separators, devices, odd Unicode. */
+export const HOSTILE_IDS = [
+  ".",
+  "..",
+  "...",
+  "../x",
+  "../../outside/pwn",
+  "/etc/passwd",
+  "/tmp",
+  "a/b",
+  "a\\b",
+  "..\\x",
+  "C:\\x",
+  "C:",
+  "x\u0000y",
+  "\u0000",
+  "\n",
+  "\t",
+  "a\rb",
+  "\u007f",
+  "\u0085",
+  "\u2028",
+  "\u202e.gnp.exe",
+  "\ud800",
+  "\udc00",
+  "\ud83d\udca5",
+  "ＡＢ",
+  " ",
+  " lead",
+  "trail ",
+  "-rf",
+  "--help",
+  "~",
+  "~/x",
+  "$HOME",
+  "$(id)",
+  "`id`",
+  "*",
+  "?",
+  "[a]",
+  "%2e%2e%2f",
+  "..%2fx",
+  "%00",
+  ".git",
+  ".pi",
+  "node_modules",
+  "CON",
+  "NUL",
+  "aux.txt",
+  "COM1",
+  "x.jsonl",
+  "x.jsonl.lock",
+  ".lock",
+  "x.tmp",
+  "x.bak",
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "a".repeat(255),
+  "a".repeat(256),
+  "a".repeat(257),
+  "é".repeat(200),
+  "a".repeat(5_000),
+];
+
+/** cwd values: header data that older layouts turned into folder names. */
+export const HOSTILE_CWDS = [
+  "",
+  "/",
+  "..",
+  "../../outside",
+  "/../../outside",
+  "C:\\Windows",
+  "\\\\server\\share",
+  "--x--",
+  "a\u0000b",
+  "\n",
+  "/home/u/\u202eexe",
+  "~",
+  "x".repeat(5_000),
+  "/tmp/../../outside",
+];
+
+/** createdAt values: they name the file (sanitised; must never steer the path). */
+export const HOSTILE_CREATED = [
+  "../../outside/x",
+  "/etc/x",
+  "..",
+  "2026-01-01T00:00:00.000Z/../../x",
+];
