@@ -11,17 +11,14 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command, Invocation } from "../args.ts";
 import { type CliContext, resolvePath, UsageError } from "../context.ts";
-import { SessionFormatError } from "../../src/errors.ts";
-import { parseSessionJsonl, serializeSessionJsonl } from "../../src/jsonl.ts";
-import { exportSessionJsonl, type SessionStore } from "../../src/store.ts";
+import { SessionStorageError } from "../../src/errors.ts";
+import { type ImportOutcome, importSession } from "../../src/import_rule.ts";
+import type { SessionStore } from "../../src/store.ts";
 import { byteSize } from "../format.ts";
 import { openStore } from "../target.ts";
 
 /** What happened to one file. */
-export type ImportOutcome =
-  | { file: string; status: "imported" | "already-present"; sessionId: string }
-  | { file: string; status: "updated"; sessionId: string; added: number }
-  | { file: string; status: "skipped"; reason: string; sessionId?: string };
+export type FileOutcome = ImportOutcome & { file: string };
 
 async function collectFiles(cli: CliContext, operands: string[]): Promise<string[]> {
   const files: string[] = [];
@@ -46,50 +43,28 @@ async function collectFiles(cli: CliContext, operands: string[]): Promise<string
   return files;
 }
 
-/** Import one file's bytes into `store` under the never-overwrite rule. */
-export async function importOne(
+/** Import one file under the never-overwrite rule; a failed verification counts as skipped. */
+async function importFile(
   store: SessionStore,
   file: string,
-  bytes: Uint8Array,
   verify: boolean,
-): Promise<ImportOutcome> {
-  let parsed;
+): Promise<FileOutcome> {
   try {
-    parsed = await parseSessionJsonl(bytes, { source: file });
+    return { file, ...await importSession(store, await readFile(file), { source: file, verify }) };
   } catch (error) {
-    if (!(error instanceof SessionFormatError)) throw error;
-    const where = error.line === undefined ? "" : `line ${error.line}: `;
-    return { file, status: "skipped", reason: where + (error.reason ?? error.message) };
+    if (!(error instanceof SessionStorageError) || !verify) throw error;
+    return { file, status: "conflict", sessionId: "", reason: error.message };
   }
-  const { header, entries } = parsed;
-  const text = serializeSessionJsonl(header, entries);
-  const sessionId = header.id;
-  if (await store.has(sessionId)) {
-    const stored = await exportSessionJsonl(store, sessionId);
-    if (stored === text) return { file, status: "already-present", sessionId };
-    const storedCount = (await store.load(sessionId)).entries.length;
-    if (text.startsWith(stored) && storedCount < entries.length) {
-      await store.append(sessionId, entries.slice(storedCount));
-      return { file, status: "updated", sessionId, added: entries.length - storedCount };
-    }
-    return {
-      file,
-      status: "skipped",
-      sessionId,
-      reason: `a different session with id ${sessionId} is already stored (not overwritten)`,
-    };
+}
+
+/** Why a file was skipped, or undefined when it was not. */
+function skipReason(outcome: FileOutcome): string | undefined {
+  if (outcome.status === "conflict") return outcome.reason;
+  if (outcome.status === "invalid") {
+    const { line, reason } = outcome.error;
+    return line > 0 ? `line ${line}: ${reason}` : reason;
   }
-  await store.create(header, entries);
-  if (verify && (await exportSessionJsonl(store, sessionId)) !== text) {
-    await store.delete(sessionId);
-    return {
-      file,
-      status: "skipped",
-      sessionId,
-      reason: "did not read back byte for byte; removed again",
-    };
-  }
-  return { file, status: "imported", sessionId };
+  return undefined;
 }
 
 /** Import files into the store the invocation selects, with progress and a summary. */
@@ -103,12 +78,12 @@ export async function runImport(
   const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size));
   const totalBytes = sizes.reduce((a, b) => a + b, 0);
   const store = await openStore(invocation, cli);
-  const outcomes: ImportOutcome[] = [];
+  const outcomes: FileOutcome[] = [];
   let doneBytes = 0;
   try {
     for (const [i, file] of files.entries()) {
       if (cli.stderrIsTTY) progress(cli, i, files.length, doneBytes, totalBytes);
-      outcomes.push(await importOne(store, file, await readFile(file), verify));
+      outcomes.push(await importFile(store, file, verify));
       doneBytes += sizes[i];
     }
     if (cli.stderrIsTTY && files.length) {
@@ -120,11 +95,17 @@ export async function runImport(
   }
   const count = (status: ImportOutcome["status"]) =>
     outcomes.filter((o) => o.status === status).length;
+  const skipped = outcomes.filter((o) => skipReason(o) !== undefined).length;
   if (invocation.json) {
-    cli.out(JSON.stringify({ outcomes }, null, 2) + "\n");
+    const rows = outcomes.map((o) => ({
+      ...o,
+      ...(o.status === "invalid" ? { error: undefined, reason: skipReason(o) } : {}),
+    }));
+    cli.out(JSON.stringify({ outcomes: rows }, null, 2) + "\n");
   } else {
     for (const outcome of outcomes) {
-      if (outcome.status === "skipped") cli.out(`skipped ${outcome.file}: ${outcome.reason}\n`);
+      const reason = skipReason(outcome);
+      if (reason !== undefined) cli.out(`skipped ${outcome.file}: ${reason}\n`);
       if (outcome.status === "updated") {
         cli.out(`updated ${outcome.sessionId} (+${outcome.added} entries)\n`);
       }
@@ -132,10 +113,10 @@ export async function runImport(
     cli.out(
       `imported ${count("imported")}, updated ${count("updated")}, already present ${
         count("already-present")
-      }, skipped ${count("skipped")}\n`,
+      }, skipped ${skipped}\n`,
     );
   }
-  return count("skipped") ? 1 : 0;
+  return skipped ? 1 : 0;
 }
 
 function progress(
