@@ -23,6 +23,7 @@ import { importCommand, migrate } from "./commands/import.ts";
 import { ls } from "./commands/ls.ts";
 import { fork, rm } from "./commands/manage.ts";
 import { repair } from "./commands/repair.ts";
+import { serve } from "./commands/serve.ts";
 import { show } from "./commands/show.ts";
 import { stats } from "./commands/stats.ts";
 
@@ -39,6 +40,7 @@ export const COMMANDS: readonly Command[] = [
   repair,
   migrate,
   stats,
+  serve,
 ];
 
 function overview(): string {

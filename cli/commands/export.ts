@@ -6,25 +6,10 @@
  */
 import { writeFile } from "node:fs/promises";
 import type { Command } from "../args.ts";
-import { EntryNotFoundError } from "../../src/errors.ts";
+import { exportBranchJsonl } from "../../src/export_branch.ts";
 import { exportSessionJsonl } from "../../src/store.ts";
-import { SessionIndex } from "../../src/tree.ts";
 import { resolvePath } from "../context.ts";
 import { openStore, resolveSessionId } from "../target.ts";
-
-/** Keep the header line and the lines of the entries on the path to `leafId`, bytes untouched. */
-export function branchLines(jsonl: string, index: SessionIndex, leafId: string): string {
-  if (!index.byId.has(leafId)) throw new EntryNotFoundError(leafId);
-  const onPath = new Set(index.getPath(leafId).map((entry) => entry.id));
-  const lines = jsonl.split("\n");
-  const kept = [lines[0]];
-  for (const line of lines.slice(1)) {
-    if (line === "") continue;
-    const { id } = JSON.parse(line) as { id?: string };
-    if (id !== undefined && onPath.has(id)) kept.push(line);
-  }
-  return kept.join("\n") + "\n";
-}
 
 export const exportCommand: Command = {
   name: "export",
@@ -39,11 +24,10 @@ export const exportCommand: Command = {
     const store = await openStore(invocation, cli);
     try {
       const id = await resolveSessionId(store, invocation.operands[0]);
-      let jsonl = await exportSessionJsonl(store, id);
       const leaf = invocation.flags.leaf as string | undefined;
-      if (leaf !== undefined) {
-        jsonl = branchLines(jsonl, SessionIndex.build((await store.load(id)).entries), leaf);
-      }
+      const jsonl = leaf === undefined
+        ? await exportSessionJsonl(store, id)
+        : await exportBranchJsonl(store, id, leaf);
       const output = invocation.flags.output as string | undefined;
       if (output === undefined) cli.out(jsonl);
       else await writeFile(resolvePath(cli, output), jsonl, { mode: 0o600 });
