@@ -15,22 +15,167 @@
  *
  * @module
  */
-export * from "./src/errors.ts";
-export * from "./src/schema.ts";
-export * from "./src/jsonl.ts";
-export * from "./src/migrate.ts";
-export * from "./src/tree.ts";
-export * from "./src/listing.ts";
-export * from "./src/store.ts";
-export { MemorySessionStore } from "./src/memory_store.ts";
-export * from "./src/runtime.ts";
-export * from "./src/projection.ts";
-export * from "./src/transcript.ts";
-export * from "./src/context_repair.ts";
-export * from "./src/system_prompt.ts";
-export * from "./src/manager.ts";
-export * from "./src/session_view.ts";
-export * from "./src/session_options.ts";
-export * from "./src/usage.ts";
-export * from "./src/context_entry.ts";
-export * from "./src/validate_fast.ts";
+
+// Every name below is exported on purpose and listed in api/report.md (regenerate it with
+// `deno task api:report`; tests/unit/api_report.test.ts fails when the two disagree).
+// Internals (driver and viewer helpers, the fast validator, the listing fold) are imported
+// from their src/ files by the code that needs them and are not part of the contract.
+
+// Errors: every deliberate failure is one of these, all extending SessionError.
+export {
+  EntryNotFoundError,
+  InvalidArgumentError,
+  SessionError,
+  SessionExistsError,
+  SessionFormatError,
+  type SessionFormatLocation,
+  SessionNotFoundError,
+  SessionStorageError,
+} from "./src/errors.ts";
+
+// Sessions: open, append to, branch and read one session over any store.
+export { SessionManager } from "./src/manager.ts";
+export { type StoreOrPath } from "./src/manager_open.ts";
+export { type SessionNameState, type SessionSource, SessionView } from "./src/session_view.ts";
+export {
+  type ContinueRecentOptions,
+  type ListSessionsOptions,
+  type NewSessionOptions,
+  type ProgressCallback,
+} from "./src/session_options.ts";
+
+// The format: parse (upgrading formats 1-3 in memory) and serialize JSONL.
+export {
+  type ParsedSession,
+  type ParseOptions,
+  parseSessionJsonl,
+  parseSessionJsonlSync,
+  serializeSessionJsonl,
+} from "./src/jsonl.ts";
+
+// Entries and the header: zod schemas and the types inferred from them.
+export {
+  type BranchSummaryEntry,
+  BranchSummaryEntrySchema,
+  type CompactionEntry,
+  CompactionEntrySchema,
+  type ContextCompactionEntry,
+  ContextCompactionEntrySchema,
+  type ContextEditEntry,
+  ContextEditEntrySchema,
+  type ContextEditReplacement,
+  ContextEditReplacementSchema,
+  type ContextWindowChangeEntry,
+  ContextWindowChangeEntrySchema,
+  CURRENT_SESSION_VERSION,
+  type CustomEntry,
+  CustomEntrySchema,
+  type CustomMessageEntry,
+  CustomMessageEntrySchema,
+  type KnownSessionEntry,
+  KnownSessionEntrySchema,
+  type LabelEntry,
+  LabelEntrySchema,
+  type MessageEntry,
+  MessageEntrySchema,
+  type ModelChangeEntry,
+  ModelChangeEntrySchema,
+  type SessionEntry,
+  type SessionHeader,
+  SessionHeaderSchema,
+  type SessionInfoEntry,
+  SessionInfoEntrySchema,
+  type SessionSummaryEntry,
+  SessionSummaryEntrySchema,
+  type ThinkingLevelChangeEntry,
+  ThinkingLevelChangeEntrySchema,
+  type UnknownSessionEntry,
+  UnknownSessionEntrySchema,
+  type UsageEntry,
+  UsageEntrySchema,
+  type WorkflowMarker,
+  WorkflowMarkerSchema,
+} from "./src/schema.ts";
+
+// Messages and content blocks carried by message entries.
+export {
+  type AgentMessage,
+  AgentMessageSchema,
+  type AssistantContentBlock,
+  AssistantContentBlockSchema,
+  type AssistantMessage,
+  AssistantMessageSchema,
+  type BashExecutionMessage,
+  BashExecutionMessageSchema,
+  type BranchSummaryMessage,
+  BranchSummaryMessageSchema,
+  type CompactionSummaryMessage,
+  CompactionSummaryMessageSchema,
+  type CustomMessage,
+  CustomMessageSchema,
+  type ImageContent,
+  ImageContentSchema,
+  type NestedToolCalls,
+  NestedToolCallsSchema,
+  type SystemMessage,
+  SystemMessageSchema,
+  type TextContent,
+  TextContentSchema,
+  type ThinkingContent,
+  ThinkingContentSchema,
+  type ToolCall,
+  ToolCallSchema,
+  type ToolResultMessage,
+  ToolResultMessageSchema,
+  type Usage,
+  UsageSchema,
+  type UserContentBlock,
+  UserContentBlockSchema,
+  UserContentSchema,
+  type UserMessage,
+  UserMessageSchema,
+} from "./src/message_schema.ts";
+
+// Navigating the tree of entries.
+export { type IndexOptions, SessionIndex, type SessionTreeNode } from "./src/tree.ts";
+
+// Projection: what the model sees on a branch (pure functions over entries).
+export {
+  buildContextEntries,
+  buildSessionContext,
+  buildSessionProjection,
+  type DroppedToolResult,
+  type ProjectedEntry,
+  type SessionContext,
+  type SessionProjection,
+  type SystemPromptState,
+  type SystemTool,
+} from "./src/projection.ts";
+export { type UsageTotals, usageTotals } from "./src/usage.ts";
+
+// Stores: the seam every driver implements, the helpers a driver needs to honour its
+// contract, and the in-memory store.
+export {
+  assertValidSessionId,
+  type BranchLoadingStore,
+  canLoadBranch,
+  type CreatedSession,
+  exportSessionJsonl,
+  type ListOptions,
+  type LoadedBranch,
+  type LoadedSession,
+  MAX_SESSION_ID_LENGTH,
+  type ReplaceOptions,
+  type SessionInfo,
+  type SessionStore,
+  type SkippedSession,
+} from "./src/store.ts";
+export { MemorySessionStore, type MemoryStoreOptions } from "./src/memory_store.ts";
+export type { SessionRecords } from "./src/records.ts";
+
+// Runtime storage: what path-based factories use; `@mu/sessions` registers the file-system one.
+export {
+  registerRuntimeStorage,
+  type ResolvedJsonlFile,
+  type RuntimeStorage,
+} from "./src/runtime.ts";

@@ -17,7 +17,13 @@
  *
  * @module
  */
+// Everything in `@mu/sessions/core`. core.ts lists each name explicitly, grouped by
+// concept, so this star re-exports a curated list, not module internals; the API report
+// (api/report.md) spells out this entry's names in full.
 export * from "./core.ts";
+
+// File-system storage (Deno, Node): how the default store is chosen and opened. The full
+// resolution API (openStorage, fileSystemRuntimeStorage, ...) is `@mu/sessions/stores/default`.
 export {
   openJsonlDirectory,
   resolveAgentDir,

@@ -65,11 +65,11 @@ let crashed = false;
 /**
  * Prepared databases are valid while the store's schema version is the same (the SQLite
  * store never edits a published schema step), so they survive unrelated edits of
- * stores/sqlite/store.ts; the data part of the key is the generator version and seed.
+ * stores/sqlite/; the data part of the key is the generator version and seed.
  */
 async function sqliteKey(): Promise<string> {
   try {
-    const mod = await import(new URL("stores/sqlite/store.ts", `file://${REPO}`).href);
+    const mod = await import(new URL("stores/sqlite/_schema.ts", `file://${REPO}`).href);
     return `schema${mod.SQLITE_SCHEMA_VERSION ?? "x"}-g${GENERATOR_VERSION}`;
   } catch {
     return `schemaX-g${GENERATOR_VERSION}`;

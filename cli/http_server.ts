@@ -51,6 +51,23 @@ async function send(response: Response, res: ServerResponse): Promise<void> {
   }
 }
 
+/** Discard what is still arriving for at most 2 s or 8 MiB, then close the socket. */
+function lingerThenClose(req: IncomingMessage): void {
+  let discarded = 0;
+  const socket = req.socket; // node clears req.socket once the response is done
+  const close = () => {
+    clearTimeout(timer);
+    socket?.destroy();
+  };
+  const timer = setTimeout(close, 2000);
+  req.on("data", (chunk: Uint8Array) => {
+    discarded += chunk.byteLength;
+    if (discarded > 8 * 1024 * 1024) close();
+  });
+  req.on("end", close);
+  req.resume();
+}
+
 /** Serve `handler` on `hostname:port` (0: any free port). Rejects when the port is taken. */
 export function serveHttp(
   handler: (request: Request) => Promise<Response>,
@@ -66,12 +83,14 @@ export function serveHttp(
     } catch {
       response = new Response('{"error":"InternalError"}', { status: 500 });
     }
-    // A refused upload (413, 403) is not read to its end: close the connection instead
-    // of leaving the client blocked on a body nobody reads.
+    // A refused upload (413, 403) is not read to its end: answer, then close the
+    // connection. Closing at once would reset it while the client is still sending, and a
+    // reset can destroy the answer before the client reads it, so the rest of the upload
+    // is discarded for a short, bounded time first (as web servers' lingering close does).
     const unread = req.method !== "GET" && req.method !== "HEAD" && !req.complete;
     if (unread) response.headers.set("connection", "close");
     await send(response, res);
-    if (unread && !req.complete) req.socket.destroySoon();
+    if (unread && !req.complete) lingerThenClose(req);
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);

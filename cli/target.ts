@@ -10,7 +10,7 @@ import { SessionNotFoundError } from "../src/errors.ts";
 import { parseSessionJsonl } from "../src/jsonl.ts";
 import type { SessionEntry, SessionHeader } from "../src/schema.ts";
 import type { SessionStore } from "../src/store.ts";
-import { readLocalFile } from "../stores/jsonl/fs.ts";
+import { readLocalFile } from "../stores/jsonl/_local.ts";
 import { openJsonlDirectory, resolveAgentDir, resolveDefaultStore } from "../stores/default/mod.ts";
 import { openSqliteStore } from "../stores/sqlite/file.ts";
 import type { Invocation } from "./args.ts";

@@ -7,8 +7,28 @@
  * @module
  */
 import { generateEntryId } from "./migrate.ts";
-import type { LabelEntry, SessionEntry } from "./schema.ts";
+import type { LabelEntry, SessionEntry, SessionHeader } from "./schema.ts";
+import { buildHeader, inheritedClassification } from "./session_options.ts";
 import type { SessionIndex } from "./tree.ts";
+
+/**
+ * A branch of `header`'s session as a session of its own: a new id, `parentSessionId`
+ * recording where it came from, the workflow classification inherited, and
+ * {@link branchEntries}. `SessionManager.createBranchedSession` stores it; the viewer's
+ * "Export this branch" writes it, so re-importing an export never collides with (and
+ * never replaces) the session it was cut from.
+ */
+export function branchedSession(
+  header: SessionHeader,
+  index: SessionIndex,
+  leafId: string,
+  cwd: string = header.cwd ?? "",
+): { header: SessionHeader; entries: SessionEntry[] } {
+  return {
+    header: buildHeader(cwd, { parentSession: header.id }, inheritedClassification(header)),
+    entries: branchEntries(index, leafId),
+  };
+}
 
 /**
  * Entries of a session extracted from `leafId`: the root-to-leaf path unchanged, then one

@@ -4,7 +4,17 @@
  * decides, message by message, what the derived context keeps and what it adds.
  *
  * Rules, applied in one pass (O(messages)):
- * - An assistant message opens a *group* of its tool calls. The group stays open until the
+ * - Only an assistant message with `stopReason: "toolUse"` announces calls that results may
+ *   answer. Provider pipelines (pi's and Atomic's) skip assistant messages whose `stopReason`
+ *   is `"error"` or `"aborted"` (incomplete turns that providers reject when replayed), so a
+ *   result answering a call of such a turn would reach the provider with no matching call:
+ *   those results are dropped as `"incomplete-turn"`, and those calls are never answered
+ *   synthetically. Results answering calls of any other non-`toolUse` message (`"stop"`,
+ *   `"length"`, none) are dropped as orphans: no complete tool-use turn asked for them.
+ *   This way every kept result answers a call of an earlier `toolUse` assistant message, the
+ *   invariant the test suite checks over every fixture.
+ * - Every assistant message (whatever its `stopReason`) closes the open group; a `toolUse`
+ *   assistant message opens a *group* of its tool calls. The group stays open until the
  *   next assistant message, a compaction boundary, or the end of the context, so a real
  *   result that arrives after an interleaved user/custom message is still kept.
  * - When a group closes, every call without a result gets a synthetic error result,
@@ -26,7 +36,7 @@ import type { AssistantMessage, ToolCall, ToolResultMessage } from "./schema.ts"
  *
  * @example
  * ```ts
- * import { INTERRUPTED_TOOL_RESULT_TEXT } from "@mu/sessions";
+ * import { INTERRUPTED_TOOL_RESULT_TEXT } from "./context_repair.ts";
  * INTERRUPTED_TOOL_RESULT_TEXT.includes("interrupted"); // true
  * ```
  */
@@ -40,15 +50,21 @@ export const INTERRUPTED_TOOL_RESULT_TEXT =
  *
  * @example
  * ```ts
- * import { OMITTED_TOOL_RESULT_TEXT } from "@mu/sessions";
+ * import { OMITTED_TOOL_RESULT_TEXT } from "./context_repair.ts";
  * OMITTED_TOOL_RESULT_TEXT.startsWith("The result"); // true
  * ```
  */
 export const OMITTED_TOOL_RESULT_TEXT =
   "The result of this tool call was removed from the context and is unavailable here.";
 
-/** What happens to one tool result: kept, or dropped as an orphan or a duplicate. */
-export type ToolResultVerdict = "keep" | "orphan" | "duplicate";
+/**
+ * What happens to one tool result: kept, or dropped as an orphan, a duplicate, or a result
+ * answering a call of an incomplete (`"error"`/`"aborted"`) turn.
+ */
+export type ToolResultVerdict = "keep" | "orphan" | "duplicate" | "incomplete-turn";
+
+/** Stop reasons of turns the provider pipelines skip: their calls are never answerable. */
+const INCOMPLETE_TURN = new Set(["error", "aborted"]);
 
 /** Synthetic results for the unanswered calls of one closed group. */
 export interface UnansweredToolCalls<T> {
@@ -73,7 +89,7 @@ interface OpenGroup<T> {
  *
  * @example
  * ```ts
- * import { toolCallsOf } from "@mu/sessions";
+ * import { toolCallsOf } from "./context_repair.ts";
  * toolCallsOf({ content: [{ type: "toolCall", id: "c1", name: "ls", arguments: {} }] }).length; // 1
  * ```
  */
@@ -92,10 +108,10 @@ export function toolCallsOf(message: Pick<AssistantMessage, "content">): ToolCal
  *
  * @example
  * ```ts
- * import { ToolCallPairing } from "@mu/sessions";
+ * import { ToolCallPairing } from "./context_repair.ts";
  * const pairing = new ToolCallPairing<string>();
  * const ls = { type: "toolCall" as const, id: "c1", name: "ls", arguments: {} };
- * pairing.assistant({ content: [ls] }, "a1", true, 0);
+ * pairing.assistant({ content: [ls], stopReason: "toolUse" }, "a1", true, 0);
  * pairing.result({ toolCallId: "zz" }, "r1"); // "orphan": no call announced it
  * pairing.close()?.results[0].isError; // true: c1 was never answered
  * ```
@@ -104,14 +120,17 @@ export class ToolCallPairing<T> {
   readonly #known = new Set<string>();
   readonly #answered = new Set<string>();
   readonly #omitted = new Set<string>();
+  /** Call ids announced by a non-`toolUse` message, with the verdict a result for them gets. */
+  readonly #unanswerable = new Map<string, ToolResultVerdict>();
   #group: OpenGroup<T> | undefined;
 
   /**
    * Feed an assistant message. Closes the open group (returning its repair, if any) and
-   * opens a group for this message's calls. `synthesize: false` for hidden messages.
+   * opens a group for this message's calls when its `stopReason` is `"toolUse"` (the calls of
+   * any other message are unanswerable). `synthesize: false` for hidden messages.
    */
   assistant(
-    message: Pick<AssistantMessage, "content">,
+    message: Pick<AssistantMessage, "content" | "stopReason">,
     owner: T,
     synthesize: boolean,
     timestamp: number,
@@ -119,10 +138,20 @@ export class ToolCallPairing<T> {
     const closed = this.close();
     const calls = toolCallsOf(message);
     if (calls.length === 0) return closed;
+    if (message.stopReason !== "toolUse") {
+      const stop = message.stopReason;
+      const verdict = stop && INCOMPLETE_TURN.has(stop) ? "incomplete-turn" : "orphan";
+      for (const call of calls) {
+        this.#known.delete(call.id);
+        this.#unanswerable.set(call.id, verdict);
+      }
+      return closed;
+    }
     const ids = new Set<string>();
     for (const call of calls) {
       ids.add(call.id);
       this.#known.add(call.id);
+      this.#unanswerable.delete(call.id);
       // A re-announced id may be answered again.
       this.#answered.delete(call.id);
       this.#omitted.delete(call.id);
@@ -135,7 +164,7 @@ export class ToolCallPairing<T> {
   result(message: Pick<ToolResultMessage, "toolCallId">, owner: T): ToolResultVerdict {
     const id = message.toolCallId;
     if (this.#answered.has(id)) return "duplicate";
-    if (!this.#known.has(id)) return "orphan";
+    if (!this.#known.has(id)) return this.#unanswerable.get(id) ?? "orphan";
     this.#answered.add(id);
     if (this.#group?.ids.has(id)) this.#group.anchor = owner;
     return "keep";
@@ -185,5 +214,6 @@ export class ToolCallPairing<T> {
     this.#known.clear();
     this.#answered.clear();
     this.#omitted.clear();
+    this.#unanswerable.clear();
   }
 }

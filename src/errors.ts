@@ -1,7 +1,9 @@
 /**
  * Typed errors raised by the session library. Every error extends {@link SessionError},
  * and each has a `name` equal to its class name so it survives structured cloning
- * (worker messages) and can be matched without `instanceof`.
+ * (worker messages) and can be matched without `instanceof`. Each class sets `name` from a
+ * string literal, not `new.target.name`: minifiers rename classes, and the viewer bundle
+ * showed `mt: line 1: ...` before.
  *
  * @module
  */
@@ -11,18 +13,28 @@
  *
  * @example
  * ```ts
- * import { SessionError } from "@mu/sessions";
- * try { /* ... *\/ } catch (e) { if (e instanceof SessionError) console.error(e.message); }
+ * import { parseSessionJsonl, SessionError } from "@mu/sessions";
+ * try {
+ *   await parseSessionJsonl("not json\n");
+ * } catch (e) {
+ *   if (e instanceof SessionError) console.error(e.name, e.message); // SessionFormatError ...
+ * }
  * ```
  */
 export class SessionError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-  }
+  override name = "SessionError";
 }
 
-/** Where in a JSONL source a format problem was found. */
+/**
+ * Where in a JSONL source a format problem was found.
+ *
+ * @example
+ * ```ts
+ * import { SessionFormatError, type SessionFormatLocation } from "@mu/sessions";
+ * const at: SessionFormatLocation = { line: 3, byteOffset: 120, source: "s.jsonl" };
+ * new SessionFormatError("invalid JSON", at).message; // "s.jsonl, line 3: invalid JSON"
+ * ```
+ */
 export interface SessionFormatLocation {
   /** 1-based line number in the source (the header is line 1). */
   line: number;
@@ -44,6 +56,7 @@ export interface SessionFormatLocation {
  * ```
  */
 export class SessionFormatError extends SessionError {
+  override name = "SessionFormatError";
   /** 1-based line number the problem was found on (0 when not tied to a line). */
   readonly line: number;
   /** Byte offset of that line's first byte in the source. */
@@ -81,6 +94,7 @@ export class SessionFormatError extends SessionError {
  * ```
  */
 export class SessionNotFoundError extends SessionError {
+  override name = "SessionNotFoundError";
   readonly sessionId: string;
   constructor(sessionId: string, message = `Session not found: ${sessionId}`) {
     super(message);
@@ -98,6 +112,7 @@ export class SessionNotFoundError extends SessionError {
  * ```
  */
 export class SessionExistsError extends SessionError {
+  override name = "SessionExistsError";
   readonly sessionId: string;
   constructor(sessionId: string, message = `Session already exists: ${sessionId}`) {
     super(message);
@@ -115,7 +130,9 @@ export class SessionExistsError extends SessionError {
  * throw new SessionStorageError("disk full", { cause: new Error("ENOSPC") });
  * ```
  */
-export class SessionStorageError extends SessionError {}
+export class SessionStorageError extends SessionError {
+  override name = "SessionStorageError";
+}
 
 /**
  * An entry id passed to a navigation or mutation method does not exist in the session.
@@ -127,6 +144,7 @@ export class SessionStorageError extends SessionError {}
  * ```
  */
 export class EntryNotFoundError extends SessionError {
+  override name = "EntryNotFoundError";
   readonly entryId: string;
   constructor(entryId: string) {
     super(`Entry ${entryId} not found`);
@@ -143,4 +161,6 @@ export class EntryNotFoundError extends SessionError {
  * console.log(new InvalidArgumentError("bad id").name); // "InvalidArgumentError"
  * ```
  */
-export class InvalidArgumentError extends SessionError {}
+export class InvalidArgumentError extends SessionError {
+  override name = "InvalidArgumentError";
+}

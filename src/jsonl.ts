@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { SessionFormatError } from "./errors.ts";
+import { unparseableLineReason } from "./_line_reason.ts";
+import { SessionFormatError, SessionStorageError } from "./errors.ts";
 import { upgradeRecords } from "./migrate.ts";
 import {
   describeSchemaError,
@@ -40,16 +41,34 @@ export function rawJsonOf(value: object): string | undefined {
 /**
  * One record as JSON text (no newline): its original text when it was parsed and not
  * replaced, otherwise `JSON.stringify`. Entries are treated as immutable values: to change
- * one, build a new object.
+ * one, build a new object. A value that cannot be stored as a JSON object (a BigInt, a
+ * cycle, a `toJSON` that yields no object) throws `SessionStorageError`, so every store
+ * refuses it before writing instead of storing text no reader can load.
  *
+ * @param what names the value in the error ("entry 2", "header").
  * @example
  * ```ts
- * import { toJsonLine } from "@mu/sessions";
+ * import { toJsonLine } from "./jsonl.ts";
  * toJsonLine({ type: "custom" }); // '{"type":"custom"}'
  * ```
  */
-export function toJsonLine(value: object): string {
-  return rawJson.get(value) ?? JSON.stringify(value);
+export function toJsonLine(value: object, what = "record"): string {
+  const raw = rawJson.get(value);
+  if (raw !== undefined) return raw; // it parsed as an object when it was remembered
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new SessionStorageError(`The ${what} cannot be stored as JSON: ${detail}`, {
+      cause: error,
+    });
+  }
+  // JSON.stringify never starts an object with white space.
+  if (typeof text !== "string" || text.charCodeAt(0) !== 0x7b /* { */) {
+    throw new SessionStorageError(`The ${what} is not stored as a JSON object`);
+  }
+  return text;
 }
 
 // ---------------------------------------------------------------- line splitting
@@ -171,7 +190,19 @@ function splitString(input: string, onRecord: (record: JsonlRecord) => void): vo
 
 // ---------------------------------------------------------------- session assembly
 
-/** A parsed session. */
+/**
+ * A parsed session.
+ *
+ * @example
+ * ```ts
+ * import { type ParsedSession, parseSessionJsonl } from "@mu/sessions";
+ * const parsed: ParsedSession = await parseSessionJsonl(
+ *   '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n',
+ * );
+ * parsed.sourceVersion; // 3
+ * parsed.upgraded; // true: the header and entries are format 4 now
+ * ```
+ */
 export interface ParsedSession {
   header: SessionHeader;
   /** Entries in file order, upgraded to format 4. */
@@ -182,7 +213,21 @@ export interface ParsedSession {
   upgraded: boolean;
 }
 
-/** Options for {@link parseSessionJsonl}. */
+/**
+ * Options for {@link parseSessionJsonl}.
+ *
+ * @example
+ * ```ts
+ * import { parseSessionJsonl, type ParseOptions } from "@mu/sessions";
+ * declare const file: ReadableStream<Uint8Array>;
+ * const options: ParseOptions = {
+ *   source: "/sessions/s1.jsonl", // named in SessionFormatError messages
+ *   onProgress: (bytes) => console.log(`${bytes} bytes read`),
+ *   signal: AbortSignal.timeout(10_000),
+ * };
+ * const { entries } = await parseSessionJsonl(file, options);
+ * ```
+ */
 export interface ParseOptions {
   /** File path or label used in error messages. */
   source?: string;
@@ -209,9 +254,7 @@ class SessionAssembler {
     try {
       value = JSON.parse(record.text);
     } catch (error) {
-      const reason = record.terminated
-        ? `invalid JSON: ${(error as Error).message}`
-        : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
+      const reason = unparseableLineReason(record.text, record.terminated, error);
       throw new SessionFormatError(reason, {
         line: record.line,
         byteOffset: record.byteOffset,
@@ -352,7 +395,7 @@ export async function parseSessionJsonl(
  *
  * @example
  * ```ts
- * import { readableChunks } from "@mu/sessions";
+ * import { readableChunks } from "./jsonl.ts";
  * for await (const chunk of readableChunks(new Response("abc").body!)) console.log(chunk.length);
  * ```
  */
@@ -387,14 +430,12 @@ export function serializeSessionJsonl(
   header: SessionHeader,
   entries: readonly SessionEntry[],
 ): string {
-  let out = toJsonLine(header) + "\n";
-  for (const entry of entries) out += toJsonLine(entry) + "\n";
-  return out;
+  return toJsonLine(header, "header") + "\n" + serializeEntries(entries);
 }
 
 /** Serialize entries (no header) as JSONL lines, each ending in `\n`. */
 export function serializeEntries(entries: readonly object[]): string {
   let out = "";
-  for (const entry of entries) out += toJsonLine(entry) + "\n";
+  entries.forEach((entry, i) => out += toJsonLine(entry, `entry ${i + 1}`) + "\n");
   return out;
 }

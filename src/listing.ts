@@ -12,7 +12,16 @@ import {
   type WorkflowMarker,
 } from "./schema.ts";
 
-/** One row of a session listing. */
+/**
+ * One row of a session listing.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, type SessionInfo, SessionManager } from "@mu/sessions";
+ * const rows: SessionInfo[] = await SessionManager.list("/project", new MemorySessionStore());
+ * for (const row of rows) console.log(row.id, row.name ?? row.firstMessage, row.modified);
+ * ```
+ */
 export interface SessionInfo {
   /** Exact session id: use it to open the session. */
   id: string;
@@ -72,7 +81,7 @@ export function messageText(content: unknown): string {
  *
  * @example
  * ```ts
- * import { applyEntryToListing, emptyListingState } from "@mu/sessions";
+ * import { applyEntryToListing, emptyListingState } from "./listing.ts";
  * const state = applyEntryToListing(emptyListingState(), {
  *   type: "session_info", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", name: "Demo",
  * });

@@ -30,7 +30,7 @@ import {
   validateEntry,
   type WorkflowMarker,
 } from "./schema.ts";
-import { branchEntries } from "./branching.ts";
+import { branchedSession } from "./branching.ts";
 import {
   buildHeader,
   type ContinueRecentOptions,
@@ -89,7 +89,8 @@ export class SessionManager extends SessionView {
   /**
    * Open an existing session: `open(store, sessionId, cwdOverride?)` (a missing id raises
    * `SessionNotFoundError`), or `open(path, sessionDir?, cwdOverride?)` for a JSONL file
-   * (created when missing). An older format is upgraded, and the upgrade persisted by the
+   * (created when missing; an existing empty file is refused with `SessionFormatError`
+   * "empty source: no session header", like the parser). An older format is upgraded, and the upgrade persisted by the
    * store, before anything new is written.
    */
   static async open(
@@ -261,8 +262,9 @@ export class SessionManager extends SessionView {
   }
 
   /** Set the display name; an empty (or blank) name clears it durably. */
-  appendSessionInfo(name: string): Promise<string> {
-    return this.#append({ type: "session_info", name: name.trim() });
+  async appendSessionInfo(name: string): Promise<string> {
+    if (typeof name !== "string") throw new InvalidArgumentError("session name must be a string");
+    return await this.#append({ type: "session_info", name: name.trim() });
   }
 
   /** Store a generated picker summary (whitespace collapsed, length clamped) anchored to a message. */
@@ -374,16 +376,13 @@ export class SessionManager extends SessionView {
 
   /** Extract the path to `leafId` into a new session in the same store and switch to it. */
   createBranchedSession(leafId: string): Promise<string> {
-    this.requireEntry(leafId);
     return this.#enqueue(async () => {
-      const header = buildHeader(
-        this.cwd,
-        { parentSession: this.header.id },
-        inheritedClassification(this.header),
-      );
-      const opened = await createSession(this.#store, header, branchEntries(this.index, leafId));
+      // Checked once earlier writes settled (the leaf may be in flight), and as a rejection.
+      this.requireEntry(leafId);
+      const branch = branchedSession(this.header, this.index, leafId, this.cwd);
+      const opened = await createSession(this.#store, branch.header, branch.entries);
       this.load(opened);
-      return header.id;
+      return branch.header.id;
     });
   }
 
@@ -415,7 +414,7 @@ export class SessionManager extends SessionView {
     await this.#store.delete(sessionId);
   }
 
-  /** Switch this manager to a JSONL file (created when missing). */
+  /** Switch this manager to a JSONL file (created when missing; an empty file is refused). */
   setSessionFile(path: string): Promise<void> {
     return this.#enqueue(async () => {
       const opened = await openSession(path, undefined, this.cwd);

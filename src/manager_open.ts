@@ -19,7 +19,16 @@ import {
 } from "./session_options.ts";
 import type { SessionStore } from "./store.ts";
 
-/** A store or, for the path-based overloads, a directory or file path. */
+/**
+ * A store or, for the path-based overloads, a directory or file path.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, SessionManager, type StoreOrPath } from "@mu/sessions";
+ * const where: StoreOrPath = new MemorySessionStore(); // or "/path/to/sessions"
+ * await SessionManager.create(where, "/project");
+ * ```
+ */
 export type StoreOrPath = SessionStore | string;
 
 /** A session ready to be wrapped by a manager. */

@@ -1,48 +1,54 @@
 /**
- * A {@link SessionStore} that keeps sessions in memory as JSON text (no I/O). Entries are
- * stored as text, so callers can never alias the store's data, and an imported entry is
- * exported byte for byte.
+ * A {@link SessionStore} that keeps sessions in memory as stored records (`records.ts`): the
+ * same JSON text per header and entry as the IndexedDB and SQLite stores, so callers can
+ * never alias the store's data, an imported entry is exported byte for byte, and damaged or
+ * unstorable data fails with the same typed errors as the persistent stores.
  *
  * @module
  */
 import { SessionExistsError, SessionNotFoundError } from "./errors.ts";
-import { rememberRawJson, serializeSessionJsonl, toJsonLine } from "./jsonl.ts";
+import { toJsonLine } from "./jsonl.ts";
 import {
-  applyEntryToListing,
-  emptyListingState,
-  type ListingState,
-  listingToInfo,
-} from "./listing.ts";
-import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "./schema.ts";
+  decodeSession,
+  encodeEntries,
+  encodeSession,
+  foldEntries,
+  listRecords,
+  recordsToJsonl,
+  type SessionRecords,
+} from "./records.ts";
+import type { SessionEntry, SessionHeader } from "./schema.ts";
 import {
   assertOpen,
   assertValidSessionId,
+  asStorageError,
   type CreatedSession,
-  finishListing,
   type ListOptions,
   type LoadedSession,
   type SessionInfo,
   type SessionStore,
   storageOperation,
-  throwIfAborted,
 } from "./store.ts";
 
-interface StoredSession {
-  header: string;
-  entries: string[];
-  listing: ListingState;
-}
-
-function toStored(header: SessionHeader, entries: readonly SessionEntry[]): StoredSession {
-  const listing = emptyListingState();
-  for (const entry of entries) applyEntryToListing(listing, entry);
-  return { header: toJsonLine(header), entries: entries.map(toJsonLine), listing };
-}
-
-function parseKept<T extends object>(text: string): T {
-  const value = JSON.parse(text) as T;
-  rememberRawJson(value, text);
-  return value;
+/**
+ * Options for {@link MemorySessionStore}.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, type SessionRecords } from "@mu/sessions";
+ * const sessions = new Map<string, SessionRecords>();
+ * const store = new MemorySessionStore({ sessions });
+ * const again = new MemorySessionStore({ sessions }); // sees what `store` wrote
+ * ```
+ */
+export interface MemoryStoreOptions {
+  /**
+   * Where the records live (default: a new map). Stores given the same map share their
+   * sessions, like two stores over one file. Every write ends in one `set` or `delete` on
+   * it: a map that throws there (a fault-injecting test double) fails the write, and the
+   * store rejects with `SessionStorageError` having changed nothing.
+   */
+  sessions?: Map<string, SessionRecords>;
 }
 
 /**
@@ -57,8 +63,12 @@ function parseKept<T extends object>(text: string): T {
  */
 export class MemorySessionStore implements SessionStore {
   readonly kind = "memory";
-  readonly #sessions = new Map<string, StoredSession>();
+  readonly #sessions: Map<string, SessionRecords>;
   #closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#sessions = options.sessions ?? new Map();
+  }
 
   async create(
     header: SessionHeader,
@@ -69,68 +79,64 @@ export class MemorySessionStore implements SessionStore {
   }
 
   /**
-   * Synchronously add a session (no validation of the id's uniqueness beyond the map):
-   * lets `SessionManager.inMemory()` stay synchronous.
+   * Synchronously add a session: lets `SessionManager.inMemory()` stay synchronous.
+   * Throws like `create` rejects.
    */
   seed(header: SessionHeader, entries: readonly SessionEntry[] = []): void {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
     if (this.#sessions.has(header.id)) throw new SessionExistsError(header.id);
-    this.#sessions.set(header.id, toStored(header, entries));
+    const records = encodeSession(header, entries);
+    this.#commit("create", () => this.#sessions.set(header.id, records));
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
     const session = this.#get(sessionId);
-    const lines = await storageOperation("append", () => entries.map(toJsonLine)); // all or nothing
-    session.entries.push(...lines);
-    for (const entry of entries) applyEntryToListing(session.listing, entry);
+    const lines = encodeEntries(entries); // all or nothing, before anything changes
+    // A shallow copy is enough: the fold replaces `summary`, never edits it in place.
+    const listing = { ...session.listing };
+    foldEntries(listing, entries);
+    // The record shares its entry list with the old one: once the `set` (the commit) has
+    // succeeded the lines are added in place, so an append costs O(entries), not O(session).
+    const next = { ...session, listing };
+    this.#commit("append", () => this.#sessions.set(sessionId, next));
+    next.entries.push(...lines);
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
     assertOpen(this.#closed, this.kind);
-    const session = this.#get(sessionId);
-    return {
-      header: parseKept<SessionHeader>(session.header),
-      entries: session.entries.map((line) => parseKept<SessionEntry>(line)),
-      sourceVersion: CURRENT_SESSION_VERSION,
-      upgraded: false,
-    };
+    const { header, entries } = this.#get(sessionId);
+    return decodeSession(header, entries, { source: `memory:${sessionId}` });
   }
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
-    const session = this.#get(header.id);
-    const listing = emptyListingState();
-    for (const entry of entries) applyEntryToListing(listing, entry);
-    Object.assign(session, {
-      header: toJsonLine(header),
-      entries: entries.map(toJsonLine),
-      listing,
-    });
+    this.#get(header.id);
+    const records = encodeSession(header, entries);
+    this.#commit("replace", () => this.#sessions.set(header.id, records));
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
     assertOpen(this.#closed, this.kind);
     const session = this.#get(header.id);
-    session.header = await storageOperation("updateHeader", () => toJsonLine(header));
+    const next = { ...session, header: toJsonLine(header, "header") };
+    this.#commit("updateHeader", () => this.#sessions.set(header.id, next));
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
     assertOpen(this.#closed, this.kind);
-    const rows: SessionInfo[] = [];
-    const total = this.#sessions.size;
-    for (const session of this.#sessions.values()) {
-      throwIfAborted(options.signal);
-      rows.push(listingToInfo(JSON.parse(session.header), session.listing));
-      options.onProgress?.(rows.length, total);
-    }
-    return finishListing(rows, options);
+    const records = [...this.#sessions].map(([id, { header, listing }]) => ({
+      id,
+      header,
+      listing,
+    }));
+    return listRecords(records, "memory", options);
   }
 
   async delete(sessionId: string): Promise<void> {
     assertOpen(this.#closed, this.kind);
-    this.#sessions.delete(sessionId);
+    this.#commit("delete", () => this.#sessions.delete(sessionId));
   }
 
   async has(sessionId: string): Promise<boolean> {
@@ -138,18 +144,29 @@ export class MemorySessionStore implements SessionStore {
     return this.#sessions.has(sessionId);
   }
 
+  /** The session as format-4 JSONL, joined from the stored records. */
   async exportJsonl(sessionId: string): Promise<string> {
-    const { header, entries } = await this.load(sessionId);
-    return serializeSessionJsonl(header, entries);
+    assertOpen(this.#closed, this.kind);
+    const { header, entries } = this.#get(sessionId);
+    return recordsToJsonl(header, entries);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
   }
 
-  #get(sessionId: string): StoredSession {
+  #get(sessionId: string): SessionRecords {
     const session = this.#sessions.get(sessionId);
     if (!session) throw new SessionNotFoundError(sessionId);
     return session;
+  }
+
+  /** The one place a write changes the map; any failure there becomes a typed error. */
+  #commit(what: string, write: () => unknown): void {
+    try {
+      write();
+    } catch (error) {
+      throw asStorageError(what, error);
+    }
   }
 }

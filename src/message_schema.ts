@@ -3,6 +3,20 @@
  * message role, with their inferred types. Objects are loose (unknown fields kept).
  * Re-exported by `schema.ts`.
  *
+ * Each message role and content block has a schema (`AssistantMessageSchema`, ...) and its
+ * inferred type (`AssistantMessage`, ...); `AgentMessage` is the union, narrowed by `role`.
+ *
+ * @example
+ * ```ts
+ * import { type AgentMessage, AgentMessageSchema, type AssistantMessage } from "@mu/sessions";
+ * declare const value: unknown; // e.g. a message entry's `message`
+ * const message: AgentMessage = AgentMessageSchema.parse(value); // throws a ZodError if invalid
+ * if (message.role === "assistant") {
+ *   const assistant: AssistantMessage = message;
+ *   for (const block of assistant.content) if (block.type === "text") console.log(block.text);
+ * }
+ * ```
+ *
  * @module
  */
 import { z } from "zod";

@@ -28,7 +28,7 @@ export interface UpgradeResult {
  *
  * @example
  * ```ts
- * import { headerVersion } from "@mu/sessions";
+ * import { headerVersion } from "./migrate.ts";
  * headerVersion({ type: "session", id: "x" }); // 1
  * ```
  */
@@ -201,7 +201,7 @@ function upgradeV2ToV3(entries: JsonObject[]): JsonObject[] {
  *
  * @example
  * ```ts
- * import { upgradeRecords } from "@mu/sessions";
+ * import { upgradeRecords } from "./migrate.ts";
  * const { header, upgraded } = upgradeRecords(
  *   { type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" }, [],
  * );

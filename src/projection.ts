@@ -3,8 +3,10 @@
  * session's active branch. Pure and runtime-agnostic; O(path length) given an index.
  *
  * Decisions where the spec is silent (all documented on the exported symbols):
- * - `leafId` `null` or an id not in the session: empty projection (no guessing);
- *   `undefined`: the last entry in file order (where a reopened session's leaf sits).
+ * - `leafId` `null`: empty projection; `undefined`: the last entry in file order (where a
+ *   reopened session's leaf sits); an id not in the session: {@link EntryNotFoundError}, the
+ *   same answer `SessionManager.branch` gives (the CLI exits 1, the edge handler answers 404),
+ *   never an empty projection that looks like an empty session.
  * - System messages are replayed prompt state: they go to `system`, never to `messages`
  *   (the spec's `AgentMessage` union has no system role). A boundary's `systemMessage`
  *   checkpoint is a complete state: with one, pre-boundary system messages are folded into
@@ -14,6 +16,11 @@
  *   stored `custom` role); other targets (system, bash, branch summaries, ...) are inert.
  * - Unchanged messages are the stored objects themselves (treat them as immutable);
  *   edited messages are shallow copies with new content.
+ * - Tool pairing follows the provider pipelines: only `toolUse` assistant messages have
+ *   answerable calls. An `"error"`/`"aborted"` assistant message stays in `messages` (it is
+ *   what was said; provider pipelines skip it), gets no synthetic results, and real results
+ *   answering its calls are dropped (`dropped: "incomplete-turn"`), so no result reaches a
+ *   provider without its call.
  * - `entries` (and {@link buildContextEntries}) list the context range in the order
  *   `[boundary, kept tail..., post-boundary...]`; interrupted-call repairs appear as extra
  *   entries flagged `derived: "interrupted-tool-result"` (see `context_repair.ts` for the
@@ -27,6 +34,7 @@
  */
 import { entryContribution } from "./context_entry.ts";
 import { ToolCallPairing, type UnansweredToolCalls } from "./context_repair.ts";
+import { EntryNotFoundError } from "./errors.ts";
 import type {
   AgentMessage,
   CompactionEntry,
@@ -40,10 +48,36 @@ import { replaySystemPrompt, type SystemPromptState } from "./system_prompt.ts";
 
 export type { SystemPromptState, SystemTool } from "./system_prompt.ts";
 
-/** Why a stored tool result contributes nothing to the derived context. */
-export type DroppedToolResult = "orphan" | "duplicate";
+/**
+/**
+ * Why a stored tool result contributes nothing to the derived context: no earlier `toolUse`
+ * assistant message announced its call (`"orphan"`), its call was already answered
+ * (`"duplicate"`), or its call belongs to an `"error"`/`"aborted"` turn, which provider
+ * pipelines skip (`"incomplete-turn"`; see `context_repair.ts`).
+ *
+ * @example
+ * ```ts
+ * import { type DroppedToolResult, SessionManager } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * const dropped: DroppedToolResult[] = manager.buildSessionProjection().entries
+ *   .flatMap((entry) => entry.dropped ? [entry.dropped] : []); // [] here
+ * ```
+ */
+export type DroppedToolResult = "orphan" | "duplicate" | "incomplete-turn";
 
-/** One entry of the context range with the model-visible messages it contributes. */
+/**
+ * One entry of the context range with the model-visible messages it contributes.
+ *
+ * @example
+ * ```ts
+ * import { type ProjectedEntry, SessionManager } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * await manager.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+ * const [first]: ProjectedEntry[] = manager.buildSessionProjection().entries;
+ * first.sourceEntry.type; // "message"
+ * first.messages.length; // 1
+ * ```
+ */
 export interface ProjectedEntry {
   /** The raw entry, never modified. */
   sourceEntry: SessionEntry;
@@ -65,7 +99,18 @@ export interface ProjectedEntry {
   systemPrompt?: true;
 }
 
-/** The model-visible projection of a session's active branch. */
+/**
+ * The model-visible projection of a session's active branch.
+ *
+ * @example
+ * ```ts
+ * import { SessionManager, type SessionProjection } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * await manager.appendModelChange("anthropic", "claude-sonnet-4");
+ * const projection: SessionProjection = manager.buildSessionProjection();
+ * projection.model; // { provider: "anthropic", modelId: "claude-sonnet-4" }
+ * ```
+ */
 export interface SessionProjection {
   /** The leaf the projection was built for (`null`: empty projection). */
   leafId: string | null;
@@ -83,7 +128,18 @@ export interface SessionProjection {
   boundary: CompactionEntry | null;
 }
 
-/** What a provider request is built from: {@link buildSessionContext}'s result. */
+/**
+ * What a provider request is built from: {@link buildSessionContext}'s result.
+ *
+ * @example
+ * ```ts
+ * import { type SessionContext, SessionManager } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * await manager.appendThinkingLevelChange("high");
+ * const context: SessionContext = manager.buildSessionContext();
+ * context.thinkingLevel; // "high"
+ * ```
+ */
 export interface SessionContext {
   messages: AgentMessage[];
   /** Default `"off"`. */
@@ -97,7 +153,7 @@ export interface SessionContext {
  *
  * @example
  * ```ts
- * import { isVerbatimCompaction } from "@mu/sessions";
+ * import { isVerbatimCompaction } from "./projection.ts";
  * isVerbatimCompaction({ type: "compaction", id: "c", parentId: null, timestamp: "", summary: "", details: { strategy: "verbatim-lines" } }); // true
  * ```
  */
@@ -114,6 +170,7 @@ function activePath(
 ): SessionEntry[] {
   if (leafId === null) return [];
   const idx = index ?? SessionIndex.build(entries);
+  if (leafId !== undefined && !idx.get(leafId)) throw new EntryNotFoundError(leafId);
   return idx.getPath(leafId === undefined ? idx.lastEntry?.id : leafId);
 }
 
@@ -291,8 +348,8 @@ function systemMessagesOf(
  * The context-edited projection of the branch ending at `leafId`: the context range's
  * source entries with the messages each contributes, plus replayed model, thinking level,
  * context window and prompt state. `index` is an optional prebuilt index of `entries`
- * (then the cost is O(path length)). `leafId`: `null` or unknown → empty projection;
- * `undefined` → the last entry in file order.
+ * (then the cost is O(path length)). `leafId`: `null` → empty projection; `undefined` → the
+ * last entry in file order; an id not in the session throws {@link EntryNotFoundError}.
  *
  * @example
  * ```ts
@@ -334,7 +391,8 @@ export function buildSessionProjection(
 
 /**
  * Just the messages, thinking level and model of {@link buildSessionProjection}: what a
- * provider request is built from.
+ * provider request is built from. Same leaf rules (an unknown leaf throws
+ * {@link EntryNotFoundError}).
  *
  * @example
  * ```ts
@@ -354,7 +412,8 @@ export function buildSessionContext(
 /**
  * The active branch's entries after the latest verbatim boundary:
  * `[boundary, kept tail entries..., post-boundary entries...]`, or the whole path when no
- * boundary is active. `null` or unknown leaf → `[]`; `undefined` → last entry in file order.
+ * boundary is active. `null` leaf → `[]`; `undefined` → last entry in file order; an unknown
+ * leaf throws {@link EntryNotFoundError}.
  *
  * @example
  * ```ts

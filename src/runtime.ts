@@ -10,7 +10,19 @@
 import { SessionStorageError } from "./errors.ts";
 import type { SessionStore } from "./store.ts";
 
-/** A JSONL file resolved to its store. */
+/**
+ * A JSONL file resolved to its store (what {@link RuntimeStorage.openJsonlFile} returns).
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, type ResolvedJsonlFile } from "@mu/sessions/core";
+ * const file: ResolvedJsonlFile = {
+ *   store: new MemorySessionStore(),
+ *   sessionId: "s1",
+ *   path: "/sessions/s1.jsonl",
+ * };
+ * ```
+ */
 export interface ResolvedJsonlFile {
   store: SessionStore;
   /** Id of the session in that file. */
@@ -19,7 +31,25 @@ export interface ResolvedJsonlFile {
   path: string;
 }
 
-/** Runtime storage services behind the path-based factories. */
+/**
+ * Runtime storage services behind the path-based factories; register one with
+ * {@link registerRuntimeStorage}.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, registerRuntimeStorage, type RuntimeStorage } from "@mu/sessions/core";
+ * // Every path maps to one in-memory store (a test double for a host's storage).
+ * const store = new MemorySessionStore();
+ * const storage: RuntimeStorage = {
+ *   defaultStore: () => Promise.resolve(store),
+ *   jsonlStore: () => Promise.resolve(store),
+ *   openJsonlFile: () => Promise.reject(new Error("no files here")),
+ *   readFile: () => Promise.reject(new Error("no files here")),
+ *   cwd: () => "/",
+ * };
+ * registerRuntimeStorage(storage);
+ * ```
+ */
 export interface RuntimeStorage {
   /**
    * The store for a factory given no store and no directory: settings
@@ -45,7 +75,18 @@ export interface RuntimeStorage {
 
 let registered: RuntimeStorage | undefined;
 
-/** Register the runtime's storage services (done by `stores/default/mod.ts`). */
+/**
+ * Register the runtime's storage services: what path-based factories such as
+ * `SessionManager.create(cwd, dir)` use. The `@mu/sessions` entry registers the file-system
+ * storage on import; a host with other storage (an edge KV, a browser folder) registers its own.
+ *
+ * @example
+ * ```ts
+ * import { registerRuntimeStorage, type RuntimeStorage } from "@mu/sessions/core";
+ * declare const hostStorage: RuntimeStorage; // the host's directories, files and default store
+ * registerRuntimeStorage(hostStorage);
+ * ```
+ */
 export function registerRuntimeStorage(storage: RuntimeStorage | undefined): void {
   registered = storage;
 }
@@ -54,7 +95,7 @@ export function registerRuntimeStorage(storage: RuntimeStorage | undefined): voi
 export function runtimeStorage(): RuntimeStorage {
   if (!registered) {
     throw new SessionStorageError(
-      'No runtime storage is registered: pass a SessionStore explicitly, or import "@mu/sessions/stores/default" (Deno, Node) to use directories, files and the default SQLite store',
+      'No runtime storage is registered: pass a SessionStore explicitly, or import from "@mu/sessions" (Deno, Node; it registers the file-system storage) instead of "@mu/sessions/core" to use directories, files and the default SQLite store',
     );
   }
   return registered;

@@ -7,6 +7,19 @@
  * file written by a newer agent survives a round trip. Validation checks structure (the
  * fields readers depend on), not every optional field a provider may add.
  *
+ * Each entry type has a schema (`MessageEntrySchema`, ...) and its inferred type
+ * (`MessageEntry`, ...); `SessionEntry` is their union, narrowed by `type`.
+ *
+ * @example
+ * ```ts
+ * import { type SessionEntry, SessionHeaderSchema, SessionInfoEntrySchema } from "@mu/sessions";
+ * declare const lines: string[]; // the records of a format-4 file
+ * const header = SessionHeaderSchema.parse(JSON.parse(lines[0])); // throws a ZodError if invalid
+ * const entry = JSON.parse(lines[1]) as SessionEntry;
+ * if (entry.type === "model_change") console.log(entry.provider, entry.modelId); // a ModelChangeEntry
+ * const named = SessionInfoEntrySchema.safeParse(entry).success; // is it a session_info entry?
+ * ```
+ *
  * @module
  */
 import { z } from "zod";
@@ -22,7 +35,18 @@ import {
 
 export * from "./message_schema.ts";
 
-/** The format version this library writes. */
+/**
+ * The format version this library writes.
+ *
+ * @example
+ * ```ts
+ * import { CURRENT_SESSION_VERSION, parseSessionJsonl } from "@mu/sessions";
+ * declare const text: string; // a session file of any format version
+ * const { header, sourceVersion } = await parseSessionJsonl(text);
+ * header.version === CURRENT_SESSION_VERSION; // true: older files are upgraded on read
+ * if (sourceVersion < CURRENT_SESSION_VERSION) console.log(`upgraded from v${sourceVersion}`);
+ * ```
+ */
 export const CURRENT_SESSION_VERSION = 4;
 
 // ---------------------------------------------------------------- header
@@ -247,7 +271,7 @@ export function describeSchemaError(error: z.ZodError): string {
  *
  * @example
  * ```ts
- * import { validateEntry } from "@mu/sessions";
+ * import { validateEntry } from "./schema.ts";
  * validateEntry({ type: "label", id: "a", parentId: null, timestamp: "t", targetId: "b" }); // undefined
  * ```
  */
@@ -272,7 +296,7 @@ export function validateEntry(value: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { isWorkflowInternal } from "@mu/sessions";
+ * import { isWorkflowInternal } from "./schema.ts";
  * isWorkflowInternal({ internal: true, workflow: { runId: "r", stageId: "s", stageName: "n" } }); // true
  * isWorkflowInternal({ internal: "true" }); // false
  * ```

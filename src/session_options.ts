@@ -14,7 +14,19 @@ import {
 } from "./schema.ts";
 import { assertValidSessionId, type SessionStore, type SkippedSession } from "./store.ts";
 
-/** Options for a new session (`create`, `newSession`, `forkTo`, `forkFrom`). */
+/**
+ * Options for a new session (`create`, `newSession`, `forkTo`, `forkFrom`).
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, type NewSessionOptions, SessionManager } from "@mu/sessions";
+ * const options: NewSessionOptions = {
+ *   internal: true,
+ *   workflow: { runId: "r1", stageId: "plan", stageName: "Plan" },
+ * };
+ * await SessionManager.create(new MemorySessionStore(), "/project", options);
+ * ```
+ */
 export interface NewSessionOptions {
   /** Exact session id (default: a random UUID). Validated: no separators or control chars. */
   id?: string;
@@ -26,20 +38,49 @@ export interface NewSessionOptions {
   workflow?: WorkflowMarker;
 }
 
-/** Options for `continueRecent`. */
+/**
+ * Options for `continueRecent`.
+ *
+ * @example
+ * ```ts
+ * import { type ContinueRecentOptions, MemorySessionStore, SessionManager } from "@mu/sessions";
+ * const options: ContinueRecentOptions = { includeInternal: false };
+ * await SessionManager.continueRecent(new MemorySessionStore(), "/project", options);
+ * ```
+ */
 export interface ContinueRecentOptions extends NewSessionOptions {
   /** Also consider classified workflow sessions. */
   includeInternal?: boolean;
 }
 
-/** Options for `list` / `listAll`. */
+/**
+ * Options for `list` / `listAll`.
+ *
+ * @example
+ * ```ts
+ * import { type ListSessionsOptions, MemorySessionStore, SessionManager } from "@mu/sessions";
+ * const options: ListSessionsOptions = {
+ *   onSkipped: (skipped) => console.warn(`unreadable: ${skipped.path}: ${skipped.error.message}`),
+ * };
+ * await SessionManager.list("/project", new MemorySessionStore(), undefined, options);
+ * ```
+ */
 export interface ListSessionsOptions {
   includeInternal?: boolean;
   signal?: AbortSignal;
   onSkipped?: (skipped: SkippedSession) => void;
 }
 
-/** Listing progress callback: `(loaded, total)`. */
+/**
+ * Listing progress callback: `(loaded, total)`.
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, type ProgressCallback, SessionManager } from "@mu/sessions";
+ * const progress: ProgressCallback = (loaded, total) => console.log(`${loaded}/${total}`);
+ * await SessionManager.listAll(new MemorySessionStore(), progress);
+ * ```
+ */
 export type ProgressCallback = (loaded: number, total: number) => void;
 
 /** Whether a value is a {@link SessionStore} rather than a path string. */

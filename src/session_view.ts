@@ -18,10 +18,30 @@ import { isWorkflowInternal, type SessionEntry, type SessionHeader } from "./sch
 import { SessionIndex, type SessionTreeNode } from "./tree.ts";
 import { type UsageTotals, usageTotals } from "./usage.ts";
 
-/** Name state: never named, cleared, or named. */
+/**
+ * Name state: never named, cleared, or named.
+ *
+ * @example
+ * ```ts
+ * import { SessionManager, type SessionNameState } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * await manager.appendSessionInfo("Refactor");
+ * const state: SessionNameState = manager.getSessionNameState(); // { hasName: true, name: "Refactor" }
+ * ```
+ */
 export type SessionNameState = { hasName: false } | { hasName: true; name?: string };
 
-/** What a view is built from. */
+/**
+ * What a view is built from: a parsed session, and its file when there is one.
+ *
+ * @example
+ * ```ts
+ * import { parseSessionJsonlSync, type SessionSource, SessionView } from "@mu/sessions";
+ * declare const text: string; // a session file's contents
+ * const source: SessionSource = { ...parseSessionJsonlSync(text), path: "/sessions/s1.jsonl" };
+ * new SessionView(source).getSessionFile(); // "/sessions/s1.jsonl"
+ * ```
+ */
 export interface SessionSource {
   header: SessionHeader;
   entries: SessionEntry[];

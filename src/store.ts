@@ -14,6 +14,9 @@
  * - `list` never parses whole sessions when it can avoid it; unloadable sessions are left
  *   out and reported through `onSkipped`.
  * - Stores never mutate entry objects passed in or handed out.
+ * - A value JSON cannot store as an object is refused with `SessionStorageError` before
+ *   anything is written. The record stores (memory, IndexedDB, SQLite) get this, decoding,
+ *   export and the listing fold from one module, `records.ts`.
  *
  * @module
  */
@@ -29,6 +32,14 @@ export type { SessionInfo } from "./listing.ts";
  * A session as loaded from a store. The entries are the data, not the stored text: for a
  * byte-identical copy use `exportJsonl` / {@link exportSessionJsonl} (persistent stores do
  * not keep every line's text alive beside its object on load; it doubled load memory).
+ *
+ * @example
+ * ```ts
+ * import { type LoadedSession, type SessionStore } from "@mu/sessions";
+ * declare const store: SessionStore;
+ * const loaded: LoadedSession = await store.load("s1");
+ * if (loaded.upgraded) await store.replace(loaded.header, loaded.entries); // persist the upgrade
+ * ```
  */
 export interface LoadedSession {
   header: SessionHeader;
@@ -45,7 +56,18 @@ export interface LoadedSession {
   path?: string;
 }
 
-/** Why a listing left a session out. */
+/**
+ * Why a listing left a session out.
+ *
+ * @example
+ * ```ts
+ * import { type SessionStore, type SkippedSession } from "@mu/sessions";
+ * declare const store: SessionStore;
+ * const skipped: SkippedSession[] = [];
+ * await store.list({ onSkipped: (s) => skipped.push(s) });
+ * for (const s of skipped) console.warn(`${s.path}: ${s.error.message}`);
+ * ```
+ */
 export interface SkippedSession {
   /** File path or id of the unloadable session. */
   path: string;
@@ -53,7 +75,16 @@ export interface SkippedSession {
   error: Error;
 }
 
-/** Options for {@link SessionStore.list}. */
+/**
+ * Options for {@link SessionStore.list}.
+ *
+ * @example
+ * ```ts
+ * import { type ListOptions, MemorySessionStore } from "@mu/sessions";
+ * const options: ListOptions = { cwd: "/project", signal: AbortSignal.timeout(5_000) };
+ * const rows = await new MemorySessionStore().list(options); // newest first
+ * ```
+ */
 export interface ListOptions {
   /** Only sessions whose header `cwd` equals this. */
   cwd?: string;
@@ -67,13 +98,35 @@ export interface ListOptions {
   onSkipped?: (skipped: SkippedSession) => void;
 }
 
-/** Options for {@link SessionStore.replace}. */
+/**
+ * Options for {@link SessionStore.replace}.
+ *
+ * @example
+ * ```ts
+ * import { type ReplaceOptions, type SessionStore } from "@mu/sessions";
+ * declare const store: SessionStore;
+ * const loaded = await store.load("s1");
+ * const options: ReplaceOptions = { ifStillOlderFormat: true }; // lose no race with another upgrader
+ * if (loaded.upgraded) await store.replace(loaded.header, loaded.entries, options);
+ * ```
+ */
 export interface ReplaceOptions {
   /** Replace only if the stored session is still in an older format (persisting an upgrade). */
   ifStillOlderFormat?: boolean;
 }
 
-/** Where a created session lives. */
+/**
+ * Where a created session lives.
+ *
+ * @example
+ * ```ts
+ * import { type CreatedSession, MemorySessionStore } from "@mu/sessions";
+ * const created: CreatedSession = await new MemorySessionStore().create(
+ *   { type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" },
+ * );
+ * created.id; // "s1" (and `path` for file-per-session stores)
+ * ```
+ */
 export interface CreatedSession {
   id: string;
   /** JSONL file location, when the store keeps one file per session. */
@@ -140,14 +193,33 @@ export interface SessionStore {
   changeToken?(sessionId?: string): Promise<string>;
 }
 
-/** The entries on the path from the root to a leaf (see {@link SessionStore.loadBranch}). */
+/**
+ * The entries on the path from the root to a leaf (see {@link SessionStore.loadBranch}).
+ *
+ * @example
+ * ```ts
+ * import { type BranchLoadingStore, buildSessionContext, type LoadedBranch } from "@mu/sessions";
+ * declare const store: BranchLoadingStore;
+ * const branch: LoadedBranch = await store.loadBranch("s1");
+ * const context = buildSessionContext(branch.entries, branch.entries.at(-1)?.id ?? null);
+ * ```
+ */
 export interface LoadedBranch {
   header: SessionHeader;
   /** Root first, leaf last. */
   entries: SessionEntry[];
 }
 
-/** A store with the optional `loadBranch` fast path (SQLite has it; others may add it). */
+/**
+ * A store with the optional `loadBranch` fast path (SQLite has it; others may add it).
+ *
+ * @example
+ * ```ts
+ * import { type BranchLoadingStore, canLoadBranch, type SessionStore } from "@mu/sessions";
+ * declare const store: SessionStore;
+ * const fast: BranchLoadingStore | undefined = canLoadBranch(store) ? store : undefined;
+ * ```
+ */
 export interface BranchLoadingStore extends SessionStore {
   loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch>;
 }
@@ -157,6 +229,10 @@ export interface BranchLoadingStore extends SessionStore {
  *
  * @example
  * ```ts
+ * import { buildSessionProjection, canLoadBranch, type SessionStore } from "@mu/sessions";
+ * declare const store: SessionStore;
+ * declare const id: string;
+ * declare const leafId: string | null;
  * const entries = canLoadBranch(store)
  *   ? (await store.loadBranch(id, leafId)).entries
  *   : (await store.load(id)).entries;
@@ -167,7 +243,19 @@ export function canLoadBranch(store: SessionStore): store is BranchLoadingStore 
   return typeof (store as Partial<BranchLoadingStore>).loadBranch === "function";
 }
 
-/** The longest session id accepted. */
+/**
+ * The longest session id accepted.
+ *
+ * @example
+ * ```ts
+ * import { assertValidSessionId, InvalidArgumentError, MAX_SESSION_ID_LENGTH } from "@mu/sessions";
+ * try {
+ *   assertValidSessionId("x".repeat(MAX_SESSION_ID_LENGTH + 1));
+ * } catch (e) {
+ *   e instanceof InvalidArgumentError; // true
+ * }
+ * ```
+ */
 export const MAX_SESSION_ID_LENGTH = 256;
 
 /**
@@ -224,11 +312,26 @@ export async function storageOperation<T>(
   try {
     return await operation();
   } catch (error) {
-    if (error instanceof SessionError) throw error;
-    if (error instanceof DOMException && error.name === "AbortError") throw error;
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new SessionStorageError(`${what} failed: ${detail}`, { cause: error });
+    throw asStorageError(what, error);
   }
+}
+
+/**
+ * The error a store raises for a failure of `what`: library errors and aborts unchanged,
+ * anything else (an I/O error, a driver's own error) as a `SessionStorageError` naming the
+ * operation, with the original as `cause`.
+ *
+ * @example
+ * ```ts
+ * import { asStorageError } from "./store.ts";
+ * asStorageError("append", new Error("EIO")).message; // "append failed: EIO"
+ * ```
+ */
+export function asStorageError(what: string, error: unknown): Error {
+  if (error instanceof SessionError) return error;
+  if (error instanceof DOMException && error.name === "AbortError") return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new SessionStorageError(`${what} failed: ${detail}`, { cause: error });
 }
 
 /** Guard for stores after `close()`. */

@@ -7,13 +7,32 @@
  */
 import type { SystemMessage } from "./schema.ts";
 
-/** A tool declaration from `toolsAdded`: at least a name, other fields kept as written. */
+/**
+ * A tool declaration from `toolsAdded`: at least a name, other fields kept as written.
+ *
+ * @example
+ * ```ts
+ * import { SessionManager, type SystemTool } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * const tools: SystemTool[] = manager.buildSessionProjection().system?.tools ?? [];
+ * ```
+ */
 export interface SystemTool {
   name: string;
   [key: string]: unknown;
 }
 
-/** The replayed system prompt of a branch. */
+/**
+ * The replayed system prompt of a branch.
+ *
+ * @example
+ * ```ts
+ * import { SessionManager, type SystemPromptState } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * const system: SystemPromptState | null = manager.buildSessionProjection().system;
+ * system?.content; // undefined: this branch declares no system prompt
+ * ```
+ */
 export interface SystemPromptState {
   /**
    * All instruction text in order: each system message's content (text blocks joined by
@@ -45,7 +64,7 @@ function textOf(content: SystemMessage["content"]): string {
  *
  * @example
  * ```ts
- * import { replaySystemPrompt } from "@mu/sessions";
+ * import { replaySystemPrompt } from "./system_prompt.ts";
  * const state = replaySystemPrompt([], [
  *   { role: "system", content: "Be brief.", sections: { env: "linux" }, toolsAdded: [{ name: "bash" }] },
  *   { role: "system", content: "", sections: { env: null }, toolsRemoved: [{ name: "bash" }] },

@@ -9,7 +9,18 @@
 import { SessionFormatError } from "./errors.ts";
 import type { SessionEntry } from "./schema.ts";
 
-/** A node of {@link SessionIndex.getTree}. */
+/**
+ * A node of {@link SessionIndex.getTree}.
+ *
+ * @example
+ * ```ts
+ * import { type SessionTreeNode, SessionManager } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * await manager.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+ * const depth = (node: SessionTreeNode): number => 1 + Math.max(0, ...node.children.map(depth));
+ * Math.max(...manager.getTree().map(depth)); // 1
+ * ```
+ */
 export interface SessionTreeNode {
   entry: SessionEntry;
   children: SessionTreeNode[];
@@ -17,7 +28,16 @@ export interface SessionTreeNode {
   label?: string;
 }
 
-/** Options for {@link SessionIndex.build}. */
+/**
+ * Options for {@link SessionIndex.build}.
+ *
+ * @example
+ * ```ts
+ * import { type IndexOptions, SessionIndex } from "@mu/sessions";
+ * const options: IndexOptions = { source: "/sessions/s1.jsonl" }; // named in errors
+ * SessionIndex.build([], options);
+ * ```
+ */
 export interface IndexOptions {
   /** Label for error messages (file path, session id). */
   source?: string;
@@ -132,6 +152,31 @@ export class SessionIndex {
 
   #depthOf(id: string): number {
     return this.#depth.get(id) ?? 0;
+  }
+
+  /**
+   * The parent ids that entries point at but the session does not contain, distinct, in file
+   * order. Each marks where history is missing: its children show as extra roots and a
+   * context built through them starts mid-conversation, so viewers and the CLI name them.
+   *
+   * @example
+   * ```ts
+   * import { SessionIndex } from "@mu/sessions";
+   * const t = "2026-01-01T00:00:00.000Z";
+   * SessionIndex.build([
+   *   { type: "label", id: "a", parentId: "gone", timestamp: t, targetId: "a" },
+   * ]).missingParentIds(); // ["gone"]
+   * ```
+   */
+  missingParentIds(): string[] {
+    const missing = new Set<string>();
+    for (const id of this.danglingParents) {
+      const parentId = this.byId.get(id)?.parentId;
+      if (parentId !== null && parentId !== undefined && !this.byId.has(parentId)) {
+        missing.add(parentId);
+      }
+    }
+    return [...missing];
   }
 
   /** The entry with this id, if any. */

@@ -5,7 +5,17 @@
  */
 import type { SessionEntry, Usage } from "./schema.ts";
 
-/** Summed token counts and cost. */
+/**
+ * Summed token counts and cost.
+ *
+ * @example
+ * ```ts
+ * import { SessionManager, usageTotals, type UsageTotals } from "@mu/sessions";
+ * const manager = SessionManager.inMemory("/project");
+ * const totals: UsageTotals = usageTotals(manager.getEntries());
+ * console.log(totals.totalTokens, totals.cost); // 0 0
+ * ```
+ */
 export interface UsageTotals {
   input: number;
   output: number;

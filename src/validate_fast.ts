@@ -89,7 +89,7 @@ function message(m: unknown): boolean {
  *
  * @example
  * ```ts
- * import { isCertainlyValidEntry } from "@mu/sessions";
+ * import { isCertainlyValidEntry } from "./validate_fast.ts";
  * isCertainlyValidEntry({ type: "label", id: "a", parentId: null, timestamp: "t", targetId: "b" }); // true
  * isCertainlyValidEntry({ type: "label", id: "a" }); // false: let zod decide
  * ```

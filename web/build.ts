@@ -3,7 +3,8 @@
  * host can serve: esbuild bundles `web/main.ts` and `web/worker.ts` (ESM, browser) and
  * `web/style.css` (with its `@import`s from `web/styles/`); the page, sqlite-wasm's
  * `sqlite3.wasm` + `sqlite3-opfs-async-proxy.js` (next to the worker, where sqlite-wasm
- * looks for them) and the demo sessions are copied beside them.
+ * looks for them) and the demo sessions are copied beside them. The demo sessions are also
+ * bundled into the worker (a `define`), so the demo button needs no request.
  * Nothing is loaded from a CDN: the folder works offline.
  *
  * Usage: `deno run --allow-read --allow-write --allow-env --allow-run web/build.ts [--out dir] [--minify]`
@@ -65,6 +66,10 @@ export async function buildViewer(options: BuildOptions = {}): Promise<BuildResu
   const outDir = (options.outDir ?? DEFAULT_OUT_DIR).replace(/\/+$/, "");
   await Deno.remove(outDir, { recursive: true }).catch(() => {});
   await Deno.mkdir(`${outDir}/demo`, { recursive: true });
+  const demoNames = await listDemo();
+  const demoTexts = await Promise.all(
+    demoNames.map(async (name) => ({ name, text: await Deno.readTextFile(`${DEMO_DIR}${name}`) })),
+  );
   try {
     await esbuild.build({
       entryPoints: [
@@ -83,7 +88,11 @@ export async function buildViewer(options: BuildOptions = {}): Promise<BuildResu
       legalComments: "linked",
       logLevel: "warning",
       absWorkingDir: REPO_ROOT,
-      define: { "process.env.NODE_ENV": '"production"' },
+      define: {
+        "process.env.NODE_ENV": '"production"',
+        // The demo sessions ride in the worker bundle: the demo button works offline.
+        __MU_DEMO_SESSIONS__: JSON.stringify(JSON.stringify(demoTexts)),
+      },
     });
   } finally {
     await esbuild.stop();
@@ -93,7 +102,7 @@ export async function buildViewer(options: BuildOptions = {}): Promise<BuildResu
     await Deno.copyFile(`${SQLITE_DIST}${file}`, `${outDir}/${file}`);
   }
   const demo: Array<{ name: string; size: number }> = [];
-  for (const name of await listDemo()) {
+  for (const name of demoNames) {
     await Deno.copyFile(`${DEMO_DIR}${name}`, `${outDir}/demo/${name}`);
     demo.push({ name, size: (await Deno.stat(`${DEMO_DIR}${name}`)).size });
   }

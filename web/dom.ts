@@ -67,6 +67,8 @@ export function append(parent: Node, ...children: Child[]): void {
  *
  * @example
  * ```ts
+ * import { el } from "./dom.ts";
+ * declare const userText: string; // untrusted, from a session
  * el("p", { class: "note" }, "Hello ", el("b", {}, userText)); // userText stays text
  * ```
  */

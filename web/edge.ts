@@ -4,8 +4,10 @@
  * Deno Deploy, Cloudflare Workers, Vercel Edge, Bun or `Deno.serve`.
  *
  * - `POST` with a JSONL body (any format version; streamed, never one big string):
- *   `200 { sessionId, header, sourceVersion, upgraded, leafId, projection }` where
- *   `projection` is exactly `buildSessionProjection(entries, leaf)`.
+ *   `200 { sessionId, header, sourceVersion, upgraded, leafId, missingParentIds, projection }`
+ *   where `projection` is exactly `buildSessionProjection(entries, leaf)` and
+ *   `missingParentIds` names parents entries point at but the session lacks (history is
+ *   missing there). An unknown `?leaf=` is the projection's `EntryNotFoundError`, as 404.
  * - `GET ?url=<https URL of an exported .jsonl>`: the same for a session fetched by the
  *   handler. **Careful**: this makes the handler fetch URLs chosen by its callers
  *   (server-side request forgery). By default only `https:` URLs on the default port,
@@ -24,24 +26,56 @@
  *
  * @example
  * ```ts
- * import { handleProjectionRequest } from "./web/edge.ts";
+ * import { handleProjectionRequest } from "@mu/sessions/edge";
  * Deno.serve((request) => handleProjectionRequest(request));
  * // curl --data-binary @session.jsonl 'http://localhost:8000/?leaf=a1b2c3d4'
  * ```
  *
  * @module
  */
-import { SessionFormatError } from "../src/errors.ts";
-import { parseSessionJsonl } from "../src/jsonl.ts";
-import { buildSessionProjection } from "../src/projection.ts";
-import { SessionIndex } from "../src/tree.ts";
+// Only the runtime-agnostic entry: an edge function bundles this file and nothing else.
+import {
+  buildSessionProjection,
+  EntryNotFoundError,
+  parseSessionJsonl,
+  SessionFormatError,
+  SessionIndex,
+} from "../core.ts";
 
-/** Largest session accepted by default (bytes of JSONL). */
+/**
+ * Largest session accepted by default (bytes of JSONL).
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, DEFAULT_MAX_BYTES } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({ maxBytes: DEFAULT_MAX_BYTES / 4 });
+ * ```
+ */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
-/** Default limit for a `?url=` fetch, headers and body (ms). */
+/**
+ * Default limit for a `?url=` fetch, headers and body (ms).
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, DEFAULT_FETCH_TIMEOUT_MS } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({ timeoutMs: 2 * DEFAULT_FETCH_TIMEOUT_MS });
+ * ```
+ */
 export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
 
-/** Options for {@link createProjectionHandler}. */
+/**
+ * Options for {@link createProjectionHandler}.
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, type ProjectionHandlerOptions } from "@mu/sessions/edge";
+ * const options: ProjectionHandlerOptions = {
+ *   allowUrl: (url) => url.hostname === "sessions.example.com",
+ *   maxBytes: 8 * 1024 * 1024,
+ * };
+ * const handler = createProjectionHandler(options);
+ * ```
+ */
 export interface ProjectionHandlerOptions {
   /** Which `?url=` targets may be fetched (default {@link isPublicHttpsUrl}). */
   allowUrl?: (url: URL) => boolean | Promise<boolean>;
@@ -103,7 +137,7 @@ function isPrivateIPv6(host: string): boolean {
  *
  * @example
  * ```ts
- * import { isPublicHttpsUrl } from "./web/edge.ts";
+ * import { isPublicHttpsUrl } from "@mu/sessions/edge";
  * isPublicHttpsUrl(new URL("https://example.com/s.jsonl")); // true
  * isPublicHttpsUrl(new URL("http://127.0.0.1/s.jsonl")); // false
  * ```
@@ -200,7 +234,7 @@ async function fetchSession(
  *
  * @example
  * ```ts
- * import { createProjectionHandler } from "./web/edge.ts";
+ * import { createProjectionHandler } from "@mu/sessions/edge";
  * const handler = createProjectionHandler({
  *   allowUrl: (url) => url.origin === "https://exports.example.com",
  *   maxBytes: 16 * 1024 * 1024,
@@ -257,13 +291,6 @@ export function createProjectionHandler(
         retainRaw: false,
       });
       const index = SessionIndex.build(parsed.entries, { source: "request" });
-      if (leaf !== null && !index.get(leaf)) {
-        return json(404, {
-          error: "EntryNotFound",
-          message: `no entry ${leaf} in this session`,
-          leafId: leaf,
-        });
-      }
       const projection = buildSessionProjection(parsed.entries, leaf ?? undefined, index);
       return json(200, {
         sessionId: parsed.header.id,
@@ -271,11 +298,20 @@ export function createProjectionHandler(
         sourceVersion: parsed.sourceVersion,
         upgraded: parsed.upgraded,
         leafId: projection.leafId,
+        missingParentIds: index.missingParentIds(),
         projection,
       });
     } catch (error) {
       if (error instanceof HttpError) {
         return json(error.status, { error: error.code, message: error.message });
+      }
+      if (error instanceof EntryNotFoundError) {
+        // The projection's own answer for an unknown leaf, as a 404.
+        return json(404, {
+          error: "EntryNotFound",
+          message: `no entry ${error.entryId} in this session`,
+          leafId: error.entryId,
+        });
       }
       if (error instanceof SessionFormatError) {
         return json(400, {
@@ -298,7 +334,7 @@ const defaultHandler = createProjectionHandler();
  *
  * @example
  * ```ts
- * import { handleProjectionRequest } from "./web/edge.ts";
+ * import { handleProjectionRequest } from "@mu/sessions/edge";
  * const response = await handleProjectionRequest(
  *   new Request("http://edge/", { method: "POST", body: '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n' }),
  * );

@@ -7,8 +7,11 @@
  * @module
  */
 import { button, downloadBlob, el, replaceChildren } from "./dom.ts";
-import { createViewerClient, RemoteError } from "./rpc.ts";
+import { SessionError, SessionFormatError } from "../src/errors.ts";
+import { createViewerClient } from "./rpc.ts";
 import type { ImportResultView, ListView, StorageView, UnloadableView } from "./types.ts";
+import { importSummary } from "./import_summary.ts";
+import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
 import { type ImportOrigin, SessionPage, type SessionTab } from "./views/session.ts";
@@ -27,8 +30,17 @@ const worker = new Worker(new URL("./worker.js", import.meta.url), {
 });
 const client = createViewerClient(worker);
 const progress = new ProgressBar();
+/** Conflict questions are answered one at a time, in the order the worker asks them. */
+let conflictQueue: Promise<void> = Promise.resolve();
 client.onEvent((event) => {
   if (event.type === "import-progress") progress.update(event.data);
+  else if (event.type === "import-conflict") {
+    const question = event.data;
+    conflictQueue = conflictQueue.then(async () => {
+      const choice = await askImportConflict(question);
+      await client.call("answerImportConflict", question.questionId, choice);
+    }).catch((error) => toast(`Import question failed: ${describeError(error)}`, "error"));
+  }
 });
 
 const state = {
@@ -70,7 +82,7 @@ const saveOrigins = () => saveLocal(ORIGINS_KEY, [...origins].slice(-MAX_ORIGINS
 
 function rememberOrigins(results: ImportResultView[], at: number): void {
   for (const r of results) {
-    if (r.status === "failed" || !r.sessionId) continue;
+    if (r.status === "failed" || r.status === "skipped" || !r.sessionId) continue;
     origins.delete(r.sessionId); // re-insert: newest last
     origins.set(r.sessionId, { path: r.path, sourceVersion: r.sourceVersion ?? 4, importedAt: at });
   }
@@ -94,12 +106,11 @@ function toast(text: string, tone: "info" | "error" = "info"): void {
 }
 
 function describeError(error: unknown): string {
-  if (error instanceof RemoteError) {
-    const v = error.view;
-    return v.line
-      ? `${v.name}: line ${v.line}: ${v.reason ?? v.message}`
-      : `${v.name}: ${v.message}`;
+  // Errors from the worker arrive as the library's classes (src/rpc.ts).
+  if (error instanceof SessionFormatError && error.line > 0) {
+    return `${error.name}: line ${error.line}: ${error.reason}`;
   }
+  if (error instanceof SessionError) return `${error.name}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -115,7 +126,6 @@ async function runImport(run: () => Promise<ImportResultView[]>): Promise<Import
     const results = await run();
     rememberOrigins(results, Date.now());
     const failed = results.filter((r) => r.status === "failed");
-    const ok = results.length - failed.length;
     const now = Date.now();
     if (failed.length) {
       const paths = new Set(failed.map((r) => r.path));
@@ -132,15 +142,8 @@ async function runImport(run: () => Promise<ImportResultView[]>): Promise<Import
     }
     if (results.length === 0) toast("No .jsonl files found.", "error");
     else {
-      toast(
-        `Imported ${ok} session${ok === 1 ? "" : "s"}` +
-          (failed.length
-            ? `; ${failed.length} file${
-              failed.length === 1 ? "" : "s"
-            } could not be loaded (see the list)`
-            : "."),
-        failed.length ? "error" : "info",
-      );
+      const summary = importSummary(results, state.includeInternal);
+      toast(summary.text, summary.tone);
     }
     return results;
   } catch (error) {
@@ -158,7 +161,7 @@ const importer = new Importer(client, async (run) => void await runImport(run));
 
 async function loadDemo(): Promise<void> {
   const results = await runImport(() => client.call("importDemo"));
-  const first = results.find((r) => r.status !== "failed");
+  const first = results.find((r) => r.status !== "failed" && r.status !== "skipped");
   if (first?.sessionId && location.hash.length <= 2) location.hash = sessionHash(first.sessionId);
 }
 

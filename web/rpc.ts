@@ -1,14 +1,19 @@
 /**
- * The page ↔ worker protocol: a typed request/response channel over `postMessage`,
- * plus one-way events (import progress). The page calls {@link ViewerApi} methods;
- * the worker answers them. Errors cross as {@link ErrorView}s and are rethrown as
- * {@link RemoteError}s that keep the typed error's name, line and reason.
+ * The page ↔ worker protocol of the viewer: the {@link ViewerApi} the worker answers and
+ * the page calls, plus one-way events (import progress). The transport is the library's one
+ * worker message layer (`src/rpc.ts`, shared with the store channel), so an error thrown in
+ * the worker is rethrown on the page as the same class with its fields
+ * (`instanceof SessionFormatError`, `line`, `reason`), whatever the bundler did to names.
  *
  * @module
  */
+import { InvalidArgumentError, SessionStorageError } from "../src/errors.ts";
+import { errorToWire, type MessageEndpoint, RpcClient, serveRpc } from "../src/rpc.ts";
 import type {
   ContextPageView,
   ErrorView,
+  ImportConflictChoice,
+  ImportConflictView,
   ImportProgressView,
   ImportResultView,
   ListView,
@@ -37,8 +42,10 @@ export interface ViewerApi {
   importFiles(files: ImportFile[]): Promise<ImportResultView[]>;
   /** Walk a picked folder (pi's `--cwd--` layout included) and import every `.jsonl`. */
   importDirectory(handle: FileSystemDirectoryHandle): Promise<ImportResultView[]>;
-  /** Fetch the bundled demo sessions (same origin) and import them. */
+  /** Import the demo sessions bundled into the worker. */
   importDemo(): Promise<ImportResultView[]>;
+  /** Answer an `import-conflict` event of a running import. */
+  answerImportConflict(questionId: number, choice: ImportConflictChoice): Promise<void>;
   /** The session list. */
   list(options: { includeInternal: boolean }): Promise<ListView>;
   /** Load and index a session; later calls page through it. */
@@ -82,48 +89,26 @@ export interface ViewerApi {
 /** Name of a {@link ViewerApi} method. */
 export type ViewerMethod = keyof ViewerApi;
 
-/** A call from the page. */
-export interface RpcRequest {
-  kind: "request";
-  id: number;
-  method: ViewerMethod;
-  args: unknown[];
-}
-
-/** The worker's answer. */
-export type RpcResponse =
-  | { kind: "response"; id: number; ok: true; value: unknown }
-  | { kind: "response"; id: number; ok: false; error: ErrorView };
-
 /** A one-way event from the worker. */
-export type RpcEvent = { kind: "event"; type: "import-progress"; data: ImportProgressView };
+export type RpcEvent =
+  | { kind: "event"; type: "import-progress"; data: ImportProgressView }
+  | { kind: "event"; type: "import-conflict"; data: ImportConflictView };
 
-/** An error raised in the worker, rethrown in the page. */
-export class RemoteError extends Error {
-  /** The typed error as it crossed the boundary. */
-  readonly view: ErrorView;
-  constructor(view: ErrorView) {
-    super(view.message);
-    this.name = view.name;
-    this.view = view;
-  }
-}
-
-/** Describe any thrown value as an {@link ErrorView}. */
+/**
+ * Describe any thrown value as an {@link ErrorView} (what the lists of unloadable files
+ * keep): the same fields the message layer carries.
+ */
 export function toErrorView(error: unknown): ErrorView {
-  if (error instanceof Error) {
-    const view: ErrorView = { name: error.name, message: error.message };
-    const typed = error as Error & { line?: unknown; reason?: unknown };
-    if (typeof typed.line === "number" && typed.line > 0) view.line = typed.line;
-    if (typeof typed.reason === "string") view.reason = typed.reason;
-    return view;
-  }
-  return { name: "Error", message: String(error) };
+  const { name, message, line, reason } = errorToWire(error);
+  const view: ErrorView = { name, message };
+  if (line !== undefined && line > 0) view.line = line;
+  if (reason !== undefined) view.reason = reason;
+  return view;
 }
 
 /** The page's side of the channel. */
 export interface ViewerClient {
-  /** Call a worker method. */
+  /** Call a worker method; a worker error rejects as its own class. */
   call<M extends ViewerMethod>(
     method: M,
     ...args: Parameters<ViewerApi[M]>
@@ -132,68 +117,24 @@ export interface ViewerClient {
   onEvent(listener: (event: RpcEvent) => void): () => void;
 }
 
-/** Wrap a worker (or any `postMessage` endpoint) as a {@link ViewerClient}. */
+/** Wrap a worker as a {@link ViewerClient}. */
 export function createViewerClient(worker: Worker): ViewerClient {
-  let nextId = 1;
-  const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
-  const listeners = new Set<(event: RpcEvent) => void>();
-  worker.addEventListener("message", (message: MessageEvent) => {
-    const data = message.data as RpcResponse | RpcEvent;
-    if (data.kind === "event") {
-      for (const listener of listeners) listener(data);
-      return;
-    }
-    const waiter = pending.get(data.id);
-    if (!waiter) return;
-    pending.delete(data.id);
-    if (data.ok) waiter.resolve(data.value);
-    else waiter.reject(new RemoteError(data.error));
-  });
+  const rpc = new RpcClient(worker);
   worker.addEventListener("error", (event: ErrorEvent) => {
-    const error = new RemoteError({
-      name: "WorkerError",
-      message: event.message || "worker failed",
-    });
-    for (const waiter of pending.values()) waiter.reject(error);
-    pending.clear();
+    rpc.failAll(new SessionStorageError(`The viewer worker failed: ${event.message || "unknown"}`));
   });
   return {
-    call(method, ...args) {
-      const id = nextId++;
-      const request: RpcRequest = { kind: "request", id, method, args };
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.postMessage(request);
-      }) as never;
-    },
-    onEvent(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    call: (method, ...args) => rpc.call(method, args) as never,
+    onEvent: (listener) => rpc.onEvent((event) => listener(event as RpcEvent)),
   };
 }
 
 /** The worker's side: answer requests with `api`, and return an event sender. */
-export function serveViewerApi(
-  scope: {
-    addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
-    postMessage(message: unknown): void;
-  },
-  api: ViewerApi,
-): (event: RpcEvent) => void {
-  scope.addEventListener("message", async (message: MessageEvent) => {
-    const request = message.data as RpcRequest;
-    if (!request || request.kind !== "request") return;
-    let response: RpcResponse;
-    try {
-      const fn = api[request.method] as (...args: unknown[]) => Promise<unknown>;
-      if (typeof fn !== "function") throw new Error(`unknown method ${String(request.method)}`);
-      const value = await fn.apply(api, request.args);
-      response = { kind: "response", id: request.id, ok: true, value };
-    } catch (error) {
-      response = { kind: "response", id: request.id, ok: false, error: toErrorView(error) };
-    }
-    scope.postMessage(response);
+export function serveViewerApi(scope: MessageEndpoint, api: ViewerApi): (event: RpcEvent) => void {
+  const { emit } = serveRpc(scope, (method, args) => {
+    const fn = api[method as ViewerMethod] as (...args: unknown[]) => Promise<unknown>;
+    if (typeof fn !== "function") throw new InvalidArgumentError(`Unknown method ${method}`);
+    return fn.apply(api, args);
   });
-  return (event) => scope.postMessage(event);
+  return emit;
 }

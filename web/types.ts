@@ -65,16 +65,41 @@ export interface ListView {
   skipped: UnloadableView[];
 }
 
-/** Outcome of importing one file. */
+/**
+ * Outcome of importing one file. Nothing stored is ever lost: `unchanged` (the id is stored
+ * with identical content), `updated` (the stored session was a prefix of the file: the new
+ * entries were appended), `kept-both` (a different session under a stored id, kept under a
+ * new id: the default answer), `replaced` / `skipped` (what the user chose for such a file).
+ */
 export interface ImportResultView {
   path: string;
   size: number;
-  status: "imported" | "updated" | "failed";
+  status: "imported" | "updated" | "unchanged" | "kept-both" | "replaced" | "skipped" | "failed";
+  /** Where the session is stored (for `kept-both`, the new id). */
   sessionId?: string;
+  /** For `kept-both`: the id the file gave, already taken by another session. */
+  fileSessionId?: string;
+  /** A classified workflow session (the list hides it unless asked). */
+  internal?: boolean;
   /** Format version of the source (1-4). */
   sourceVersion?: number;
   entryCount?: number;
   error?: ErrorView;
+}
+
+/** What to do with a file whose session id is stored with different content. */
+export type ImportConflictChoice = "keep-both" | "replace" | "skip";
+
+/** The question the worker asks the page about such a file. */
+export interface ImportConflictView {
+  /** Answer with `answerImportConflict(questionId, choice)`. */
+  questionId: number;
+  path: string;
+  sessionId: string;
+  storedEntries: number;
+  fileEntries: number;
+  /** Entries with the same id and content in both. */
+  sharedEntries: number;
 }
 
 /** Progress event while importing. */
@@ -124,6 +149,13 @@ export interface SessionOverview {
   labels: number;
   branchPoints: number;
   internal: boolean;
+  /** The session this one was branched or forked from (`parentSessionId`). */
+  parentSessionId?: string;
+  /**
+   * Parent ids that entries point at but the session lacks: history is missing there (the
+   * tree shows extra roots, the context starts mid-conversation).
+   */
+  missingParentIds: string[];
 }
 
 /** A content block of a projected message. */

@@ -6,8 +6,17 @@
  * @module
  */
 import { exportSessionJsonl, type SessionStore } from "../src/store.ts";
+import type { MessageEndpoint } from "../src/rpc.ts";
 import { serveViewerApi, toErrorView, type ViewerApi } from "./rpc.ts";
-import type { ListView, SessionRowView, StorageView, UnloadableView } from "./types.ts";
+import type {
+  ImportConflictChoice,
+  ImportProgressView,
+  ListView,
+  SessionRowView,
+  StorageView,
+  UnloadableView,
+} from "./types.ts";
+import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
 import { OpenedSession } from "./worker/opened_session.ts";
 import { openViewerStorage, storageCandidates } from "./worker/storage.ts";
@@ -40,6 +49,20 @@ function forget(sessionIds: Iterable<string | undefined>): void {
   for (const id of sessionIds) if (id !== undefined) opened.delete(id);
 }
 
+/** Conflict questions waiting for the page's answer. */
+const questions = new Map<number, (choice: ImportConflictChoice) => void>();
+let nextQuestion = 1;
+const CHOICES: readonly ImportConflictChoice[] = ["keep-both", "replace", "skip"];
+
+/** Ask the page (an `import-conflict` event) and wait for `answerImportConflict`. */
+const ask: AskConflict = (conflict) => {
+  const questionId = nextQuestion++;
+  return new Promise((resolve) => {
+    questions.set(questionId, resolve);
+    send({ kind: "event", type: "import-conflict", data: { ...conflict, questionId } });
+  });
+};
+
 const api: ViewerApi = {
   async init(options) {
     const pinned = options?.storage;
@@ -50,14 +73,14 @@ const api: ViewerApi = {
   },
 
   async importFiles(files) {
-    const results = await importSources(await store(), fileSources(files), progress);
+    const results = await importSources(await store(), fileSources(files), progress, ask);
     forget(results.map((r) => r.sessionId));
     return results;
   },
 
   async importDirectory(handle) {
     const sources = await directorySources(handle);
-    const results = await importSources(await store(), sources, progress);
+    const results = await importSources(await store(), sources, progress, ask);
     forget(results.map((r) => r.sessionId));
     return results;
   },
@@ -67,9 +90,19 @@ const api: ViewerApi = {
       await store(),
       await demoSources(self.location.href),
       progress,
+      ask,
     );
     forget(results.map((r) => r.sessionId));
     return results;
+  },
+
+  answerImportConflict(questionId, choice) {
+    const resolve = questions.get(questionId);
+    questions.delete(questionId);
+    if (!resolve) return Promise.reject(new RangeError(`no import question ${questionId}`));
+    // Anything unexpected keeps both: the answer that loses nothing.
+    resolve(CHOICES.includes(choice) ? choice : "keep-both");
+    return Promise.resolve();
   },
 
   async list({ includeInternal }) {
@@ -152,12 +185,11 @@ const api: ViewerApi = {
         });
       return { blob, fileName: `${safeId}.jsonl` };
     }
-    const openedSession = await session(sessionId);
+    // A branch is a session of its own (new id, parentSessionId = this one), so importing
+    // the export never collides with the session it was cut from.
+    const branch = (await session(sessionId)).exportBranch(leafId);
     const safeLeaf = leafId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
-    return {
-      blob: openedSession.exportBranch(leafId),
-      fileName: `${safeId}-branch-${safeLeaf}.jsonl`,
-    };
+    return { blob: branch, fileName: `${safeId}-branch-${safeLeaf}.jsonl` };
   },
 
   async deleteSession(sessionId) {
@@ -166,11 +198,8 @@ const api: ViewerApi = {
   },
 };
 
-const send = serveViewerApi(
-  self as unknown as Parameters<typeof serveViewerApi>[0],
-  api,
-);
+const send = serveViewerApi(self as unknown as MessageEndpoint, api);
 
-function progress(data: Parameters<typeof send>[0]["data"]): void {
+function progress(data: ImportProgressView): void {
   send({ kind: "event", type: "import-progress", data });
 }

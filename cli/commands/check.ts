@@ -14,7 +14,7 @@ import { parseSessionJsonl } from "../../src/jsonl.ts";
 import { KNOWN_ENTRY_TYPES, type SessionEntry } from "../../src/schema.ts";
 import { exportSessionJsonl } from "../../src/store.ts";
 import { SessionIndex } from "../../src/tree.ts";
-import { readLocalFile } from "../../stores/jsonl/fs.ts";
+import { readLocalFile } from "../../stores/jsonl/_local.ts";
 import { resolvePath } from "../context.ts";
 import { openStore, resolveSessionId } from "../target.ts";
 

@@ -10,19 +10,9 @@ import { SessionIndex, type SessionTreeNode } from "../../src/tree.ts";
 import { preview, shortDate, visible } from "../format.ts";
 import { loadTarget } from "../target.ts";
 
-/** The parent ids entries refer to that the session does not contain, each once. */
-export function missingParentIds(index: SessionIndex): string[] {
-  const ids = new Set<string>();
-  for (const entryId of index.danglingParents) {
-    const parentId = index.get(entryId)?.parentId;
-    if (parentId) ids.add(parentId);
-  }
-  return [...ids];
-}
-
 /** A warning naming the parent ids a session refers to but does not contain ("" if none). */
 export function describeMissingParents(index: SessionIndex): string {
-  const missing = missingParentIds(index);
+  const missing = index.missingParentIds();
   if (missing.length === 0) return "";
   return `warning: ${missing.length} missing parent id${missing.length === 1 ? "" : "s"}: ${
     missing.slice(0, 10).map((id) => visible(id)).join(", ")
@@ -85,7 +75,7 @@ export const show: Command = {
               header: target.header,
               sourceVersion: target.sourceVersion,
               leafId,
-              missingParents: missingParentIds(index),
+              missingParents: index.missingParentIds(),
               tree: index.getTree(),
             },
             null,

@@ -23,23 +23,22 @@ import {
   SessionNotFoundError,
   SessionStorageError,
 } from "../../src/errors.ts";
-import { rememberRawJson, toJsonLine } from "../../src/jsonl.ts";
+import type { ListingState } from "../../src/listing.ts";
+import { toJsonLine } from "../../src/jsonl.ts";
 import {
-  applyEntryToListing,
-  type ListingState,
-  listingStateOf,
-  listingToInfo,
-} from "../../src/listing.ts";
-import {
-  CURRENT_SESSION_VERSION,
-  type SessionEntry,
-  type SessionHeader,
-} from "../../src/schema.ts";
+  decodeListing,
+  decodeSession,
+  encodeEntries,
+  encodeSession,
+  foldEntries,
+  listRecords,
+  recordsToJsonl,
+} from "../../src/records.ts";
+import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
   assertValidSessionId,
   type CreatedSession,
-  finishListing,
   type ListOptions,
   type LoadedSession,
   type SessionInfo,
@@ -156,21 +155,6 @@ function newRecord(header: string, listing: ListingState): SessionRecord {
   return { header, listing, entries: 0, chunks: 0, lastChunkChars: 0, lastChunkLines: 0 };
 }
 
-function parseKept<T extends object>(text: unknown, sessionId: string, line: number): T {
-  let value: unknown;
-  try {
-    value = typeof text === "string" ? JSON.parse(text) : undefined;
-  } catch {
-    // reported below, like any other record that is not a JSON object
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    const source = `indexeddb:${sessionId}`;
-    throw new SessionFormatError("stored record is not a JSON object", { line, source });
-  }
-  rememberRawJson(value, text as string);
-  return value as T;
-}
-
 /**
  * IndexedDB session store.
  *
@@ -217,65 +201,57 @@ export class IndexedDbSessionStore implements SessionStore {
   ): Promise<CreatedSession> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
-    const [headerLine, lines, listing] = await storageOperation(
-      "create",
-      () => [toJsonLine(header), entries.map(toJsonLine), listingStateOf(entries)] as const,
-    );
+    const records = encodeSession(header, entries);
     await this.#tx("readwrite", "create", async (os) => {
       if (await promisifyRequest(os.getKey(sessionKey(header.id))) !== undefined) {
         throw new SessionExistsError(header.id);
       }
-      this.#putSession(os, header.id, newRecord(headerLine, listing), undefined, lines);
+      const record = newRecord(records.header, records.listing);
+      this.#putSession(os, header.id, record, undefined, records.entries);
     });
     return { id: header.id };
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
-    const lines = await storageOperation("append", () => entries.map(toJsonLine));
+    const lines = encodeEntries(entries);
     await this.#tx("readwrite", "append", async (os) => {
       const record = await this.#record(os, sessionId);
       if (lines.length === 0) return;
       const last = record.chunks > 0 && record.lastChunkLines < CHUNK_LINES
         ? await promisifyRequest<string[]>(os.get(chunkKey(sessionId, record.chunks - 1)))
         : undefined;
-      for (const entry of entries) applyEntryToListing(record.listing, entry);
+      record.listing = decodeListing(record.listing, { source: `indexeddb:${sessionId}` });
+      foldEntries(record.listing, entries);
       this.#putSession(os, sessionId, record, last, lines);
     });
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
     const { header, lines } = await this.#read("load", sessionId);
-    return {
-      header: parseKept<SessionHeader>(header, sessionId, 1),
-      entries: lines.map((line, i) => parseKept<SessionEntry>(line, sessionId, i + 2)),
-      sourceVersion: CURRENT_SESSION_VERSION,
-      upgraded: false,
-    };
+    return decodeSession(header, lines, { source: `indexeddb:${sessionId}` });
   }
 
   /** The session as format-4 JSONL, joined from the stored raw texts (nothing is parsed). */
   async exportJsonl(sessionId: string): Promise<string> {
     const { header, lines } = await this.#read("exportJsonl", sessionId);
-    return [header, ...lines].join("\n") + "\n";
+    return recordsToJsonl(header, lines);
   }
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
-    const [headerLine, lines, listing] = await storageOperation(
-      "replace",
-      () => [toJsonLine(header), entries.map(toJsonLine), listingStateOf(entries)] as const,
-    );
+    const records = encodeSession(header, entries);
     await this.#tx("readwrite", "replace", async (os) => {
       await this.#record(os, header.id);
       os.delete(chunksOf(header.id));
-      this.#putSession(os, header.id, newRecord(headerLine, listing), undefined, lines);
+      const record = newRecord(records.header, records.listing);
+      this.#putSession(os, header.id, record, undefined, records.entries);
     });
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
     assertOpen(this.#closed, this.kind);
-    const headerLine = await storageOperation("updateHeader", () => toJsonLine(header));
+    const headerLine = toJsonLine(header, "header");
     await this.#tx("readwrite", "updateHeader", async (os) => {
       const record = await this.#record(os, header.id);
       os.put({ ...record, header: headerLine }, sessionKey(header.id));
@@ -285,24 +261,18 @@ export class IndexedDbSessionStore implements SessionStore {
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
     assertOpen(this.#closed, this.kind);
     throwIfAborted(options.signal);
-    const records = await this.#tx(
-      "readonly",
-      "list",
-      (os) => promisifyRequest<SessionRecord[]>(os.getAll(ALL_SESSIONS())),
-    );
-    const rows: SessionInfo[] = [];
-    records.forEach((record, i) => {
-      throwIfAborted(options.signal);
-      try {
-        rows.push(listingToInfo(JSON.parse(record.header) as SessionHeader, record.listing));
-      } catch (error) {
-        const path = /"id"\s*:\s*"([^"]*)"/.exec(String(record.header))?.[1] ?? "(unknown)";
-        options.onSkipped?.({ path, error: error as Error });
-      }
-      options.onProgress?.(i + 1, records.length);
+    const records = await this.#tx("readonly", "list", async (os) => {
+      const keys = promisifyRequest<IDBValidKey[]>(os.getAllKeys(ALL_SESSIONS()));
+      const values = await promisifyRequest<(SessionRecord | undefined)[]>(
+        os.getAll(ALL_SESSIONS()),
+      );
+      return (await keys).map((key, i) => ({
+        id: String((key as IDBValidKey[])[1]),
+        header: values[i]?.header,
+        listing: values[i]?.listing,
+      }));
     });
-    if (records.length === 0) options.onProgress?.(0, 0);
-    return finishListing(rows, options);
+    return listRecords(records, "indexeddb", options);
   }
 
   async delete(sessionId: string): Promise<void> {

@@ -7,8 +7,9 @@
  * - Entries and headers travel as JSON text lines (`toJsonLine`), not as cloned objects:
  *   the raw text an entry was imported from lives in a WeakMap that structured cloning
  *   cannot carry, and byte-identical export depends on it.
- * - Errors travel as plain data (`name`, `message`, typed fields) and are re-created as the
- *   library's error classes by `name`, so `instanceof SessionNotFoundError` holds on the page.
+ * - Calls, events, aborts and errors use the library's one worker message layer
+ *   (`src/rpc.ts`, which the viewer uses too): errors are re-created as the library's error
+ *   classes with their fields, so `instanceof SessionNotFoundError` holds on the page.
  * - Serialisation happens on the caller's side before anything is posted: an entry JSON
  *   cannot encode rejects with `SessionStorageError` and nothing reaches the store.
  *
@@ -20,54 +21,32 @@
  *
  * @module
  */
+import { SessionStorageError } from "../../src/errors.ts";
+import { toJsonLine } from "../../src/jsonl.ts";
+import { decodeHeader, decodeRecord, encodeEntries } from "../../src/records.ts";
 import {
-  EntryNotFoundError,
-  InvalidArgumentError,
-  SessionError,
-  SessionExistsError,
-  SessionFormatError,
-  SessionNotFoundError,
-  SessionStorageError,
-} from "../../src/errors.ts";
-import { rememberRawJson, toJsonLine } from "../../src/jsonl.ts";
+  errorToWire,
+  type MessageEndpoint,
+  type RpcCallContext,
+  serveRpc,
+  type WireError,
+} from "../../src/rpc.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
-import type { ListOptions, ReplaceOptions, SessionStore } from "../../src/store.ts";
+import type { ListOptions, LoadedBranch, ReplaceOptions, SessionStore } from "../../src/store.ts";
 
-/**
- * What both ends post to: a `Worker`, a `MessagePort`, or a worker's global scope.
- *
- * @example
- * ```ts
- * import type { MessageEndpoint } from "@mu/sessions/stores/worker/serve";
- * const scope = globalThis as unknown as MessageEndpoint; // inside a worker
- * ```
- */
-export interface MessageEndpoint {
-  postMessage(message: unknown, transfer: Transferable[]): void;
-  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
-  removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;
-}
-
-/**
- * An error as plain, structured-clone-safe data (see {@link errorToWire}).
- *
- * @example
- * ```ts
- * import type { WireError } from "@mu/sessions/stores/worker/serve";
- * const wire: WireError = { name: "SessionNotFoundError", message: "Session not found: s1", sessionId: "s1" };
- * ```
- */
-export interface WireError {
-  name: string;
-  message: string;
-  stack?: string;
-  sessionId?: string;
-  entryId?: string;
-  line?: number;
-  byteOffset?: number;
-  reason?: string;
-  source?: string;
-}
+// The message layer itself, for workers that serve more than a store.
+export {
+  errorFromWire,
+  errorToWire,
+  type MessageEndpoint,
+  type RpcCallContext,
+  type RpcCallOptions,
+  RpcClient,
+  type RpcHandler,
+  type RpcMessage,
+  serveRpc,
+  type WireError,
+} from "../../src/rpc.ts";
 
 /**
  * Message type that opens a served store (see {@link acceptStoreConnections}).
@@ -95,141 +74,111 @@ export const CONNECT_MESSAGE = "mu-sessions/connect";
 export const REMOVE_MESSAGE = "mu-sessions/remove";
 
 /**
- * Flatten an error for `postMessage` (custom error names do not survive structured cloning).
+ * A header and entries as they cross: JSON text lines (see the wire rules above).
  *
  * @example
  * ```ts
- * import { errorFromWire, errorToWire } from "@mu/sessions/stores/worker/serve";
- * import { SessionNotFoundError } from "@mu/sessions";
- * errorFromWire(errorToWire(new SessionNotFoundError("s1"))) instanceof SessionNotFoundError; // true
+ * import type { WireSession } from "@mu/sessions/stores/worker/serve";
+ * const wire: WireSession = { header: '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}', entries: [] };
  * ```
  */
-export function errorToWire(error: unknown): WireError {
-  if (!(error instanceof Error) && !(error instanceof DOMException)) {
-    return { name: "Error", message: String(error) };
-  }
-  const wire: WireError = { name: error.name, message: error.message, stack: error.stack };
-  const typed = error as unknown as Record<string, unknown>;
-  for (const key of ["sessionId", "entryId", "reason", "source"] as const) {
-    if (typeof typed[key] === "string") wire[key] = typed[key] as string;
-  }
-  for (const key of ["line", "byteOffset"] as const) {
-    if (typeof typed[key] === "number") wire[key] = typed[key] as number;
-  }
-  return wire;
+export interface WireSession {
+  header: string;
+  entries: string[];
 }
 
 /**
- * Re-create the library's typed error (by `name`) from {@link errorToWire} data.
+ * Encode for the wire on the sending side: a value JSON cannot store rejects here, with
+ * `SessionStorageError`, before anything is posted.
  *
  * @example
  * ```ts
- * import { errorFromWire } from "@mu/sessions/stores/worker/serve";
- * const error = errorFromWire({ name: "SessionExistsError", message: "taken", sessionId: "s1" });
- * error.name; // "SessionExistsError", and instanceof SessionExistsError
+ * import { sessionToWire } from "@mu/sessions/stores/worker/serve";
+ * sessionToWire({ type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" }, []).entries; // []
  * ```
  */
-export function errorFromWire(wire: WireError): Error {
-  let error: Error;
-  switch (wire.name) {
-    case "SessionNotFoundError":
-      error = new SessionNotFoundError(wire.sessionId ?? "", wire.message);
-      break;
-    case "SessionExistsError":
-      error = new SessionExistsError(wire.sessionId ?? "", wire.message);
-      break;
-    case "SessionFormatError":
-      error = new SessionFormatError(wire.reason ?? wire.message, {
-        line: wire.line,
-        byteOffset: wire.byteOffset,
-        source: wire.source,
-      });
-      break;
-    case "EntryNotFoundError":
-      error = new EntryNotFoundError(wire.entryId ?? "");
-      break;
-    case "SessionStorageError":
-      error = new SessionStorageError(wire.message);
-      break;
-    case "InvalidArgumentError":
-      error = new InvalidArgumentError(wire.message);
-      break;
-    case "SessionError":
-      error = new SessionError(wire.message);
-      break;
-    case "AbortError":
-      return new DOMException(wire.message, "AbortError");
-    default:
-      error = new Error(wire.message);
-      error.name = wire.name;
-  }
-  // Keep the worker-side frames: that is where the failure happened.
-  if (wire.stack) error.stack = `${error.name}: ${error.message}\n    (in worker)\n${wire.stack}`;
-  return error;
-}
-
-function parseLine<T extends object>(line: string): T {
-  const value = JSON.parse(line) as T;
-  rememberRawJson(value, line);
-  return value;
+export function sessionToWire(
+  header: SessionHeader,
+  entries: readonly SessionEntry[],
+): WireSession {
+  return { header: toJsonLine(header, "header"), entries: encodeEntries(entries) };
 }
 
 /**
- * A call on a served store: wire arguments (JSON lines for headers and entries).
+ * Decode on the receiving side, keeping each line's text (byte-identical export); a
+ * damaged line raises `SessionFormatError`.
  *
  * @example
  * ```ts
- * import type { WireRequest } from "@mu/sessions/stores/worker/serve";
- * const request: WireRequest = { id: 1, method: "append", args: ["s1", ['{"type":"custom"}']] };
+ * import { sessionFromWire } from "@mu/sessions/stores/worker/serve";
+ * sessionFromWire({ header: '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}', entries: [] }).header.id; // "s"
  * ```
  */
-export type WireRequest = { id: number; method: string; args: unknown[]; events?: boolean };
+export function sessionFromWire(wire: WireSession): LoadedBranch {
+  return { header: decodeHeader(wire.header, WIRE), entries: entriesFromWire(wire.entries) };
+}
+
 /**
- * The answer to a {@link WireRequest}, or a listing event sent before it.
+ * Entries alone (an append), decoded like {@link sessionFromWire}.
  *
  * @example
  * ```ts
- * import type { WireReply } from "@mu/sessions/stores/worker/serve";
- * const reply: WireReply = { id: 1, event: "progress", loaded: 3, total: 10 };
+ * import { entriesFromWire } from "@mu/sessions/stores/worker/serve";
+ * entriesFromWire(['{"type":"custom","id":"a","parentId":null}'])[0].id; // "a"
  * ```
  */
-export type WireReply =
-  | { id: number; ok: true; value: unknown }
-  | { id: number; ok: false; error: WireError }
-  | { id: number; event: "progress"; loaded: number; total: number }
-  | { id: number; event: "skipped"; path: string; error: WireError };
+export function entriesFromWire(lines: readonly string[]): SessionEntry[] {
+  return lines.map((line, i) => decodeRecord<SessionEntry>(line, i + 2, WIRE));
+}
+
+const WIRE = { source: "worker channel" };
+
+/**
+ * A served store's listing event (see {@link RpcCallContext.emit}).
+ *
+ * @example
+ * ```ts
+ * import type { ListEvent } from "@mu/sessions/stores/worker/serve";
+ * const event: ListEvent = { event: "progress", loaded: 3, total: 10 };
+ * ```
+ */
+export type ListEvent =
+  | { event: "progress"; loaded: number; total: number }
+  | { event: "skipped"; path: string; error: WireError };
 
 /** The methods a served store answers, given wire arguments. */
 function dispatch(
   store: SessionStore,
-  request: WireRequest,
-  signal: AbortSignal,
-  post: (reply: WireReply) => void,
+  method: string,
+  args: unknown[],
+  context: RpcCallContext,
 ): Promise<unknown> {
-  const [a, b, c] = request.args as [unknown, unknown, unknown];
-  const lines = (value: unknown) => (value as string[]).map((l) => parseLine<SessionEntry>(l));
-  switch (request.method) {
-    case "create":
-      return store.create(parseLine<SessionHeader>(a as string), lines(b));
+  const [a, b] = args as [unknown, unknown];
+  switch (method) {
+    case "create": {
+      const { header, entries } = sessionFromWire(a as WireSession);
+      return store.create(header, entries);
+    }
     case "append":
-      return store.append(a as string, lines(b));
-    case "replace":
-      return store.replace(parseLine<SessionHeader>(a as string), lines(b), c as ReplaceOptions);
+      return store.append(a as string, entriesFromWire(b as string[]));
+    case "replace": {
+      const { header, entries } = sessionFromWire(a as WireSession);
+      return store.replace(header, entries, b as ReplaceOptions);
+    }
     case "updateHeader":
-      return store.updateHeader(parseLine<SessionHeader>(a as string));
+      return store.updateHeader(decodeHeader(a, WIRE));
     case "load":
       return store.load(a as string).then((loaded) => ({
         ...loaded,
-        header: toJsonLine(loaded.header),
-        entries: loaded.entries.map(toJsonLine),
+        ...sessionToWire(loaded.header, loaded.entries),
       }));
     case "list": {
-      const options = { ...(a as ListOptions), signal };
-      if (request.events) {
-        options.onProgress = (loaded, total) =>
-          post({ id: request.id, event: "progress", loaded, total });
+      const options: ListOptions = { ...(a as ListOptions), signal: context.signal };
+      if (context.events) {
+        const emit = (event: ListEvent) => context.emit(event);
+        options.onProgress = (loaded, total) => emit({ event: "progress", loaded, total });
         options.onSkipped = ({ path, error }) =>
-          post({ id: request.id, event: "skipped", path, error: errorToWire(error) });
+          emit({ event: "skipped", path, error: errorToWire(error) });
       }
       return store.list(options);
     }
@@ -242,13 +191,15 @@ function dispatch(
       return store.exportJsonl(a as string);
     case "loadBranch": {
       if (!store.loadBranch) throw new SessionStorageError("loadBranch is not supported");
-      return store.loadBranch(a as string, b as string | null | undefined).then((r) => ({
-        header: toJsonLine(r.header),
-        entries: r.entries.map(toJsonLine),
-      }));
+      return store.loadBranch(a as string, b as string | null | undefined)
+        .then((r) => sessionToWire(r.header, r.entries));
     }
+    case "close":
+      return store.close();
+    case "describe":
+      return Promise.resolve(describeStore(store));
     default:
-      throw new SessionStorageError(`Unknown store method ${request.method}`);
+      throw new SessionStorageError(`Unknown store method ${method}`);
   }
 }
 
@@ -289,30 +240,10 @@ function describeStore(store: SessionStore): StoreDescription {
  * ```
  */
 export function serveSessionStore(port: MessagePort, store: SessionStore): void {
-  const running = new Map<number, AbortController>();
-  const post = (reply: WireReply) => port.postMessage(reply);
-  port.onmessage = async (event: MessageEvent) => {
-    const data = event.data as WireRequest | { abort: number };
-    if ("abort" in data) {
-      running.get(data.abort)?.abort(new DOMException("Listing aborted", "AbortError"));
-      return;
-    }
-    const controller = new AbortController();
-    running.set(data.id, controller);
-    try {
-      const value = data.method === "close"
-        ? await store.close()
-        : data.method === "describe"
-        ? describeStore(store)
-        : await dispatch(store, data, controller.signal, post);
-      post({ id: data.id, ok: true, value });
-    } catch (error) {
-      post({ id: data.id, ok: false, error: errorToWire(error) });
-    } finally {
-      running.delete(data.id);
-    }
-    if (data.method === "close") port.close();
-  };
+  serveRpc(port, (method, args, context) => {
+    if (method === "close") context.afterReply(() => port.close()); // the client is done
+    return dispatch(store, method, args, context);
+  });
 }
 
 /**
@@ -340,9 +271,10 @@ export interface StoreConnectionHandlers<Options> {
  * @example
  * ```ts
  * // my_worker.ts (bundled as a module worker)
- * import { acceptStoreConnections } from "@mu/sessions/stores/worker/serve";
+ * import { acceptStoreConnections, type MessageEndpoint } from "@mu/sessions/stores/worker/serve";
  * import { openSqliteWasmStore } from "@mu/sessions/stores/sqlite/wasm";
- * acceptStoreConnections(self, { open: openSqliteWasmStore });
+ * // In a module worker `self` is the endpoint; the cast only satisfies the page's DOM typings.
+ * acceptStoreConnections(self as unknown as MessageEndpoint, { open: openSqliteWasmStore });
  * ```
  */
 export function acceptStoreConnections<Options>(

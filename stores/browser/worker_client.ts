@@ -14,7 +14,9 @@
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
-import { rememberRawJson, toJsonLine } from "../../src/jsonl.ts";
+import { toJsonLine } from "../../src/jsonl.ts";
+import { encodeEntries } from "../../src/records.ts";
+import { errorFromWire, type RpcCallOptions, RpcClient } from "../../src/rpc.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
@@ -29,12 +31,13 @@ import {
 } from "../../src/store.ts";
 import {
   CONNECT_MESSAGE,
-  errorFromWire,
+  type ListEvent,
   type MessageEndpoint,
   REMOVE_MESSAGE,
+  sessionFromWire,
+  sessionToWire,
   type StoreDescription,
-  type WireReply,
-  type WireRequest,
+  type WireSession,
 } from "./worker_channel.ts";
 
 /**
@@ -75,6 +78,7 @@ function handshake(
     const finish = () => {
       clearTimeout(timer);
       worker.removeEventListener?.("error", onError);
+      port1.onmessage = null; // later messages on the port are the store's calls
     };
     const fail = (error: Error) => {
       finish();
@@ -131,18 +135,6 @@ export async function removeWorkerStorage(
 /** How long `close()` waits for the worker to confirm. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
-interface Pending {
-  resolve(value: unknown): void;
-  reject(error: Error): void;
-  onEvent?(reply: WireReply): void;
-}
-
-function parseLine<T extends object>(line: string): T {
-  const value = JSON.parse(line) as T;
-  rememberRawJson(value, line);
-  return value;
-}
-
 /**
  * A {@link SessionStore} served from a worker (see `acceptStoreConnections`). Calls are
  * pipelined over a `MessagePort`; errors arrive as the library's typed error classes.
@@ -163,34 +155,26 @@ export class WorkerSessionStore implements SessionStore {
   /** Present when the served store can load one branch (the SQLite store can). */
   readonly loadBranch?: SessionStore["loadBranch"];
   readonly #port: MessagePort;
-  readonly #pending = new Map<number, Pending>();
+  readonly #rpc: RpcClient;
   readonly #onClose?: () => void;
-  #nextId = 1;
   #closed = false;
 
   private constructor(
     port: MessagePort,
     description: StoreDescription,
     onClose?: () => void,
+    rpc = new RpcClient(port),
   ) {
     this.#port = port;
+    this.#rpc = rpc;
     this.kind = description.kind;
     this.#onClose = onClose;
-    port.onmessage = (event: MessageEvent) => this.#receive(event.data as WireReply);
     if (description.capabilities.includes("exportJsonl")) {
       this.exportJsonl = (sessionId) => this.#call<string>("exportJsonl", [sessionId]);
     }
     if (description.capabilities.includes("loadBranch")) {
-      this.loadBranch = async (sessionId, leafId) => {
-        const wire = await this.#call<{ header: string; entries: string[] }>(
-          "loadBranch",
-          [sessionId, leafId],
-        );
-        return {
-          header: parseLine<SessionHeader>(wire.header),
-          entries: wire.entries.map((line) => parseLine<SessionEntry>(line)),
-        };
-      };
+      this.loadBranch = async (sessionId, leafId) =>
+        sessionFromWire(await this.#call<WireSession>("loadBranch", [sessionId, leafId]));
     }
   }
 
@@ -217,34 +201,27 @@ export class WorkerSessionStore implements SessionStore {
 
   /** Use a store already served on `port` with `serveSessionStore`. */
   static async overPort(port: MessagePort): Promise<WorkerSessionStore> {
-    const probe = new WorkerSessionStore(port, { kind: "worker", capabilities: [] });
-    const description = await probe.#call<StoreDescription>("describe", []);
-    return new WorkerSessionStore(port, description);
+    const rpc = new RpcClient(port);
+    const description = await rpc.call<StoreDescription>("describe", []);
+    return new WorkerSessionStore(port, description, undefined, rpc);
   }
 
   async create(
     header: SessionHeader,
     entries: readonly SessionEntry[] = [],
   ): Promise<CreatedSession> {
-    const args = await this.#serialise("create", () => [toJsonLine(header), lines(entries)]);
+    const args = await this.#encode("create", () => [sessionToWire(header, entries)]);
     return await this.#call<CreatedSession>("create", args);
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    const args = await this.#serialise("append", () => [sessionId, lines(entries)]);
+    const args = await this.#encode("append", () => [sessionId, encodeEntries(entries)]);
     await this.#call("append", args);
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
-    const wire = await this.#call<Omit<LoadedSession, "header" | "entries"> & WireSession>(
-      "load",
-      [sessionId],
-    );
-    return {
-      ...wire,
-      header: parseLine<SessionHeader>(wire.header),
-      entries: wire.entries.map((line) => parseLine<SessionEntry>(line)),
-    };
+    const wire = await this.#call<LoadedSession & WireSession>("load", [sessionId]);
+    return { ...wire, ...sessionFromWire(wire) };
   }
 
   async replace(
@@ -252,30 +229,26 @@ export class WorkerSessionStore implements SessionStore {
     entries: readonly SessionEntry[],
     options: ReplaceOptions = {},
   ): Promise<void> {
-    const args = await this.#serialise(
-      "replace",
-      () => [toJsonLine(header), lines(entries), options],
-    );
+    const args = await this.#encode("replace", () => [sessionToWire(header, entries), options]);
     await this.#call("replace", args);
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
-    const args = await this.#serialise("updateHeader", () => [toJsonLine(header)]);
+    const args = await this.#encode("updateHeader", () => [toJsonLine(header, "header")]);
     await this.#call("updateHeader", args);
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
     throwIfAborted(options.signal);
     const { cwd, includeInternal, signal, onProgress, onSkipped } = options;
-    const events = Boolean(onProgress || onSkipped);
+    const onEvent = (data: unknown) => {
+      const event = data as ListEvent;
+      if (event.event === "progress") onProgress?.(event.loaded, event.total);
+      else onSkipped?.({ path: event.path, error: errorFromWire(event.error) });
+    };
     return await this.#call<SessionInfo[]>("list", [{ cwd, includeInternal }], {
-      events,
       signal,
-      onEvent: (reply) => {
-        if (!("event" in reply)) return;
-        if (reply.event === "progress") onProgress?.(reply.loaded, reply.total);
-        else onSkipped?.({ path: reply.path, error: errorFromWire(reply.error) });
-      },
+      onEvent: onProgress || onSkipped ? onEvent : undefined,
     });
   }
 
@@ -304,62 +277,20 @@ export class WorkerSessionStore implements SessionStore {
     } finally {
       clearTimeout(timer);
       this.#closed = true;
+      this.#rpc.close();
       this.#port.close();
       this.#onClose?.();
     }
   }
 
-  async #serialise(what: string, fn: () => unknown[]): Promise<unknown[]> {
+  /** Encode on this side, so an unstorable value rejects before anything is posted. */
+  async #encode(what: string, fn: () => unknown[]): Promise<unknown[]> {
     assertOpen(this.#closed, this.kind);
     return await storageOperation(what, fn);
   }
 
-  #call<T>(
-    method: string,
-    args: unknown[],
-    extra: { events?: boolean; signal?: AbortSignal; onEvent?: Pending["onEvent"] } = {},
-  ): Promise<T> {
+  #call<T>(method: string, args: unknown[], options?: RpcCallOptions): Promise<T> {
     assertOpen(this.#closed, this.kind);
-    const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
-      const { signal } = extra;
-      const onAbort = () => {
-        this.#pending.delete(id);
-        this.#port.postMessage({ abort: id });
-        reject(signal!.reason ?? new DOMException("Listing aborted", "AbortError"));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#pending.set(id, {
-        resolve: (value) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(value as T);
-        },
-        reject: (error) => {
-          signal?.removeEventListener("abort", onAbort);
-          reject(error);
-        },
-        onEvent: extra.onEvent,
-      });
-      const request: WireRequest = { id, method, args, events: extra.events };
-      this.#port.postMessage(request);
-    });
+    return this.#rpc.call<T>(method, args, options);
   }
-
-  #receive(reply: WireReply): void {
-    const pending = this.#pending.get(reply.id);
-    if (!pending) return; // aborted or unknown: drop
-    if ("event" in reply) return pending.onEvent?.(reply);
-    this.#pending.delete(reply.id);
-    if (reply.ok) pending.resolve(reply.value);
-    else pending.reject(errorFromWire(reply.error));
-  }
-}
-
-interface WireSession {
-  header: string;
-  entries: string[];
-}
-
-function lines(entries: readonly SessionEntry[]): string[] {
-  return entries.map(toJsonLine);
 }

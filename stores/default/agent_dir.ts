@@ -6,7 +6,16 @@
  */
 import { homedir } from "node:os";
 
-/** The environment variables read here (`process.env`, `Deno.env.toObject()` both fit). */
+/**
+ * The environment variables read here (`process.env`, `Deno.env.toObject()` both fit).
+ *
+ * @example
+ * ```ts
+ * import { type AgentEnv, resolveAgentDir } from "@mu/sessions/stores/default";
+ * const env: AgentEnv = { PI_CODING_AGENT_DIR: "/tmp/agent" };
+ * resolveAgentDir({ env }); // "/tmp/agent"
+ * ```
+ */
 export type AgentEnv = Readonly<Record<string, string | undefined>>;
 
 /** Join with the separator the base path already uses (a Windows home keeps `\`). */
@@ -21,7 +30,7 @@ function joinPath(base: string, ...parts: string[]): string {
  *
  * @example
  * ```ts
- * import { agentDir } from "@mu/sessions/stores/default";
+ * import { agentDir } from "./agent_dir.ts";
  * agentDir({}, "/home/u"); // "/home/u/.pi/agent"
  * agentDir({ PI_CODING_AGENT_DIR: "~/agent" }, "/home/u"); // "/home/u/agent"
  * ```
@@ -44,7 +53,7 @@ export function agentDir(env: AgentEnv, home: string): string {
  *
  * @example
  * ```ts
- * import { defaultSqlitePath } from "@mu/sessions/stores/default";
+ * import { defaultSqlitePath } from "./agent_dir.ts";
  * defaultSqlitePath({ PI_CODING_AGENT_DIR: "/tmp/agent" }); // "/tmp/agent/sessions.db"
  * ```
  */

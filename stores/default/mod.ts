@@ -20,7 +20,8 @@ import { SessionStorageError } from "../../src/errors.ts";
 import { registerRuntimeStorage, type RuntimeStorage } from "../../src/runtime.ts";
 import type { SessionStore } from "../../src/store.ts";
 import { agentDir as agentDirFor, type AgentEnv } from "./agent_dir.ts";
-import { openJsonlFile, openJsonlFsStore, readLocalFile } from "../jsonl/fs.ts";
+import { openJsonlFsStore } from "../jsonl/fs.ts";
+import { openJsonlFile, readLocalFile } from "../jsonl/_local.ts";
 import type { JsonlSessionStore } from "../jsonl/store.ts";
 import { JsonlListingCache } from "../jsonl/_cache.ts";
 import { openSqliteStore } from "../sqlite/file.ts";
@@ -32,12 +33,16 @@ import {
 } from "./settings.ts";
 import { canonicalDir, resolveProjectTrust, type TrustDecision } from "./trust.ts";
 
+// Types the public options and results below refer to.
+export type { AgentEnv } from "./agent_dir.ts";
+export type { TrustDecision } from "./trust.ts";
+
 /**
  * Inputs of the storage decision.
  *
  * @example
  * ```ts
- * import { type StorageOptions } from "./mod.ts";
+ * import { type StorageOptions } from "@mu/sessions/stores/default";
  * const options: StorageOptions = { cwd: "/work/repo", approve: false };
  * ```
  */
@@ -65,7 +70,7 @@ export interface StorageOptions {
  *
  * @example
  * ```ts
- * import { type StorageSource } from "./mod.ts";
+ * import { type StorageSource } from "@mu/sessions/stores/default";
  * const source: StorageSource = "project-settings";
  * ```
  */
@@ -76,7 +81,7 @@ export type StorageSource = "explicit" | "project-settings" | "global-settings" 
  *
  * @example
  * ```ts
- * import { type ChoiceContext } from "./mod.ts";
+ * import { type ChoiceContext } from "@mu/sessions/stores/default";
  * declare const context: ChoiceContext;
  * if (context.ignoredProjectSettings) console.log("untrusted:", context.ignoredProjectSettings);
  * ```
@@ -95,7 +100,7 @@ export interface ChoiceContext {
  *
  * @example
  * ```ts
- * import { type StorageChoice } from "./mod.ts";
+ * import { type StorageChoice } from "@mu/sessions/stores/default";
  * const choice: StorageChoice = { kind: "sqlite", path: "/home/u/.pi/agent/sessions.db", source: "default" };
  * ```
  */
@@ -122,7 +127,7 @@ function environment(options: StorageOptions): AgentEnv {
  *
  * @example
  * ```ts
- * import { resolveAgentDir } from "./mod.ts";
+ * import { resolveAgentDir } from "@mu/sessions/stores/default";
  * resolveAgentDir({ env: { PI_CODING_AGENT_DIR: "/tmp/agent" } }); // "/tmp/agent"
  * ```
  */
@@ -157,7 +162,7 @@ function homeOf(options: StorageOptions): string | undefined {
  *
  * @example
  * ```ts
- * import { resolveStorageChoice } from "./mod.ts";
+ * import { resolveStorageChoice } from "@mu/sessions/stores/default";
  * const choice = await resolveStorageChoice({ cwd: "/work/repo" });
  * choice.kind; // "sqlite" unless settings say otherwise
  * ```
@@ -227,7 +232,7 @@ function cacheFor(dir: string): JsonlListingCache {
  *
  * @example
  * ```ts
- * import { openJsonlDirectory } from "./mod.ts";
+ * import { openJsonlDirectory } from "@mu/sessions/stores/default";
  * const store = await openJsonlDirectory("/tmp/sessions");
  * ```
  */
@@ -241,7 +246,7 @@ export async function openJsonlDirectory(dir: string): Promise<JsonlSessionStore
  *
  * @example
  * ```ts
- * import { openStorage, resolveStorageChoice } from "./mod.ts";
+ * import { openStorage, resolveStorageChoice } from "@mu/sessions/stores/default";
  * const store = await openStorage(await resolveStorageChoice({ cwd: "/work/repo" }));
  * ```
  */
@@ -274,7 +279,7 @@ export async function openStorage(
  *
  * @example
  * ```ts
- * import { resolveDefaultStore } from "./mod.ts";
+ * import { resolveDefaultStore } from "@mu/sessions/stores/default";
  * const store = await resolveDefaultStore({ cwd: "/work/repo" });
  * const recent = await store.list({ cwd: "/work/repo" });
  * ```
@@ -290,7 +295,7 @@ export async function resolveDefaultStore(options: StorageOptions = {}): Promise
  * @example
  * ```ts
  * import { registerRuntimeStorage } from "@mu/sessions";
- * import { fileSystemRuntimeStorage } from "./mod.ts";
+ * import { fileSystemRuntimeStorage } from "@mu/sessions/stores/default";
  * registerRuntimeStorage(fileSystemRuntimeStorage({ approve: false }));
  * ```
  */

@@ -51,7 +51,7 @@ export type TrustFile = Record<string, boolean | null>;
  *
  * @example
  * ```ts
- * import { type TrustDecision } from "./trust.ts";
+ * import { type TrustDecision } from "@mu/sessions/stores/default";
  * declare const decision: TrustDecision;
  * if (decision.source === "saved") console.log("decided for", decision.savedPath);
  * ```

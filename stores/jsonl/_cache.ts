@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { unparseableLineReason } from "../../src/_line_reason.ts";
 import { SessionError, SessionFormatError, SessionStorageError } from "../../src/errors.ts";
 import { JsonlLineSplitter, parseSessionJsonl } from "../../src/jsonl.ts";
 import { applyEntryToListing, type ListingState, listingStateOf } from "../../src/listing.ts";
@@ -108,9 +109,7 @@ async function foldFrom(
       value = JSON.parse(record.text);
     } catch (error) {
       throw new SessionFormatError(
-        record.terminated
-          ? `invalid JSON: ${(error as Error).message}`
-          : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it",
+        unparseableLineReason(record.text, record.terminated, error),
         where,
       );
     }
@@ -148,7 +147,7 @@ export type ListingNeed = (header: SessionHeader) => "body" | "header";
  * @example
  * ```ts
  * import { summarizeFile } from "./_cache.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const stat = (await fs.stat("a.jsonl"))!;
  * const summary = await summarizeFile(fs, "a.jsonl", stat, undefined, () => "body");

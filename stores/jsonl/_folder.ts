@@ -17,7 +17,7 @@ import { SessionStorageError } from "../../src/errors.ts";
  *
  * @example
  * ```ts
- * import { type FolderEntry } from "./_folder.ts";
+ * import { type FolderEntry } from "@mu/sessions/stores/jsonl";
  * const entry: FolderEntry = { name: "--home-u-p--", kind: "directory" };
  * ```
  */
@@ -31,7 +31,7 @@ export interface FolderEntry {
  *
  * @example
  * ```ts
- * import { type FileStat } from "./_folder.ts";
+ * import { type FileStat } from "@mu/sessions/stores/jsonl";
  * const stat: FileStat = { size: 120, mtimeMs: Date.now() };
  * ```
  */
@@ -46,7 +46,7 @@ export interface FileStat {
  *
  * @example
  * ```ts
- * import { type ReleaseLock } from "./_folder.ts";
+ * import { type ReleaseLock } from "@mu/sessions/stores/jsonl";
  * const release: ReleaseLock = async () => {};
  * ```
  */
@@ -57,7 +57,7 @@ export type ReleaseLock = () => Promise<void>;
  *
  * @example
  * ```ts
- * import { type LockOptions } from "./_folder.ts";
+ * import { type LockOptions } from "@mu/sessions/stores/jsonl";
  * const options: LockOptions = { timeoutMs: 2_000 };
  * ```
  */
@@ -72,7 +72,7 @@ export interface LockOptions {
  *
  * @example
  * ```ts
- * import type { JsonlFolderFs } from "./_folder.ts";
+ * import type { JsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * async function sizeOf(fs: JsonlFolderFs, path: string) {
  *   return (await fs.stat(path))?.size ?? 0;
  * }

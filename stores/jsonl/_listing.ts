@@ -51,7 +51,7 @@ export interface ListFolderOptions {
  * ```ts
  * import { listFolder } from "./_listing.ts";
  * import { JsonlListingCache } from "./_cache.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const { rows } = await listFolder(fs, ["a.jsonl"], new JsonlListingCache(), {}, {
  *   concurrency: 8,

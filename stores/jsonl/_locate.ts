@@ -20,7 +20,7 @@ import { readHeader } from "./_scan.ts";
  * @example
  * ```ts
  * import { SessionLocator } from "./_locate.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const locator = new SessionLocator(new NodeJsonlFolderFs("/tmp/sessions"));
  * await locator.locate("some-id"); // folder path or undefined
  * ```

@@ -53,7 +53,7 @@ export function freshHeader(cwd: string): SessionHeader {
  * @example
  * ```ts
  * import { rewriteHeader } from "./_rewrite.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * await rewriteHeader(fs, "x.jsonl", { type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" });
  * ```

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { unparseableLineReason } from "../../src/_line_reason.ts";
 import { SessionFormatError } from "../../src/errors.ts";
 import { headerVersion, upgradeRecords } from "../../src/migrate.ts";
 import { describeSchemaError, type SessionHeader, SessionHeaderSchema } from "../../src/schema.ts";
@@ -39,7 +40,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * @example
  * ```ts
  * import { readHeadLine } from "./_scan.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const head = await readHeadLine(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
  * ```
@@ -133,9 +134,7 @@ export function parseHeaderLine(head: HeadLine | undefined, source: string): Hea
     raw = JSON.parse(head.text);
   } catch (error) {
     throw new SessionFormatError(
-      head.terminated
-        ? `invalid JSON: ${(error as Error).message}`
-        : "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it",
+      unparseableLineReason(head.text, head.terminated, error),
       where,
     );
   }
@@ -171,7 +170,7 @@ export function parseHeaderLine(head: HeadLine | undefined, source: string): Hea
  * @example
  * ```ts
  * import { readHeader } from "./_scan.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const { id } = await readHeader(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
  * ```

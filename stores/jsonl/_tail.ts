@@ -36,7 +36,7 @@ const BACK_CHUNK = 64 * 1024;
  * @example
  * ```ts
  * import { inspectTail } from "./_tail.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const tail = await inspectTail(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
  * ```
@@ -96,12 +96,13 @@ export async function inspectTail(
  *
  * @example
  * ```ts
- * import { TornTailError } from "./_tail.ts";
+ * import { TornTailError } from "@mu/sessions/stores/jsonl";
  * const error = new TornTailError("/s/x.jsonl", 120);
  * error instanceof Error; // true (and a SessionStorageError)
  * ```
  */
 export class TornTailError extends SessionStorageError {
+  override name = "TornTailError";
   /** The file (as shown to people). */
   readonly path: string;
   /** Where the torn record starts. */
@@ -124,7 +125,7 @@ export class TornTailError extends SessionStorageError {
  * @example
  * ```ts
  * import { appendAfterTail } from "./_tail.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const size = (await fs.stat("a.jsonl"))!.size;
  * await appendAfterTail(fs, "a.jsonl", size, new TextEncoder().encode("{}\n"), false);
@@ -172,7 +173,7 @@ export async function appendAfterTail(
  *
  * @example
  * ```ts
- * import { type RepairReport } from "./_tail.ts";
+ * import { type RepairReport } from "@mu/sessions/stores/jsonl";
  * declare const report: RepairReport;
  * console.log(report.action, report.backupPath ?? "no backup needed");
  * ```
@@ -198,7 +199,7 @@ export interface RepairReport {
  * @example
  * ```ts
  * import { repairSessionFile } from "./_tail.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const report = await repairSessionFile(new NodeJsonlFolderFs("/tmp/sessions"), "a.jsonl");
  * ```
  */

@@ -2,7 +2,7 @@
  * The JSONL session-folder store on the local file system, for Deno and Node alike (Deno
  * runs `node:fs`). Appends are positional writes plus `fdatasync`; rewrites go to a temp
  * file in the same folder, `fsync`, then `rename`; locks are lock files
- * (`jsonl_lockfile.ts`); deletes use the `trash` command when it is installed.
+ * (`_lockfile.ts`); deletes use the `trash` command when it is installed.
  *
  * @module
  */
@@ -28,7 +28,7 @@ import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
  *
  * @example
  * ```ts
- * import { type FsFolderOptions } from "./fs.ts";
+ * import { type FsFolderOptions } from "@mu/sessions/stores/jsonl";
  * const options: FsFolderOptions = { trashCommand: false, staleLockMs: 60_000 };
  * ```
  */
@@ -71,7 +71,7 @@ async function findOnPath(command: string): Promise<string | undefined> {
  *
  * @example
  * ```ts
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * await fs.list(""); // [] when the folder does not exist yet
  * ```
@@ -305,7 +305,7 @@ async function syncDirectory(folder: string): Promise<void> {
  *
  * @example
  * ```ts
- * import { type JsonlFsStoreOptions } from "./fs.ts";
+ * import { type JsonlFsStoreOptions } from "@mu/sessions/stores/jsonl";
  * const options: JsonlFsStoreOptions = { trashCommand: false, lockTimeoutMs: 5_000 };
  * ```
  */
@@ -316,7 +316,7 @@ export type JsonlFsStoreOptions = JsonlStoreOptions & FsFolderOptions;
  *
  * @example
  * ```ts
- * import { openJsonlFsStore } from "./fs.ts";
+ * import { openJsonlFsStore } from "@mu/sessions/stores/jsonl";
  * const store = await openJsonlFsStore("/tmp/sessions");
  * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
  * ```
@@ -328,55 +328,8 @@ export async function openJsonlFsStore(
   return new JsonlSessionStore(new NodeJsonlFolderFs(directory, options), options);
 }
 
-/**
- * Open one JSONL file directly (`SessionManager.open(path)`): creates it with a fresh
- * format-4 header for `cwd` when it is missing or empty. New sessions of the returned store
- * go to `sessionDir`, or the file's folder.
- *
- * @example
- * ```ts
- * import { openJsonlFile } from "./fs.ts";
- * const { store, sessionId } = await openJsonlFile("/tmp/x/session.jsonl", { cwd: "/work" });
- * ```
- */
-export async function openJsonlFile(
-  path: string,
-  options: { sessionDir?: string; cwd: string } & JsonlFsStoreOptions,
-): Promise<{ store: JsonlSessionStore; sessionId: string; path: string }> {
-  const absolute = resolve(path);
-  const fs = new NodeJsonlFolderFs(options.sessionDir ?? dirname(absolute), options);
-  const store = new JsonlSessionStore(fs, options);
-  const sessionId = await store.openFile(fs.folderPath(absolute), { cwd: options.cwd });
-  return { store, sessionId, path: absolute };
-}
-
-/**
- * The bytes of a local file as a stream (sources for fork and import).
- *
- * @example
- * ```ts
- * import { readLocalFile } from "./fs.ts";
- * const stream = await readLocalFile("/tmp/export.jsonl");
- * ```
- */
-export async function readLocalFile(path: string): Promise<ReadableStream<Uint8Array>> {
-  const absolute = resolve(path);
-  const fs = new NodeJsonlFolderFs(dirname(absolute));
-  if (!(await fs.stat(absolute))) {
-    throw new SessionStorageError(`No such file: ${absolute}`);
-  }
-  const chunks = fs.readStream(absolute)[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await chunks.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel() {
-      await chunks.return?.();
-    },
-  });
-}
-
 export { JsonlSessionStore, TornTailError } from "./store.ts";
-export type { RepairReport } from "./store.ts";
+export type { JsonlStoreOptions, RepairReport } from "./store.ts";
+// The folder interface both adapters implement: a custom one (another file system, a test
+// double) plugs into `new JsonlSessionStore(folder, options)`.
+export type { FileStat, FolderEntry, JsonlFolderFs, LockOptions, ReleaseLock } from "./_folder.ts";

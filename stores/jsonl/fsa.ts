@@ -27,7 +27,7 @@ import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
  *
  * @example
  * ```ts
- * import { type FsaFolderOptions } from "./fsa.ts";
+ * import { type FsaFolderOptions } from "@mu/sessions/stores/jsonl/fsa";
  * const options: FsaFolderOptions = { label: "opfs:", lockNamespace: "my-app" };
  * ```
  */
@@ -58,7 +58,7 @@ function isNotFound(error: unknown): boolean {
  *
  * @example
  * ```ts
- * import { FsaJsonlFolderFs } from "./fsa.ts";
+ * import { FsaJsonlFolderFs } from "@mu/sessions/stores/jsonl/fsa";
  * const fs = new FsaJsonlFolderFs(await navigator.storage.getDirectory());
  * await fs.list(""); // entries of the OPFS root
  * ```
@@ -239,7 +239,7 @@ export class FsaJsonlFolderFs implements JsonlFolderFs {
  *
  * @example
  * ```ts
- * import { openJsonlFsaStore } from "./fsa.ts";
+ * import { openJsonlFsaStore } from "@mu/sessions/stores/jsonl/fsa";
  * const store = openJsonlFsaStore(await navigator.storage.getDirectory());
  * const sessions = await store.list();
  * ```
@@ -250,3 +250,8 @@ export function openJsonlFsaStore(
 ): JsonlSessionStore {
   return new JsonlSessionStore(new FsaJsonlFolderFs(handle, options), options);
 }
+
+// What openJsonlFsaStore returns and takes, and the folder interface FsaJsonlFolderFs
+// implements, so browser code can name them without the Deno/Node entry.
+export type { JsonlSessionStore, JsonlStoreOptions } from "./store.ts";
+export type { JsonlFolderFs } from "./_folder.ts";

@@ -48,7 +48,7 @@ export type { RepairReport } from "./_tail.ts";
  *
  * @example
  * ```ts
- * import { type JsonlStoreOptions } from "./store.ts";
+ * import { type JsonlStoreOptions } from "@mu/sessions/stores/jsonl";
  * import { JsonlListingCache } from "./_cache.ts";
  * const options: JsonlStoreOptions = { cache: new JsonlListingCache(), lockTimeoutMs: 5_000 };
  * ```
@@ -71,8 +71,8 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { JsonlSessionStore } from "./store.ts";
- * import { NodeJsonlFolderFs } from "./fs.ts";
+ * import { JsonlSessionStore } from "@mu/sessions/stores/jsonl";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const store = new JsonlSessionStore(new NodeJsonlFolderFs("/tmp/sessions"));
  * const rows = await store.list({ cwd: "/work/project" });
  * ```
@@ -292,7 +292,7 @@ export class JsonlSessionStore implements SessionStore {
    *
    * @example
    * ```ts
-   * import { openJsonlFsStore } from "./fs.ts";
+   * import { openJsonlFsStore } from "@mu/sessions/stores/jsonl";
    * const store = await openJsonlFsStore("/tmp/sessions");
    * await store.pathOf("some-id"); // "/tmp/sessions/2026-..._<hash>.jsonl" or undefined
    * ```
@@ -305,11 +305,15 @@ export class JsonlSessionStore implements SessionStore {
 
   /**
    * Serve a file by path (possibly outside the folder), creating it with a fresh format-4
-   * header for `cwd` when it is missing or empty. Resolves the session id in it.
+   * header for `cwd` when it is missing. Resolves the session id in it. An existing file
+   * that is empty (0 bytes) is refused with the parser's `SessionFormatError` ("empty
+   * source: no session header"), never written into: the CLI, viewer and edge handler
+   * reject the same file, and an empty file where a session was expected (a truncated
+   * copy, another tool's placeholder) is something to look at, not to paper over.
    *
    * @example
    * ```ts
-   * import { openJsonlFsStore } from "./fs.ts";
+   * import { openJsonlFsStore } from "@mu/sessions/stores/jsonl";
    * const store = await openJsonlFsStore("/tmp/sessions");
    * const id = await store.openFile("/tmp/elsewhere/mine.jsonl", { cwd: "/work" });
    * ```
@@ -318,8 +322,8 @@ export class JsonlSessionStore implements SessionStore {
     assertOpen(this.#closed, this.kind);
     const existing = async () => {
       const stat = await this.#fs.stat(path);
-      if (!stat || stat.size === 0) return undefined;
-      const { id } = await readHeader(this.#fs, path, stat.size);
+      if (!stat) return undefined;
+      const { id } = await readHeader(this.#fs, path, stat.size); // 0 bytes: SessionFormatError
       this.#locator.pin(id, path);
       return id;
     };
@@ -344,7 +348,7 @@ export class JsonlSessionStore implements SessionStore {
    *
    * @example
    * ```ts
-   * import { openJsonlFsStore } from "./fs.ts";
+   * import { openJsonlFsStore } from "@mu/sessions/stores/jsonl";
    * const store = await openJsonlFsStore("/tmp/sessions");
    * const report = await store.repairSession("some-id");
    * console.log(report.action, report.backupPath);

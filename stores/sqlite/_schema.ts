@@ -7,7 +7,17 @@
  */
 import { SessionStorageError } from "../../src/errors.ts";
 
-/** A value bound to a `?` placeholder. */
+/**
+ * A value bound to a `?` placeholder.
+ *
+ * @example
+ * ```ts
+ * import type { SqliteDatabase, SqliteValue } from "@mu/sessions/stores/sqlite";
+ * declare const db: SqliteDatabase;
+ * const params: SqliteValue[] = ["s1", 0];
+ * db.prepare("SELECT json FROM entries WHERE session_id = ? AND seq > ?").all(...params);
+ * ```
+ */
 export type SqliteValue = string | number | bigint | null | Uint8Array;
 
 /**
@@ -16,6 +26,8 @@ export type SqliteValue = string | number | bigint | null | Uint8Array;
  * @example
  * ```ts
  * // node:sqlite's StatementSync and better-sqlite3's Statement already fit.
+ * import type { SqliteDatabase } from "@mu/sessions/stores/sqlite";
+ * declare const db: SqliteDatabase;
  * const row = db.prepare("SELECT 1 AS one").get(); // { one: 1 }
  * ```
  */
@@ -46,7 +58,7 @@ export interface SqliteDatabase {
  *
  * @example
  * ```ts
- * import { SQLITE_MIGRATIONS } from "@mu/sessions/stores/sqlite";
+ * import { SQLITE_MIGRATIONS } from "./_schema.ts";
  * SQLITE_MIGRATIONS.length; // the current schema version
  * ```
  */
@@ -91,6 +103,9 @@ export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS.length;
  *
  * @example
  * ```ts
+ * import type { SqliteDatabase } from "@mu/sessions/stores/sqlite";
+ * import { sqliteTransaction } from "./_schema.ts";
+ * declare const db: SqliteDatabase;
  * sqliteTransaction(db, () => db.prepare("DELETE FROM entries").run());
  * ```
  */
@@ -121,6 +136,9 @@ export function sqliteTransaction<T>(
  *
  * @example
  * ```ts
+ * import type { SqliteDatabase } from "@mu/sessions/stores/sqlite";
+ * import { migrateSqliteSchema } from "./_schema.ts";
+ * declare const db: SqliteDatabase;
  * const before = migrateSqliteSchema(db); // 0 for a new file
  * ```
  */

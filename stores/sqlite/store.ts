@@ -8,11 +8,11 @@
  * statement with positional `run` / `all` / `get` (only plain `?` placeholders are used),
  * and `close()`. Drivers are synchronous; the store's methods are async so the same
  * interface fits every {@link SessionStore}. Transactions are plain SQL
- * (`BEGIN IMMEDIATE` / `COMMIT` / `ROLLBACK`, see {@link sqliteTransaction}) so every driver
+ * (`BEGIN IMMEDIATE` / `COMMIT` / `ROLLBACK`, see `sqliteTransaction` in `_schema.ts`) so every driver
  * behaves alike and a writer in another process waits (`busy_timeout`) instead of failing.
  *
- * Schema, version {@link SQLITE_SCHEMA_VERSION} in `PRAGMA user_version`, reached by the
- * forward steps of {@link SQLITE_MIGRATIONS}:
+ * Schema, version `SQLITE_SCHEMA_VERSION` in `PRAGMA user_version`, reached by the
+ * forward steps of `SQLITE_MIGRATIONS` (both in `_schema.ts`):
  * ```sql
  * sessions(id TEXT PRIMARY KEY, cwd TEXT, created_at INTEGER, -- epoch ms
  *          modified INTEGER,                                -- epoch ms, listing order
@@ -40,24 +40,25 @@ import {
   SessionNotFoundError,
   SessionStorageError,
 } from "../../src/errors.ts";
+import { type ListingState, listingToInfo } from "../../src/listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
-  applyEntryToListing,
-  type ListingState,
-  listingStateOf,
-  listingToInfo,
-} from "../../src/listing.ts";
-import {
-  CURRENT_SESSION_VERSION,
-  type SessionEntry,
-  type SessionHeader,
-} from "../../src/schema.ts";
+  decodeHeader,
+  decodeListing,
+  decodeRecord,
+  decodeSession,
+  encodeEntries,
+  encodeSession,
+  foldEntries,
+  listRecords,
+  recordsToJsonl,
+} from "../../src/records.ts";
+import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
   assertValidSessionId,
   type BranchLoadingStore,
   type CreatedSession,
-  finishListing,
   type ListOptions,
   type LoadedBranch,
   type LoadedSession,
@@ -73,10 +74,21 @@ import {
   type SqliteValue,
 } from "./_schema.ts";
 
-export * from "./_schema.ts";
-export { type BranchLoadingStore, canLoadBranch, type LoadedBranch } from "../../src/store.ts";
+// The database shape a driver adapts to is public; the schema steps and the transaction
+// helper are this family's internals (file.ts and wasm.ts import them from _schema.ts).
+export type { SqliteDatabase, SqliteStatement, SqliteValue } from "./_schema.ts";
 
-/** Options for {@link SqliteSessionStore.open}. */
+/**
+ * Options for {@link SqliteSessionStore.open}.
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * import { SqliteSessionStore, type SqliteStoreOptions } from "@mu/sessions/stores/sqlite";
+ * const options: SqliteStoreOptions = { busyTimeoutMs: 10_000, synchronous: "NORMAL" };
+ * const store = await SqliteSessionStore.open(new DatabaseSync(":memory:"), options);
+ * ```
+ */
 export interface SqliteStoreOptions {
   /** `PRAGMA journal_mode`; default `"WAL"`. `null` leaves it alone (OPFS pools set their own). */
   journalMode?: string | null;
@@ -93,23 +105,30 @@ interface EntryRow {
   json: string;
 }
 
-function toEntryRows(entries: readonly SessionEntry[]): EntryRow[] {
-  return entries.map((entry) => ({
+function toEntryRows(
+  entries: readonly SessionEntry[],
+  json = encodeEntries(entries),
+): EntryRow[] {
+  return entries.map((entry, i) => ({
     id: typeof entry.id === "string" ? entry.id : null,
     parentId: typeof entry.parentId === "string" ? entry.parentId : null,
     type: String(entry.type),
-    json: toJsonLine(entry),
+    json: json[i],
   }));
 }
 
 /** The `sessions` columns after `id`, in {@link SESSION_COLUMNS} order. */
-function sessionColumns(header: SessionHeader, listing: ListingState): SqliteValue[] {
+function sessionColumns(
+  header: SessionHeader,
+  headerText: string,
+  listing: ListingState,
+): SqliteValue[] {
   const info = listingToInfo(header, listing);
   return [
     info.cwd,
     info.created.getTime(),
     info.modified.getTime(),
-    toJsonLine(header),
+    headerText,
     info.internal ? 1 : 0,
     header.workflow === undefined ? null : JSON.stringify(header.workflow) ?? null,
     info.parentSessionId ?? null,
@@ -121,21 +140,12 @@ const SESSION_COLUMNS =
   "cwd, created_at, modified, header, internal, workflow, parent_session_id, listing";
 const SESSION_UPDATE = SESSION_COLUMNS.split(", ").map((column) => `${column} = ?`).join(", ");
 
-function parseRow<T extends object>(text: string, sessionId: string, line: number): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // reported below, with the same error as a non-object
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    const source = `sqlite:${sessionId}`;
-    throw new SessionFormatError("stored record is not a JSON object", { line, source });
-  }
-  // No rememberRawJson: exportJsonl reads the stored text itself, and holding every row's
-  // text alive beside its object doubled the memory of a load (bench finding 1).
-  return value as T;
-}
+/**
+ * How rows decode. Not keeping each record's text: exportJsonl reads the stored text
+ * itself, and holding every row's text alive beside its object doubled the memory of a
+ * load (bench finding 1).
+ */
+const decoding = (sessionId: string) => ({ source: `sqlite:${sessionId}`, keepText: false });
 
 const PRAGMA_WORD = /^[A-Za-z]+$/;
 
@@ -195,8 +205,10 @@ export class SqliteSessionStore implements BranchLoadingStore {
   ): Promise<CreatedSession> {
     assertOpen(this.#closed, this.kind);
     assertValidSessionId(header.id);
-    return await this.#write("create", entries, (rows) => {
-      const columns = sessionColumns(header, listingStateOf(entries));
+    return await this.#write("create", () => {
+      const records = encodeSession(header, entries);
+      const rows = toEntryRows(entries, records.entries);
+      const columns = sessionColumns(header, records.header, records.listing);
       return () => {
         if (this.#get("SELECT 1 AS x FROM sessions WHERE id = ?", header.id)) {
           throw new SessionExistsError(header.id);
@@ -212,47 +224,47 @@ export class SqliteSessionStore implements BranchLoadingStore {
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
-    await this.#write("append", entries, (rows) => () => {
-      const row = this.#get("SELECT header, listing FROM sessions WHERE id = ?", sessionId);
-      if (!row) throw new SessionNotFoundError(sessionId);
-      if (rows.length === 0) return;
-      // Fold from the committed state read under the write lock, so concurrent writers in
-      // other processes never lose each other's listing updates.
-      const listing = JSON.parse(String(row.listing)) as ListingState;
-      for (const entry of entries) applyEntryToListing(listing, entry);
-      const header = JSON.parse(String(row.header)) as SessionHeader;
-      const last = this.#get("SELECT MAX(seq) AS seq FROM entries WHERE session_id = ?", sessionId);
-      this.#insertEntries(sessionId, last?.seq == null ? 0 : Number(last.seq) + 1, rows);
-      this.#statement("UPDATE sessions SET listing = ?, modified = ? WHERE id = ?").run(
-        JSON.stringify(listing),
-        listingToInfo(header, listing).modified.getTime(),
-        sessionId,
-      );
+    await this.#write("append", () => {
+      const rows = toEntryRows(entries);
+      return () => this.#appendRows(sessionId, entries, rows);
     });
   }
 
+  /** The body of an append, under the write lock. */
+  #appendRows(sessionId: string, entries: readonly SessionEntry[], rows: EntryRow[]): void {
+    const row = this.#get("SELECT header, listing FROM sessions WHERE id = ?", sessionId);
+    if (!row) throw new SessionNotFoundError(sessionId);
+    if (rows.length === 0) return;
+    // Fold from the committed state read under the write lock, so concurrent writers in
+    // other processes never lose each other's listing updates.
+    const listing = foldEntries(decodeListing(row.listing, decoding(sessionId)), entries);
+    const header = decodeHeader(row.header, decoding(sessionId));
+    const last = this.#get("SELECT MAX(seq) AS seq FROM entries WHERE session_id = ?", sessionId);
+    this.#insertEntries(sessionId, last?.seq == null ? 0 : Number(last.seq) + 1, rows);
+    this.#statement("UPDATE sessions SET listing = ?, modified = ? WHERE id = ?").run(
+      JSON.stringify(listing),
+      listingToInfo(header, listing).modified.getTime(),
+      sessionId,
+    );
+  }
+
   async load(sessionId: string): Promise<LoadedSession> {
-    const { header, rows } = await this.#read("load", sessionId);
-    return {
-      header,
-      entries: rows.map((row, i) => parseRow<SessionEntry>(String(row.json), sessionId, i + 2)),
-      sourceVersion: CURRENT_SESSION_VERSION,
-      upgraded: false,
-    };
+    const { headerText, rows } = await this.#read("load", sessionId);
+    return decodeSession(headerText, rows.map((row) => row.json), decoding(sessionId));
   }
 
   /** The session as format-4 JSONL, joined from the stored raw texts (no entry is parsed). */
   async exportJsonl(sessionId: string): Promise<string> {
     const { headerText, rows } = await this.#read("exportJsonl", sessionId);
-    const lines = [headerText];
-    for (const row of rows) lines.push(String(row.json));
-    return lines.join("\n") + "\n";
+    return recordsToJsonl(headerText, rows.map((row) => row.json));
   }
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
     assertOpen(this.#closed, this.kind);
-    await this.#write("replace", entries, (rows) => {
-      const columns = sessionColumns(header, listingStateOf(entries));
+    await this.#write("replace", () => {
+      const records = encodeSession(header, entries);
+      const rows = toEntryRows(entries, records.entries);
+      const columns = sessionColumns(header, records.header, records.listing);
       return () => {
         const changed = this.#statement(`UPDATE sessions SET ${SESSION_UPDATE} WHERE id = ?`)
           .run(...columns, header.id).changes;
@@ -265,12 +277,13 @@ export class SqliteSessionStore implements BranchLoadingStore {
 
   async updateHeader(header: SessionHeader): Promise<void> {
     assertOpen(this.#closed, this.kind);
-    await this.#write("updateHeader", [], () => {
-      toJsonLine(header); // a header that cannot be serialised fails before the transaction
+    await this.#write("updateHeader", () => {
+      const headerText = toJsonLine(header, "header");
       return () => {
         const row = this.#get("SELECT listing FROM sessions WHERE id = ?", header.id);
         if (!row) throw new SessionNotFoundError(header.id);
-        const columns = sessionColumns(header, JSON.parse(String(row.listing)));
+        const listing = decodeListing(row.listing, decoding(header.id));
+        const columns = sessionColumns(header, headerText, listing);
         this.#statement(`UPDATE sessions SET ${SESSION_UPDATE} WHERE id = ?`)
           .run(...columns, header.id);
       };
@@ -291,21 +304,12 @@ export class SqliteSessionStore implements BranchLoadingStore {
       where.length ? ` WHERE ${where.join(" AND ")}` : ""
     } ORDER BY modified DESC, created_at DESC, id`;
     const rows = await storageOperation("list", () => this.#statement(sql).all(...params));
-    const infos: SessionInfo[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      throwIfAborted(options.signal);
-      const row = rows[i];
-      try {
-        const header = JSON.parse(String(row.header)) as SessionHeader;
-        infos.push(listingToInfo(header, JSON.parse(String(row.listing)) as ListingState));
-      } catch (error) {
-        const reason = `stored session row is unreadable: ${(error as Error).message}`;
-        options.onSkipped?.({ path: String(row.id), error: new SessionFormatError(reason) });
-      }
-      options.onProgress?.(i + 1, rows.length);
-    }
-    if (rows.length === 0) options.onProgress?.(0, 0);
-    return finishListing(infos, options); // one ordering rule for every store
+    const records = rows.map((row) => ({
+      id: String(row.id),
+      header: row.header,
+      listing: row.listing,
+    }));
+    return listRecords(records, "sqlite", options); // one fold and ordering for every store
   }
 
   async delete(sessionId: string): Promise<void> {
@@ -359,6 +363,8 @@ export class SqliteSessionStore implements BranchLoadingStore {
    *
    * @example
    * ```ts
+   * import type { SqliteSessionStore } from "@mu/sessions/stores/sqlite";
+   * declare const store: SqliteSessionStore;
    * const { entries } = await store.loadBranch("s1"); // the current branch
    * ```
    */
@@ -368,7 +374,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
       sqliteTransaction(this.#db, () => {
         const row = this.#get("SELECT header FROM sessions WHERE id = ?", sessionId);
         if (!row) throw new SessionNotFoundError(sessionId);
-        const header = parseRow<SessionHeader>(String(row.header), sessionId, 1);
+        const header = decodeHeader(row.header, decoding(sessionId));
         const last = this.#get(
           "SELECT seq, entry_id FROM entries WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
           sessionId,
@@ -396,7 +402,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
         for (let i = 0; i < seqs.length; i++) {
           // seqs runs leaf to root; the path is root first
           const row = select.get(sessionId, seqs[i])!;
-          entries[seqs.length - 1 - i] = parseRow(String(row.json), sessionId, 0);
+          entries[seqs.length - 1 - i] = decodeRecord(row.json, 0, decoding(sessionId));
         }
         return { header, entries };
       }, "DEFERRED"));
@@ -451,12 +457,8 @@ export class SqliteSessionStore implements BranchLoadingStore {
    * A write: `prepare` serialises everything outside the transaction (a value JSON cannot
    * encode rejects before anything starts) and returns the body run under the write lock.
    */
-  async #write<T>(
-    what: string,
-    entries: readonly SessionEntry[],
-    prepare: (rows: EntryRow[]) => () => T,
-  ): Promise<T> {
-    const body = await storageOperation(what, () => prepare(toEntryRows(entries)));
+  async #write<T>(what: string, prepare: () => () => T): Promise<T> {
+    const body = await storageOperation(what, prepare);
     return await storageOperation(what, () => sqliteTransaction(this.#db, body));
   }
 
@@ -471,7 +473,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
         const rows = this.#statement(
           "SELECT json FROM entries WHERE session_id = ? ORDER BY seq",
         ).all(sessionId);
-        return { headerText, header: parseRow<SessionHeader>(headerText, sessionId, 1), rows };
+        return { headerText, rows };
       }, "DEFERRED"));
   }
 }

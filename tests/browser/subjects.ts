@@ -17,6 +17,7 @@
 import type { SessionStore } from "../../core.ts";
 import type { StoreSubject } from "../conformance/mod.ts";
 import { freshId } from "../conformance/store_suite.ts";
+import { damageIdbSession, failNextIdbPut } from "../conformance/faults.ts";
 import {
   deleteIndexedDbSessionStore,
   IndexedDbSessionStore,
@@ -109,6 +110,8 @@ export function indexedDbStore(): BrowserStore {
           store: await IndexedDbSessionStore.open({ dbName }),
           reopen: () => IndexedDbSessionStore.open({ dbName }),
           cleanup: () => deleteIndexedDbSessionStore(dbName),
+          failNextWrite: failNextIdbPut,
+          damage: (id) => damageIdbSession(indexedDB, dbName, id),
         };
       },
     }),

@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { openJsonlFsaStore } from "../../stores/jsonl/fsa.ts";
+import { FsaJsonlFolderFs, openJsonlFsaStore } from "../../stores/jsonl/fsa.ts";
+import { faultyJsonlStore } from "../jsonl/counting_fs.ts";
 import { freshId } from "../conformance/store_suite.ts";
 import { BROWSER_STORES, opfsFolder, removeOpfsFolder } from "./subjects.ts";
 
@@ -24,7 +25,7 @@ BROWSER_STORES["jsonl-fsa"] = {
       const name = freshId("jsonl");
       const folder = await opfsFolder(name);
       return {
-        store: openJsonlFsaStore(folder),
+        ...faultyJsonlStore(new FsaJsonlFolderFs(folder)),
         reopen: async () => openJsonlFsaStore(await opfsFolder(name)),
         cleanup: () => removeOpfsFolder(name),
       };

@@ -19,7 +19,7 @@ import {
   type SessionEntry,
   SessionNotFoundError,
 } from "../../core.ts";
-import { canLoadBranch } from "../../stores/sqlite/store.ts";
+import { canLoadBranch } from "../../src/store.ts";
 import type { SqliteWasmVfs } from "../../stores/sqlite/wasm.ts";
 import { removeWorkerStorage, WorkerSessionStore } from "../../stores/browser/worker_client.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";

@@ -14,7 +14,18 @@ export interface OpenedStore {
   reopen?: () => Promise<SessionStore>;
   /** Remove the storage after the test (temp dirs, databases). */
   cleanup?: () => Promise<void>;
+  /**
+   * Storage-fault hook, for drivers whose storage layer can be wrapped: make the next write
+   * that reaches storage fail (as an I/O error would), so the suite checks that the store
+   * rejects with a typed error and keeps what was committed. Resolve once armed.
+   */
+  failNextWrite?: () => void | Promise<void>;
+  /** Make one session's stored records unreadable (a torn write or a bad hand edit). */
+  damage?: (sessionId: string) => Promise<void>;
 }
+
+/** What a test gets beside the store: the subject's optional hooks. */
+export type StoreContext = Omit<OpenedStore, "store" | "cleanup">;
 
 /** A driver under test. */
 export interface StoreSubject {
@@ -27,11 +38,12 @@ export interface StoreSubject {
 /** Open fresh storage, run `fn`, always close (close must be idempotent) and clean up. */
 export async function withStore(
   subject: StoreSubject,
-  fn: (store: SessionStore, ctx: { reopen?: () => Promise<SessionStore> }) => Promise<void>,
+  fn: (store: SessionStore, ctx: StoreContext) => Promise<void>,
 ): Promise<void> {
   const opened = await subject.open();
   try {
-    await fn(opened.store, { reopen: opened.reopen });
+    const { store, cleanup: _, ...ctx } = opened;
+    await fn(store, ctx);
   } finally {
     await opened.store.close();
     await opened.cleanup?.();

@@ -12,7 +12,7 @@ import {
   type SessionStore,
 } from "../../core.ts";
 import { assert, assertEquals, assertRejects, assertThrows } from "./assert.ts";
-import { type Register, type StoreSubject, withStore } from "./harness.ts";
+import { type Register, type StoreContext, type StoreSubject, withStore } from "./harness.ts";
 import { freshId, oddlySpelledSession } from "./store_suite.ts";
 
 const workflow = { runId: "run-1", stageId: "stage-build", stageName: "build" };
@@ -69,7 +69,7 @@ function failingOnce(inner: SessionStore): SessionStore & { failNext: () => void
 export function managerSuite(register: Register, subject: StoreSubject): void {
   const t = (
     name: string,
-    fn: (store: SessionStore, ctx: { reopen?: () => Promise<SessionStore> }) => Promise<void>,
+    fn: (store: SessionStore, ctx: StoreContext) => Promise<void>,
   ) => register(`${subject.name}: manager: ${name}`, () => withStore(subject, fn));
 
   t(
@@ -114,6 +114,24 @@ export function managerSuite(register: Register, subject: StoreSubject): void {
     assertEquals(manager.getEntry(retry)?.parentId, before.leaf);
     const reopened = await SessionManager.open(inner, manager.getSessionId());
     assertEquals(reopened.getEntries(), manager.getEntries());
+  });
+
+  t("a storage fault fails the append with a typed error; the manager publishes nothing", async (
+    store,
+    ctx,
+  ) => {
+    if (!ctx.failNextWrite) return; // this subject cannot inject a fault
+    const manager = await SessionManager.create(store, "/proj");
+    await manager.appendMessage(user("committed"));
+    const before = { entries: manager.getEntries(), leaf: manager.getLeafId() };
+    await ctx.failNextWrite();
+    await assertRejects(() => manager.appendMessage(assistant("lost")), SessionStorageError);
+    assertEquals(manager.getEntries(), before.entries);
+    assertEquals(manager.getLeafId(), before.leaf);
+    const reopened = await SessionManager.open(store, manager.getSessionId());
+    assertEquals(reopened.getEntries(), before.entries, "the store kept what was committed");
+    const retry = await manager.appendMessage(assistant("retry"));
+    assertEquals(manager.getEntry(retry)?.parentId, before.leaf);
   });
 
   t("concurrent appends chain in call order", async (store) => {

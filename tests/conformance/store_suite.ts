@@ -16,7 +16,7 @@ import {
   type SessionStore,
 } from "../../core.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
-import type { Register, StoreSubject } from "./harness.ts";
+import type { Register, StoreContext, StoreSubject } from "./harness.ts";
 import { withStore } from "./harness.ts";
 
 let counter = 0;
@@ -86,7 +86,7 @@ export function oddlySpelledSession(id: string): string {
 export function storeSuite(register: Register, subject: StoreSubject): void {
   const t = (
     name: string,
-    fn: (store: SessionStore, ctx: { reopen?: () => Promise<SessionStore> }) => Promise<void>,
+    fn: (store: SessionStore, ctx: StoreContext) => Promise<void>,
   ) => register(`${subject.name}: store: ${name}`, () => withStore(subject, fn));
 
   t("create then load returns the header and entries, unknown fields kept", async (store) => {
@@ -155,6 +155,79 @@ export function storeSuite(register: Register, subject: StoreSubject): void {
       const retry = assistantEntry("retry", committed.id);
       await store.append(id, [retry]);
       assertEquals((await store.load(id)).entries, [committed, retry]);
+    },
+  );
+
+  t(
+    "a value JSON cannot store as an object is refused before anything is written",
+    async (store) => {
+      const id = freshId();
+      const committed = userEntry("committed", null);
+      await store.create(header(id), [committed]);
+      // A toJSON that yields no object would be stored as text no reader can load.
+      const hollow = { ...assistantEntry("hollow", committed.id), toJSON: () => undefined };
+      const numeric = { ...assistantEntry("numeric", committed.id), toJSON: () => 42 };
+      for (const bad of [hollow, numeric] as unknown as SessionEntry[]) {
+        await assertRejects(() => store.append(id, [bad]), SessionStorageError);
+        await assertRejects(() => store.create(header(freshId()), [bad]), SessionStorageError);
+      }
+      assertEquals((await store.load(id)).entries, [committed]);
+      assertEquals((await store.list()).map((row) => row.messageCount), [1]);
+    },
+  );
+
+  t("a storage fault during a write rejects with a typed error and loses nothing", async (
+    store,
+    ctx,
+  ) => {
+    if (!ctx.failNextWrite) return; // this subject cannot inject a fault
+    const id = freshId();
+    const [a, b, c] = [userEntry("a", null), assistantEntry("b", null), userEntry("c", null)];
+    b.parentId = a.id;
+    c.parentId = b.id;
+    await store.create(header(id), [a]);
+    await ctx.failNextWrite();
+    await assertRejects(() => store.append(id, [b, c]), SessionStorageError);
+    assertEquals((await store.load(id)).entries, [a]);
+    assertEquals((await store.list()).find((row) => row.id === id)?.messageCount, 1);
+    await ctx.failNextWrite();
+    await assertRejects(
+      () => store.updateHeader(header(id, { cwd: "/moved" })),
+      SessionStorageError,
+    );
+    assertEquals((await store.load(id)).header.cwd, "/work/project");
+    await store.append(id, [b, c]); // the store still works after the fault
+    assertEquals((await store.load(id)).entries, [a, b, c]);
+    if (!ctx.reopen) return;
+    await store.close();
+    const again = await ctx.reopen();
+    try {
+      assertEquals((await again.load(id)).entries, [a, b, c]);
+    } finally {
+      await again.close();
+    }
+  });
+
+  t(
+    "a session with damaged stored data is skipped and reported; load raises SessionFormatError",
+    async (
+      store,
+      ctx,
+    ) => {
+      if (!ctx.damage) return; // this subject cannot damage its storage
+      const good = freshId("good");
+      const bad = freshId("bad");
+      await store.create(header(good), [userEntry("fine", null)]);
+      await store.create(header(bad), [userEntry("lost", null)]);
+      await ctx.damage(bad);
+      const skipped: { path: string; error: Error }[] = [];
+      const rows = await store.list({ onSkipped: (s) => skipped.push(s) });
+      assertEquals(rows.map((row) => row.id), [good]);
+      assertEquals(skipped.length, 1, "the damaged session is reported");
+      assert(skipped[0].error instanceof SessionFormatError, `typed: ${skipped[0].error}`);
+      const error = await assertRejects(() => store.load(bad), SessionFormatError);
+      assert(error.reason.length > 0 && error.line >= 1, `reason and line: ${error.message}`);
+      assertEquals((await store.load(good)).entries.length, 1);
     },
   );
 

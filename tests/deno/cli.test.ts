@@ -282,3 +282,15 @@ cliTest(
     assertEquals((await muProcess(world, ["ls", "--bogus"])).code, 2);
   },
 );
+
+cliTest("empty and non-JSON files are refused with the parser's reasons", async (world) => {
+  await Deno.mkdir(world.cwd, { recursive: true });
+  await writeFile(join(world.cwd, "empty.jsonl"), new Uint8Array(0));
+  await writeFile(join(world.cwd, "text.jsonl"), "not json");
+  const empty = await world.mu(["context", "empty.jsonl"]);
+  assertEquals(empty.code, 1);
+  assert(empty.stderr.includes("empty source: no session header"), empty.stderr);
+  const text = await world.mu(["context", "text.jsonl"]);
+  assertEquals(text.code, 1);
+  assert(text.stderr.includes("invalid JSON") && !text.stderr.includes("torn"), text.stderr);
+});

@@ -132,7 +132,25 @@ Deno.test("unknown leaf → 404; empty leaf → 400", async () => {
   const missing = await call(post(REALISTIC, "?leaf=deadbeef"));
   assertEquals(missing.status, 404);
   assertEquals(missing.body.error, "EntryNotFound");
+  assertEquals(missing.body.leafId, "deadbeef");
   assertEquals((await call(post(REALISTIC, "?leaf="))).status, 400);
+});
+
+Deno.test("missing parent ids are named in the answer", async () => {
+  const dangling = await Deno.readTextFile(
+    new URL("../../fixtures/projection/leaf-selection.jsonl", import.meta.url),
+  );
+  const answer = await call(post(dangling, "?leaf=x1"));
+  assertEquals(answer.status, 200);
+  assertEquals(answer.body.missingParentIds, ["missing0"]);
+  assertEquals((await call(post(REALISTIC))).body.missingParentIds, []);
+});
+
+Deno.test("a one-line body that is not JSON is invalid JSON, not a torn record", async () => {
+  const bad = await call(post("not json"));
+  assertEquals(bad.status, 400);
+  assertEquals(bad.body.line, 1);
+  assertEquals(String(bad.body.reason).startsWith("invalid JSON: "), true);
 });
 
 Deno.test("bad requests: other methods 405, no body 400, body and url 400", async () => {

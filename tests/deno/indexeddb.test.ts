@@ -6,22 +6,10 @@
 import "fake-indexeddb/auto";
 import { IDBFactory } from "fake-indexeddb";
 import { conformance } from "../conformance/mod.ts";
-import { IndexedDbSessionStore } from "../../stores/browser/indexeddb.ts";
-import { indexedDbBehaviour } from "./indexeddb_cases.ts";
+import { indexedDbBehaviour, indexedDbSubject } from "./indexeddb_cases.ts";
 
-let dbCounter = 0;
-
-conformance((name, fn) => Deno.test(name, fn), {
-  name: "indexeddb (fake-indexeddb, deno)",
-  open: async () => {
-    const factory = new IDBFactory();
-    globalThis.indexedDB = factory;
-    const options = { dbName: `conformance-${dbCounter++}`, indexedDB: factory };
-    return {
-      store: await IndexedDbSessionStore.open(options),
-      reopen: () => IndexedDbSessionStore.open(options),
-    };
-  },
-});
-
+conformance(
+  (name, fn) => Deno.test(name, fn),
+  indexedDbSubject("indexeddb (fake-indexeddb, deno)", () => new IDBFactory()),
+);
 indexedDbBehaviour((name, fn) => Deno.test(name, fn), () => new IDBFactory());

@@ -19,10 +19,39 @@ import {
   IndexedDbSessionStore,
 } from "../../stores/browser/indexeddb.ts";
 import { assertEquals, assertRejects } from "../conformance/assert.ts";
-import type { Register } from "../conformance/mod.ts";
+import type { Register, StoreSubject } from "../conformance/mod.ts";
+import { damageIdbSession, failNextIdbPut } from "../conformance/faults.ts";
 import { assistantEntry, freshId, header, userEntry } from "../conformance/store_suite.ts";
 
 let counter = 0;
+
+/**
+ * The conformance subject: a fresh database per test on the factory `factory()` gives
+ * (also made the global one, as idb-keyval's helpers use it), with faults and damage.
+ *
+ * @example
+ * ```ts
+ * import { IDBFactory } from "fake-indexeddb";
+ * import { conformance } from "../conformance/mod.ts";
+ * conformance((name, fn) => Deno.test(name, fn), indexedDbSubject("indexeddb", () => new IDBFactory()));
+ * ```
+ */
+export function indexedDbSubject(name: string, factory: () => IDBFactory): StoreSubject {
+  return {
+    name,
+    open: async () => {
+      const idb = factory();
+      globalThis.indexedDB = idb;
+      const options = { dbName: `conformance-${counter++}`, indexedDB: idb };
+      return {
+        store: await IndexedDbSessionStore.open(options),
+        reopen: () => IndexedDbSessionStore.open(options),
+        failNextWrite: failNextIdbPut,
+        damage: (id) => damageIdbSession(idb, options.dbName, id),
+      };
+    },
+  };
+}
 
 async function withDb(
   factory: () => IDBFactory,

@@ -3,7 +3,7 @@
  * to one file; stale locks (dead owner, or not refreshed) are broken; a live lock makes a
  * writer wait, bounded, then fail with `SessionStorageError` having written nothing.
  */
-import { readFile, utimes, writeFile } from "node:fs/promises";
+import { readFile, unlink, utimes, writeFile } from "node:fs/promises";
 import process from "node:process";
 import { SessionStorageError } from "../../core.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
@@ -92,15 +92,27 @@ test("a lock left by a dead process is broken; a live one times out with nothing
     await store.append("locked", [b]);
     assertEquals((await store.load("locked")).entries, [a, b]);
 
-    await writeFile(`${path}.lock`, owner(process.ppid)); // alive: our parent process
+    const live = owner(process.ppid); // alive: our parent process
+    await writeFile(`${path}.lock`, live);
     const before = await readFile(path!);
-    const started = performance.now();
-    await assertRejects(
-      () => store.append("locked", [user("l0000003", b.id)]),
-      SessionStorageError,
-      "Timed out",
-    );
-    assert(performance.now() - started < 3_000, "the wait is bounded");
+    // Order, not time: the writer must give up while the live owner still holds the lock.
+    // Only if it kept waiting does this watchdog release the lock, and the append succeed.
+    let released = false;
+    const watchdog = setTimeout(() => {
+      released = true;
+      unlink(`${path}.lock`).catch(() => {});
+    }, 60_000);
+    try {
+      await assertRejects(
+        () => store.append("locked", [user("l0000003", b.id)]),
+        SessionStorageError,
+        "Timed out",
+      );
+    } finally {
+      clearTimeout(watchdog);
+    }
+    assert(!released, "the writer gave up before the lock was released");
+    assertEquals(await readFile(`${path}.lock`, "utf8"), live, "the live lock was not broken");
     assertEquals(await readFile(path!), before);
 
     // The same live owner, but the lock has not been refreshed for an hour: stale.

@@ -6,7 +6,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import "../../stores/default/mod.ts";
-import { exportSessionJsonl, SessionExistsError, SessionManager } from "../../core.ts";
+import {
+  exportSessionJsonl,
+  parseSessionJsonlSync,
+  SessionExistsError,
+  SessionFormatError,
+  SessionManager,
+} from "../../core.ts";
 import { assert, assertEquals, assertNotEquals, assertRejects } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { fixturePath } from "../unit/fixtures.ts";
@@ -79,4 +85,23 @@ test("setSessionFile switches the manager to another file", async (root) => {
   const lines = (await readFile(target, "utf8")).trim().split("\n");
   assertEquals(lines.length, 2);
   assertEquals(JSON.parse(lines[1]).message.content, "in the second");
+});
+
+test("open(path) of an existing 0-byte file is refused like the parser refuses it, and never written into", async (root) => {
+  const path = join(root, "empty.jsonl");
+  await Deno.writeFile(path, new Uint8Array(0));
+  const reason = (error: unknown) => (error as SessionFormatError).reason;
+  const parserError = await assertRejects(
+    async () => parseSessionJsonlSync(await Deno.readFile(path)),
+    SessionFormatError,
+  );
+  const openError = await assertRejects(() => SessionManager.open(path), SessionFormatError);
+  assertEquals(reason(openError), "empty source: no session header");
+  assertEquals(reason(openError), reason(parserError));
+  const manager = await SessionManager.open(join(root, "missing.jsonl"), undefined, "/w");
+  await assertRejects(() => manager.setSessionFile(path), SessionFormatError);
+  assertEquals((await Deno.stat(path)).size, 0, "the empty file is left as it was");
+  // A missing file is still created with a fresh header.
+  assertEquals(manager.getEntries(), []);
+  assert((await Deno.stat(join(root, "missing.jsonl"))).size > 0);
 });

@@ -1,7 +1,4 @@
-import { MemorySessionStore } from "../../core.ts";
 import { conformance } from "../conformance/mod.ts";
+import { memorySubject } from "../conformance/faults.ts";
 
-conformance((name, fn) => Deno.test(name, fn), {
-  name: "memory",
-  open: async () => ({ store: new MemorySessionStore() }),
-});
+conformance((name, fn) => Deno.test(name, fn), memorySubject("memory"));

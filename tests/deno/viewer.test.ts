@@ -29,6 +29,7 @@ import {
   sessionTitles,
 } from "../viewer/page.ts";
 import "../viewer/safety_tests.ts"; // demo load, IndexedDB fallback, hostile content
+import "../viewer/import_tests.ts"; // re-import never loses entries, branch export, conflicts
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;
@@ -171,10 +172,15 @@ Deno.test({
       const byId = new Map(original.trim().split("\n").map((line) => [JSON.parse(line).id, line]));
       const branch = await readDownload(page, () => page.click("#export-branch"));
       const branchLines = branch.trim().split("\n");
-      assertEquals(branchLines.length, 19, "header + 18 path entries");
-      assertEquals(branchLines[0], original.split("\n")[0]);
-      for (const line of branchLines.slice(1)) assertEquals(line, byId.get(JSON.parse(line).id));
-      assertEquals(JSON.parse(branchLines.at(-1)!).id, "a1000013");
+      // The branch is a session of its own: new id, parentSessionId = the source.
+      const header = JSON.parse(branchLines[0]);
+      const source = JSON.parse(original.split("\n")[0]);
+      assert(header.id !== source.id, "branch export has its own id");
+      assertEquals(header.parentSessionId, source.id);
+      const path = branchLines.slice(1).filter((line) => byId.has(JSON.parse(line).id));
+      assertEquals(path.length, 18, "18 path entries");
+      for (const line of path) assertEquals(line, byId.get(JSON.parse(line).id));
+      assertEquals(JSON.parse(path.at(-1)!).id, "a1000013");
       const whole = await readDownload(page, () => page.click("#export-session"));
       assertEquals(whole, original, "whole-session export is byte-identical");
     });

@@ -9,6 +9,8 @@ import type {
   LockOptions,
   ReleaseLock,
 } from "../../stores/jsonl/_folder.ts";
+import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
+import type { OpenedStore } from "../conformance/harness.ts";
 
 /** Operation counts since the last {@link CountingFs.reset}. */
 export interface FsCounts {
@@ -31,10 +33,14 @@ const zero = (): FsCounts => ({
   atomicWrites: 0,
 });
 
-/** Counts calls; `failNextAppendAfter` writes that many bytes of the next append, then throws. */
+/**
+ * Counts calls; `failNextAppendAfter` writes that many bytes of the next append, then throws;
+ * `failNextWrite()` makes the next append (after 7 bytes) or atomic write (before any) fail.
+ */
 export class CountingFs implements JsonlFolderFs {
   counts: FsCounts = zero();
   failNextAppendAfter?: number;
+  failNextAtomicWrite = false;
   constructor(readonly inner: JsonlFolderFs) {}
 
   get root(): string {
@@ -42,6 +48,11 @@ export class CountingFs implements JsonlFolderFs {
   }
   reset(): void {
     this.counts = zero();
+  }
+  /** The storage-fault hook: whichever write comes next fails, having written nothing whole. */
+  failNextWrite(): void {
+    this.failNextAppendAfter = 7;
+    this.failNextAtomicWrite = true;
   }
   describe(path: string): string {
     return this.inner.describe(path);
@@ -72,6 +83,7 @@ export class CountingFs implements JsonlFolderFs {
     const failAfter = this.failNextAppendAfter;
     if (failAfter !== undefined) {
       this.failNextAppendAfter = undefined;
+      this.failNextAtomicWrite = false;
       await this.inner.append(path, data.subarray(0, failAfter), expectedSize);
       throw new Error("injected I/O failure after a partial write");
     }
@@ -82,6 +94,11 @@ export class CountingFs implements JsonlFolderFs {
   }
   writeAtomic(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
     this.counts.atomicWrites++;
+    if (this.failNextAtomicWrite) {
+      this.failNextAtomicWrite = false;
+      this.failNextAppendAfter = undefined;
+      return Promise.reject(new Error("injected I/O failure before an atomic write"));
+    }
     return this.inner.writeAtomic(path, data);
   }
   remove(path: string): Promise<void> {
@@ -93,4 +110,18 @@ export class CountingFs implements JsonlFolderFs {
   lock(path: string, options?: LockOptions): Promise<ReleaseLock> {
     return this.inner.lock(path, options);
   }
+}
+
+/**
+ * A store over `fs` with the fault hook: the next append writes a few bytes of its records,
+ * then fails (a torn write the store must undo); the next atomic rewrite fails outright.
+ */
+export function faultyJsonlStore(
+  fs: JsonlFolderFs,
+): Pick<OpenedStore, "store" | "failNextWrite"> {
+  const counting = new CountingFs(fs);
+  return {
+    store: new JsonlSessionStore(counting),
+    failNextWrite: () => counting.failNextWrite(),
+  };
 }

@@ -8,26 +8,15 @@ import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { conformance } from "../conformance/mod.ts";
 import { assertEquals, assertRejects } from "../conformance/assert.ts";
-import { jsonlFsSubject, removeDir, tempDir } from "../jsonl/subjects.ts";
+import { jsonlFsaFakeSubject, jsonlFsSubject, removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, copyFixture, v4Header } from "../jsonl/helpers.ts";
-import { FakeDirectoryHandle } from "../jsonl/fake_fsa.ts";
-import { openJsonlFsaStore } from "../../stores/jsonl/fsa.ts";
 import { openJsonlFsStore, TornTailError } from "../../stores/jsonl/fs.ts";
 import { resolveDefaultStore, resolveStorageChoice } from "../../stores/default/mod.ts";
 import { canonicalDir } from "../../stores/default/trust.ts";
 import { SessionManager } from "../../core.ts";
 
 conformance((name, fn) => test(name, fn), jsonlFsSubject("jsonl (node fs)"));
-conformance((name, fn) => test(name, fn), {
-  name: "jsonl (fsa fake, node)",
-  open: async () => {
-    const root = new FakeDirectoryHandle();
-    return {
-      store: openJsonlFsaStore(root.asHandle()),
-      reopen: async () => openJsonlFsaStore(root.asHandle()),
-    };
-  },
-});
+conformance((name, fn) => test(name, fn), jsonlFsaFakeSubject("jsonl (fsa fake, node)"));
 
 test("jsonl (node fs): torn tail refused, pi layout listed", async () => {
   const dir = await tempDir();

@@ -1,8 +1,5 @@
 import { test } from "node:test";
-import { MemorySessionStore } from "../../core.ts";
 import { conformance } from "../conformance/mod.ts";
+import { memorySubject } from "../conformance/faults.ts";
 
-conformance((name, fn) => test(name, fn), {
-  name: "memory (node)",
-  open: async () => ({ store: new MemorySessionStore() }),
-});
+conformance((name, fn) => test(name, fn), memorySubject("memory (node)"));

@@ -13,7 +13,7 @@ import {
   type SessionHeader,
   SessionStorageError,
 } from "../../core.ts";
-import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from "../../stores/sqlite/store.ts";
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from "../../stores/sqlite/_schema.ts";
 import { agentDir, defaultSqlitePath } from "../../stores/default/agent_dir.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/harness.ts";

@@ -3,11 +3,12 @@
  * better-sqlite3), so the same cases run in both without importing either driver here.
  */
 import type { StoreSubject } from "../conformance/harness.ts";
-import type {
-  SqliteDatabase,
+import {
+  type SqliteDatabase,
   SqliteSessionStore,
-  SqliteStoreOptions,
+  type SqliteStoreOptions,
 } from "../../stores/sqlite/store.ts";
+import { faultySqlite } from "../conformance/faults.ts";
 import type { AppendWorkerArgs } from "./append_worker_core.ts";
 
 export interface SqliteTestRuntime {
@@ -26,17 +27,30 @@ export interface SqliteTestRuntime {
   spawnAppender(args: AppendWorkerArgs): Promise<{ code: number; output: string }>;
 }
 
-/** The conformance subject: a fresh database file in a temp dir per test. */
+/**
+ * The conformance subject: a fresh database file in a temp dir per test, its first store
+ * over a handle that can fail the next write; reopening goes through the file opener.
+ */
 export function sqliteSubject(runtime: SqliteTestRuntime): StoreSubject {
   return {
     name: `sqlite (${runtime.name})`,
     open: async () => {
       const dir = await runtime.tempDir();
       const path = `${dir}/sessions.db`;
+      const { db, fault } = faultySqlite(runtime.openRaw(path));
       return {
-        store: await runtime.openStore(path),
+        store: await SqliteSessionStore.open(db),
         reopen: () => runtime.openStore(path),
         cleanup: () => runtime.removeDir(dir),
+        failNextWrite: () => fault.arm(),
+        damage: async (id) => {
+          const raw = runtime.openRaw(path);
+          try {
+            raw.prepare("UPDATE sessions SET header = ? WHERE id = ?").run('{"type":', id);
+          } finally {
+            raw.close();
+          }
+        },
       };
     },
   };

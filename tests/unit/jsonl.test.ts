@@ -3,12 +3,12 @@ import { test } from "node:test";
 import {
   parseSessionJsonl,
   parseSessionJsonlSync,
-  rawJsonOf,
   serializeSessionJsonl,
   type SessionEntry,
   SessionFormatError,
   SessionIndex,
 } from "../../core.ts";
+import { rawJsonOf } from "../../src/jsonl.ts";
 import { chunkedStream, fixtureBytes, fixtureJson, fixtureNames, fixtureText } from "./fixtures.ts";
 
 interface Expected {
@@ -165,6 +165,10 @@ test("parent cycles are rejected while indexing, never hang", () => {
 test("an entry whose parent is missing becomes a reported root; the rest stays reachable", () => {
   const index = SessionIndex.build([entry("r", null), entry("x", "gone"), entry("y", "x")]);
   assert.deepEqual([...index.danglingParents], ["x"]);
+  assert.deepEqual(index.missingParentIds(), ["gone"], "the missing id is named");
+  const two = SessionIndex.build([entry("p", "m1"), entry("q", "m2"), entry("s", "m1")]);
+  assert.deepEqual(two.missingParentIds(), ["m1", "m2"], "distinct, file order");
+  assert.deepEqual(SessionIndex.build([entry("r", null)]).missingParentIds(), []);
   assert.deepEqual(index.getChildren(null).map((e) => e.id), ["r", "x"]);
   assert.deepEqual(index.getPath("y").map((e) => e.id), ["x", "y"]);
   assert.deepEqual(index.getTree().map((node) => node.entry.id), ["r", "x"]);
@@ -202,4 +206,37 @@ test("children written before their parents still index, and paths come out root
     () => SessionIndex.build([entry("y", "x"), entry("x", "y"), entry("r", null)]),
     SessionFormatError,
   );
+});
+
+test("an unterminated final line is torn only when it starts like a record; otherwise invalid JSON", async () => {
+  const header =
+    '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}';
+  const reasonOf = async (text: string) => {
+    const errors: string[] = [];
+    for (
+      const parse of [
+        () => parseSessionJsonlSync(text),
+        () => parseSessionJsonl(chunkedStream(new TextEncoder().encode(text))),
+      ]
+    ) {
+      try {
+        await parse();
+        errors.push("parsed");
+      } catch (error) {
+        assert.ok(error instanceof SessionFormatError);
+        errors.push(error.reason);
+      }
+    }
+    assert.equal(errors[0], errors[1], "string and stream parsers agree");
+    return errors[0];
+  };
+  // `curl --data-binary 'not json'`: one line, no newline, not a cut record.
+  assert.match(await reasonOf("not json"), /^invalid JSON: /);
+  assert.match(await reasonOf(`${header}\nnot json`), /^invalid JSON: /);
+  assert.match(await reasonOf(`${header}\n[1, 2`), /^invalid JSON: /);
+  // What a cut-off append leaves: the start of a record.
+  assert.match(await reasonOf(`${header}\n{"type":"mess`), /^torn final record/);
+  assert.match(await reasonOf(`{"type":"sess`), /^torn final record/);
+  // A terminated bad line is invalid JSON whatever it starts with.
+  assert.match(await reasonOf(`${header}\n{"type":"mess\n`), /^invalid JSON: /);
 });

@@ -7,16 +7,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  type AgentMessage,
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
-  serializeEntries,
   type SessionEntry,
   SessionIndex,
   type SessionProjection,
 } from "../../core.ts";
+import { serializeEntries } from "../../src/jsonl.ts";
 import { listCases, loadCase, loadJson } from "../../fixtures/projection/load.ts";
+import { assertToolPairing } from "./tool_pairing.ts";
 
 /** The fixture shape of a projection (JSON-normalised). */
 function summarize(entries: SessionEntry[], leafId: string | null | undefined): unknown {
@@ -36,35 +36,6 @@ function summarize(entries: SessionEntry[], leafId: string | null | undefined): 
     })),
     contextEntryIds: buildContextEntries(entries, leafId).map((entry) => entry.id),
   }));
-}
-
-/**
- * Provider validity of derived context: every tool call of an assistant is answered
- * exactly once before the next assistant message, and every result answers a call of the
- * latest assistant.
- */
-export function assertToolPairing(messages: readonly AgentMessage[]): void {
-  let open = new Map<string, number>();
-  const check = () => {
-    for (const [id, count] of open) {
-      assert.equal(count, 1, `tool call ${id} answered ${count} times`);
-    }
-  };
-  for (const message of messages) {
-    if (message.role === "assistant") {
-      check();
-      open = new Map();
-      for (const block of message.content) if (block.type === "toolCall") open.set(block.id, 0);
-    } else if (message.role === "toolResult") {
-      const count = open.get(message.toolCallId);
-      assert.notEqual(count, undefined, `result ${message.toolCallId} has no call in its group`);
-      open.set(message.toolCallId, count! + 1);
-    } else if (message.role === "custom" && message.customType === "compaction") {
-      check();
-      open = new Map();
-    }
-  }
-  check();
 }
 
 function deepFreeze<T>(value: T): T {
@@ -119,6 +90,7 @@ test("projection fixtures: every rule of the spec has a case", () => {
       "context-edits",
       "interrupted-tool-call",
       "orphan-duplicate-results",
+      "incomplete-turn-calls",
       "settings-replay",
       "system-replay",
       "system-checkpoint",

@@ -9,11 +9,13 @@ import {
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
-  INTERRUPTED_TOOL_RESULT_TEXT,
+  EntryNotFoundError,
   type SessionEntry,
   SessionIndex,
-  VERBATIM_COMPACTION_PREAMBLE,
+  SessionManager,
 } from "../../core.ts";
+import { INTERRUPTED_TOOL_RESULT_TEXT } from "../../src/context_repair.ts";
+import { VERBATIM_COMPACTION_PREAMBLE } from "../../src/transcript.ts";
 import { call, image, SessionBuilder, text, thinking } from "../../fixtures/projection/case_kit.ts";
 
 const entriesOf = (b: SessionBuilder) => b.entries as SessionEntry[];
@@ -349,18 +351,30 @@ test("kept-tail images stay image blocks on the boundary message", () => {
   ]);
 });
 
-test("leaf selection: null and unknown are empty, undefined is the last entry in file order", () => {
+test("leaf selection: null is empty, unknown throws EntryNotFoundError, undefined is the last entry in file order", () => {
   const b = new SessionBuilder("s");
   b.user("u1", "root");
   b.user("u2", "child");
   b.from("u1").user("u3", "sibling");
   const entries = entriesOf(b);
   assert.deepEqual(ids(buildSessionProjection(entries, undefined).messages, b), ["u1", "u3"]);
-  for (const leaf of [null, "nosuch"]) {
-    const empty = buildSessionProjection(entries, leaf);
-    assert.deepEqual([empty.leafId, empty.entries, empty.messages], [null, [], []]);
-    assert.deepEqual(buildContextEntries(entries, leaf), []);
+  const empty = buildSessionProjection(entries, null);
+  assert.deepEqual([empty.leafId, empty.entries, empty.messages], [null, [], []]);
+  assert.deepEqual(buildContextEntries(entries, null), []);
+  // The same typed error as SessionManager.branch, from every free builder, with or
+  // without a prebuilt index: an empty projection would look like an empty session.
+  const index = SessionIndex.build(entries);
+  for (const given of [undefined, index]) {
+    for (const build of [buildSessionProjection, buildSessionContext, buildContextEntries]) {
+      assert.throws(() => build(entries, "nosuch", given), (error: unknown) => {
+        assert.ok(error instanceof EntryNotFoundError);
+        assert.equal(error.entryId, "nosuch");
+        return true;
+      });
+    }
   }
+  const manager = SessionManager.inMemory("/p", {}, entries);
+  assert.throws(() => manager.branch("nosuch"), EntryNotFoundError);
   assert.deepEqual(buildSessionProjection([], undefined).entries, []);
 });
 

@@ -7,11 +7,8 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import {
-  isCertainlyValidEntry,
-  KnownSessionEntrySchema,
-  UnknownSessionEntrySchema,
-} from "../../core.ts";
+import { KnownSessionEntrySchema, UnknownSessionEntrySchema } from "../../core.ts";
+import { isCertainlyValidEntry } from "../../src/validate_fast.ts";
 import { fixturePath } from "./fixtures.ts";
 
 type Obj = Record<string, unknown>;

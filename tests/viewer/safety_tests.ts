@@ -1,6 +1,7 @@
 /**
  * Viewer tests beside the main end-to-end flow (registered from `tests/deno/viewer.test.ts`):
- * a new user loads the demo sessions (its screenshot is `docs/viewer.png`), the IndexedDB
+ * a new user loads the demo sessions, also with the network off after load (its screenshot
+ * is `docs/viewer.png`), the IndexedDB
  * fallback keeps sessions across a reload, and hostile session content never runs or
  * injects markup even with the page's CSP bypassed.
  *
@@ -22,8 +23,20 @@ Deno.test({
     const watch = watchPage(page, viewer.url.replace(/\/$/, ""));
     await page.goto(viewer.url);
     await waitReady(page);
+    // Loaded: now the network is gone (the README promises offline use after load).
+    await browser.context.setOffline(true);
+    const requested: string[] = [];
+    await browser.context.route("**/*", (route) => {
+      requested.push(route.request().url());
+      return route.abort("internetdisconnected");
+    });
     await page.click("#load-demo");
     await page.waitForSelector(".session-page #context-view .context-item");
+    assertEquals(requested, [], "the demo needs no request");
+    const said = await page.locator(".toast span").first().innerText();
+    assertEquals(said, "Imported 5 sessions (1 internal, hidden).");
+    await browser.context.unroute("**/*");
+    await browser.context.setOffline(false);
     assertEquals(await page.locator("#session-title").textContent(), "Fix token refresh race");
     for (const toast of await page.locator(".toast-close").all()) await toast.click();
     // Show an edited entry next to its raw line (this screenshot is docs/viewer.png).

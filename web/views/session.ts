@@ -85,7 +85,9 @@ export class SessionPage {
       ["branch points", String(overview.branchPoints)],
       ["labels", String(overview.labels)],
     ];
+    if (overview.parentSessionId) facts.push(["parent session", overview.parentSessionId]);
     if (origin) facts.push(["imported from", origin.path]);
+    const missing = overview.missingParentIds;
     this.element = el(
       "div",
       { class: "session-page" },
@@ -99,6 +101,16 @@ export class SessionPage {
           overview.internal ? el("span", { class: "chip tone-internal" }, "internal") : null,
         ),
         factList(facts, "facts inline"),
+        missing.length
+          ? el(
+            "p",
+            { class: "warn-note", attrs: { id: "missing-parents", role: "note" } },
+            `History is missing: entries point at ${
+              missing.length === 1 ? "a parent" : `${missing.length} parents`
+            } not in this session (${missing.join(", ")}). ` +
+              "Their entries show as extra roots, and a context through them starts mid-conversation.",
+          )
+          : null,
         el(
           "div",
           { class: "actions" },

@@ -17,7 +17,7 @@ const SYSTEM_TEXT_LIMIT = 20_000;
 /**
  * The marks of one projection item (`ProjectedEntry` of `src/projection.ts`): `derived`
  * (compaction boundary, synthetic interrupted-call results), `edited` (by which
- * `context_edit`, omitted or replaced), `keptTail`, `dropped` (orphan / duplicate result),
+ * `context_edit`, omitted or replaced), `keptTail`, `dropped` (orphan / duplicate / incomplete-turn result),
  * `systemPrompt`. Unknown extra fields are shown generically so nothing is hidden.
  */
 export function itemFlags(item: Json): string[] {

@@ -1,7 +1,7 @@
 /**
  * Importing in the worker: every file is streamed (`file.stream()` →
  * `parseSessionJsonl(stream, { onProgress })`), validated as a whole, and only then
- * written to the store, so a torn or invalid file is reported with its line and reason and
+ * written to the store (without losing stored entries: see `import_merge.ts`), so a torn or invalid file is reported with its line and reason and
  * nothing of it is stored. Folders are walked for `.jsonl` files, including pi's
  * `~/.pi/agent/sessions/--<cwd>--/` layout.
  *
@@ -11,6 +11,7 @@ import { parseSessionJsonl } from "../../src/jsonl.ts";
 import type { SessionStore } from "../../src/store.ts";
 import { toErrorView } from "../rpc.ts";
 import type { ImportProgressView, ImportResultView } from "../types.ts";
+import { type AskConflict, storeImported } from "./import_merge.ts";
 
 /** A byte source to import. */
 export interface ImportSource {
@@ -32,11 +33,16 @@ export function isSessionFileName(path: string): boolean {
   return /\.jsonl$/i.test(path);
 }
 
-/** Import sources one by one, reporting progress; never throws for one bad file. */
+/**
+ * Import sources one by one, reporting progress; never throws for one bad file. A file
+ * whose id is already stored goes through {@link storeImported}: nothing stored is lost,
+ * and `ask` decides (with the user) about conflicting content.
+ */
 export async function importSources(
   store: SessionStore,
   sources: ImportSource[],
   progress: (event: ImportProgressView) => void,
+  ask: AskConflict,
 ): Promise<ImportResultView[]> {
   const results: ImportResultView[] = [];
   const bytesTotal = sources.reduce((sum, source) => sum + source.size, 0);
@@ -59,14 +65,11 @@ export async function importSources(
         onProgress: (bytes) => send({ ...base, bytesDone: bytesBefore + bytes, phase: "reading" }),
       });
       send({ ...base, bytesDone: bytesBefore + source.size, phase: "saving" }, true);
-      const exists = await store.has(parsed.header.id);
-      if (exists) await store.replace(parsed.header, parsed.entries);
-      else await store.create(parsed.header, parsed.entries);
+      const stored = await storeImported(store, parsed, source.path, ask);
       results.push({
         path: source.path,
         size: source.size,
-        status: exists ? "updated" : "imported",
-        sessionId: parsed.header.id,
+        ...stored,
         sourceVersion: parsed.sourceVersion,
         entryCount: parsed.entries.length,
       });
@@ -137,8 +140,26 @@ export async function directorySources(root: FileSystemDirectoryHandle): Promise
   return sources;
 }
 
-/** Sources for the bundled demo sessions (`demo/index.json`, same origin). */
+/** Set by the build (esbuild `define`): JSON of the demo sessions, `[{ name, text }]`. */
+declare const __MU_DEMO_SESSIONS__: string | undefined;
+
+/**
+ * Sources for the demo sessions. The build bundles them into the worker, so the demo
+ * button works with the network off once the page has loaded; an unbundled worker
+ * fetches `demo/index.json` and the files (same origin).
+ */
 export async function demoSources(baseUrl: string): Promise<ImportSource[]> {
+  if (typeof __MU_DEMO_SESSIONS__ === "string") {
+    const bundled = JSON.parse(__MU_DEMO_SESSIONS__) as Array<{ name: string; text: string }>;
+    return bundled.map(({ name, text }) => {
+      const bytes = new TextEncoder().encode(text);
+      return {
+        path: `demo/${name}`,
+        size: bytes.length,
+        open: async () => new Blob([bytes]).stream(),
+      };
+    });
+  }
   const indexUrl = new URL("demo/index.json", baseUrl);
   const response = await fetch(indexUrl);
   if (!response.ok) throw new Error(`demo index: HTTP ${response.status}`);

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { branchedSession } from "../../src/branching.ts";
 import { EntryNotFoundError } from "../../src/errors.ts";
 import { serializeEntries, toJsonLine } from "../../src/jsonl.ts";
 import { listingStateOf, listingToInfo } from "../../src/listing.ts";
@@ -73,6 +74,8 @@ export class OpenedSession {
       labels: this.index.labels.size,
       branchPoints: countBranchPoints(this.rows),
       internal: isWorkflowInternal(this.header),
+      ...(this.header.parentSessionId ? { parentSessionId: this.header.parentSessionId } : {}),
+      missingParentIds: this.index.missingParentIds(),
     };
   }
 
@@ -154,22 +157,28 @@ export class OpenedSession {
     return computeUsage(this.entries, this.path(leafId).entries);
   }
 
-  /** The branch to `leafId` as JSONL: the header, then the path entries (root first). */
-  exportBranch(leafId: string | null): Blob {
-    const { entries } = this.path(leafId);
-    const parts: string[] = [toJsonLine(this.header) + "\n"];
-    for (let i = 0; i < entries.length; i += 1000) {
-      parts.push(serializeEntries(entries.slice(i, i + 1000)));
-    }
-    return new Blob(parts, { type: "application/jsonl" });
+  /**
+   * The branch to `leafId` as a session of its own, in JSONL: a new header (new id,
+   * `parentSessionId` = this session, as `createBranchedSession` makes it), the path
+   * entries root first (their lines unchanged), and the labels set elsewhere on them.
+   */
+  exportBranch(leafId: string): Blob {
+    this.#checkLeaf(leafId);
+    const branch = branchedSession(this.header, this.index, leafId);
+    return jsonlBlob(branch.header, branch.entries);
   }
 
   /** The whole session as JSONL (every branch, file order). */
   exportAll(): Blob {
-    const parts: string[] = [toJsonLine(this.header) + "\n"];
-    for (let i = 0; i < this.entries.length; i += 1000) {
-      parts.push(serializeEntries(this.entries.slice(i, i + 1000)));
-    }
-    return new Blob(parts, { type: "application/jsonl" });
+    return jsonlBlob(this.header, this.entries);
   }
+}
+
+/** A session as a JSONL blob, serialised in slices (no one huge string). */
+function jsonlBlob(header: SessionHeader, entries: readonly SessionEntry[]): Blob {
+  const parts: string[] = [toJsonLine(header) + "\n"];
+  for (let i = 0; i < entries.length; i += 1000) {
+    parts.push(serializeEntries(entries.slice(i, i + 1000)));
+  }
+  return new Blob(parts, { type: "application/jsonl" });
 }

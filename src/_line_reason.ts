@@ -1,0 +1,24 @@
+/**
+ * Why a JSONL line did not parse, shared by the parser and the JSONL store's readers so one
+ * input gets one answer. Private to the package (not re-exported by core.ts).
+ *
+ * @module
+ */
+
+/**
+ * The reason for a line that is not JSON. Only a final line without a newline that starts
+ * like a record (`{`) can be a cut-off write ("torn": repair drops it); anything else, even
+ * unterminated (`curl --data-binary 'not json'`), is invalid JSON.
+ *
+ * @example
+ * ```ts
+ * import { unparseableLineReason } from "./_line_reason.ts";
+ * unparseableLineReason("not json", false, new SyntaxError("x")); // "invalid JSON: x"
+ * ```
+ */
+export function unparseableLineReason(text: string, terminated: boolean, error: unknown): string {
+  if (!terminated && /^\s*\{/.test(text)) {
+    return "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
+  }
+  return `invalid JSON: ${(error as Error).message}`;
+}

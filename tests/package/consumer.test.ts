@@ -1,0 +1,200 @@
+/**
+ * The npm package as a consumer gets it: `npm pack` the repository, install the tarball
+ * into an empty project, then use it from (a) Node, (b) Deno and (c) a browser bundle in
+ * Chromium. Also: the tarball holds only the compiled package, installing it prints no
+ * engine or install-script warning, and a browser bundle reaches no `node:` module.
+ *
+ * Run: `deno task test:package` (part of `npm test`).
+ */
+import "../browser/node_os_shim.ts"; // must run before playwright-core loads
+import * as esbuild from "esbuild";
+import { assert, assertEquals } from "../conformance/assert.ts";
+import { launchChromium } from "../browser/harness.ts";
+import { parseSessionJsonlSync } from "../../src/jsonl.ts";
+import { buildSessionProjection } from "../../src/projection.ts";
+import { SessionIndex } from "../../src/tree.ts";
+import { entrySources, NPM_OUT_DIR } from "../../npm/exports.ts";
+import { installConsumer, packRepository, ROOT, run } from "./kit.ts";
+
+const FIXTURE = `${ROOT}fixtures/projection/interrupted-tool-call.jsonl`;
+
+interface Created {
+  jsonl: { id: string; file: string };
+  sqlite: { id: string };
+}
+interface Listed {
+  id: string;
+  messageCount: number;
+  firstMessage: string;
+}
+interface Reopened {
+  reopened: { jsonl: string; sqlite: string };
+  jsonl: Listed[];
+  sqlite: Listed[];
+}
+
+/**
+ * Run tests/package/app.mjs (copied into the project) twice with `runtime`, in two
+ * processes: create, then reopen + list; check both stores kept both messages.
+ */
+async function roundTrip(project: string, runtime: string[], name: string): Promise<void> {
+  const agentDir = `${project}/${name}-agent`, jsonlDir = `${project}/${name}-sessions`;
+  const state = `${project}/${name}-state.json`;
+  const env = { PI_CODING_AGENT_DIR: agentDir };
+  const app = (mode: string) =>
+    run(runtime[0], [...runtime.slice(1), "app.mjs", mode, jsonlDir, state], {
+      cwd: project,
+      env,
+    });
+  const created: Created = JSON.parse((await app("create")).stdout);
+  assert(created.jsonl.file.startsWith(`${jsonlDir}/`), `JSONL file in ${jsonlDir}`);
+  assert((await Deno.stat(`${agentDir}/sessions.db`)).isFile, "default SQLite store created");
+  const after: Reopened = JSON.parse((await app("reopen")).stdout);
+  assertEquals(after.reopened, { jsonl: created.jsonl.id, sqlite: created.sqlite.id });
+  assertEquals(after.jsonl, [
+    { id: created.jsonl.id, messageCount: 2, firstMessage: "first in jsonl" },
+  ]);
+  assertEquals(after.sqlite, [
+    { id: created.sqlite.id, messageCount: 2, firstMessage: "first in sqlite" },
+  ]);
+}
+
+/** The consumer's browser entry: project a session with the runtime-agnostic entry. */
+const BROWSER_ENTRY = `
+import { buildSessionProjection, parseSessionJsonlSync, SessionIndex } from "@mu/sessions/core";
+globalThis.project = (text) => {
+  const { entries } = parseSessionJsonlSync(text);
+  const index = SessionIndex.build(entries);
+  return JSON.parse(JSON.stringify(buildSessionProjection(entries, index.lastEntry?.id ?? null, index)));
+};
+`;
+
+/** esbuild a browser bundle in the consumer project; returns its text and input files. */
+async function bundleForBrowser(
+  project: string,
+  contents: string,
+): Promise<{ text: string; inputs: string[] }> {
+  const result = await esbuild.build({
+    stdin: { contents, resolveDir: project, loader: "js" },
+    absWorkingDir: project,
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  });
+  return { text: result.outputFiles[0].text, inputs: Object.keys(result.metafile.inputs) };
+}
+
+Deno.test({
+  name: "npm package: pack, install into an empty project, use from Node, Deno and a browser",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  const work = await Deno.makeTempDir({ prefix: "mu-sessions-package-" });
+  const project = `${work}/consumer`;
+  let tarball = "";
+  const step = async (name: string, fn: () => Promise<void>) => {
+    if (!await t.step(name, fn)) throw new Error(`step failed: ${name} (later steps need it)`);
+  };
+  try {
+    await step("npm pack builds a tarball of the compiled package only", async () => {
+      const packed = await packRepository(work);
+      tarball = packed.tarball;
+      const stray = packed.files.filter((path) =>
+        !path.startsWith(`${NPM_OUT_DIR}/`) && !["package.json", "README.md"].includes(path)
+      );
+      assertEquals(stray, [], "files outside dist/npm/ in the tarball");
+      const sources = packed.files.filter((p) => p.endsWith(".ts") && !p.endsWith(".d.ts"));
+      assertEquals(sources, [], "TypeScript sources in the tarball");
+      for (
+        const source of entrySources(
+          JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).exports,
+        )
+      ) {
+        const stem = `${NPM_OUT_DIR}/${source.slice(0, -3)}`;
+        assert(packed.files.includes(`${stem}.js`), `${stem}.js missing from the tarball`);
+        assert(packed.files.includes(`${stem}.d.ts`), `${stem}.d.ts missing from the tarball`);
+      }
+    });
+
+    await step("npm install of the tarball warns about nothing and runs no script", async () => {
+      const { stdout, stderr } = await installConsumer(project, tarball);
+      const printed = stdout + stderr;
+      assert(!printed.includes("EBADENGINE"), `engine warning on install:\n${printed}`);
+      assert(!printed.includes("install-scripts"), `install-script warning:\n${printed}`);
+      const manifest = JSON.parse(
+        await Deno.readTextFile(`${project}/node_modules/@mu/sessions/package.json`),
+      );
+      const hooks = ["preinstall", "install", "postinstall", "prepare"];
+      assertEquals(hooks.filter((hook) => manifest.scripts?.[hook]), [], "install hooks");
+      await Deno.copyFile(`${ROOT}tests/package/app.mjs`, `${project}/app.mjs`);
+    });
+
+    await t.step(
+      "(a) Node: JSONL folder and default SQLite store, reopened by a second process",
+      () => roundTrip(project, ["node"], "node"),
+    );
+
+    await t.step("(b) Deno: the same through the installed package", async () => {
+      const denoConfig = { nodeModulesDir: "manual" };
+      await Deno.writeTextFile(`${project}/deno.json`, JSON.stringify(denoConfig));
+      await roundTrip(project, [Deno.execPath(), "run", "--allow-all"], "deno");
+      // The declarations resolve: a typed consumer checks (and a wrong type would not).
+      await Deno.writeTextFile(
+        `${project}/typed.ts`,
+        `import { SessionManager, type SessionInfo } from "@mu/sessions";\n` +
+          `import { buildSessionProjection } from "@mu/sessions/core";\n` +
+          `const manager: SessionManager = await SessionManager.create("/p", "./typed");\n` +
+          `const id: string = manager.getSessionId();\n` +
+          `const listed: SessionInfo[] = await SessionManager.list("/p", "./typed");\n` +
+          `console.log(id, listed, buildSessionProjection);\n`,
+      );
+      await run(Deno.execPath(), ["check", "typed.ts"], { cwd: project });
+    });
+
+    await t.step(
+      "(c) browser: an esbuild bundle of @mu/sessions/core projects in Chromium",
+      async () => {
+        const bundle = await bundleForBrowser(project, BROWSER_ENTRY);
+        assert(!/["']node:/.test(bundle.text), "the browser bundle imports a node: module");
+        // A browser bundler resolving the main entry gets the core, not the Node entry.
+        const main = await bundleForBrowser(project, `export * from "@mu/sessions";`);
+        assert(main.inputs.some((path) => path.endsWith(`${NPM_OUT_DIR}/core.js`)), "core.js");
+        assert(!main.inputs.some((path) => path.endsWith(`${NPM_OUT_DIR}/mod.js`)), "mod.js");
+        assert(!/["']node:/.test(main.text), "the browser bundle of . imports a node: module");
+
+        const text = await Deno.readTextFile(FIXTURE);
+        const { entries } = parseSessionJsonlSync(text);
+        const index = SessionIndex.build(entries);
+        const expected = JSON.parse(JSON.stringify(
+          buildSessionProjection(entries, index.lastEntry?.id ?? null, index),
+        ));
+        assert(
+          expected.messages.some((m: { role: string; isError?: boolean }) =>
+            m.role === "toolResult" && m.isError
+          ),
+          "the fixture's projection has a synthetic interrupted-call result",
+        );
+        const browser = await launchChromium();
+        try {
+          const page = await browser.newPage();
+          await page.setContent("<!doctype html><title>consumer</title>");
+          await page.addScriptTag({ content: bundle.text, type: "module" });
+          await page.waitForFunction(() => "project" in globalThis, null, { timeout: 10_000 });
+          const projected = await page.evaluate(
+            (source) => (globalThis as unknown as { project(s: string): unknown }).project(source),
+            text,
+          );
+          assertEquals(projected, expected, "projection in Chromium");
+        } finally {
+          await browser.close();
+        }
+      },
+    );
+  } finally {
+    await esbuild.stop();
+    await Deno.remove(work, { recursive: true });
+  }
+});
