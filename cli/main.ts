@@ -116,7 +116,3 @@ export async function runCli(argv: string[], cli: CliContext = processContext())
     throw error;
   }
 }
-
-if (import.meta.main) {
-  process.exitCode = await runCli(process.argv.slice(2));
-}

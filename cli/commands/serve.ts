@@ -20,6 +20,13 @@ import { securityHeaders, serveFile } from "../../web/static.ts";
 /** Default port. */
 export const DEFAULT_PORT = 8787;
 
+/** The part of web/build.ts used here (typed locally so the package build never reaches it). */
+interface ViewerBuilder {
+  DEFAULT_OUT_DIR: string;
+  buildIsStale(): Promise<boolean>;
+  buildViewer(): Promise<unknown>;
+}
+
 /** Where the built viewer is: the repo's `dist/web` (built on demand), or the package's `viewer/`. */
 async function viewerRoot(cli: CliContext, rebuild: boolean): Promise<string> {
   const inPackage = fileURLToPath(new URL("../../viewer", import.meta.url));
@@ -27,7 +34,7 @@ async function viewerRoot(cli: CliContext, rebuild: boolean): Promise<string> {
   // Running from the repository's sources: build the viewer when missing or stale.
   // A computed specifier: the npm package ships the built viewer and not the builder.
   const builder = "../../web/build.ts";
-  const build = await import(builder) as typeof import("../../web/build.ts");
+  const build = await import(builder) as ViewerBuilder;
   if (rebuild || await build.buildIsStale()) {
     cli.err("building the viewer…\n");
     await build.buildViewer();

@@ -56,7 +56,7 @@ export function cliTest(name: string, fn: (world: CliWorld) => Promise<void>) {
   });
 }
 
-const MAIN = new URL("../../cli/main.ts", import.meta.url).pathname;
+const MAIN = new URL("../../cli/mu.ts", import.meta.url).pathname;
 
 /** Run `mu` as a real Deno subprocess (exit codes and stdin as a user sees them). */
 export async function muProcess(

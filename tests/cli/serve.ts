@@ -2,7 +2,7 @@
  * Start `mu serve` as a real process against a temporary agent directory and wait for the
  * URL it prints.
  */
-const MAIN = new URL("../../cli/main.ts", import.meta.url).pathname;
+const MAIN = new URL("../../cli/mu.ts", import.meta.url).pathname;
 
 /** A running `mu serve`. */
 export interface ServeProcess {
