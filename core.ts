@@ -173,6 +173,10 @@ export {
   type SkippedSession,
 } from "./src/store.ts";
 export { MemorySessionStore, type MemoryStoreOptions } from "./src/memory_store.ts";
+
+// Moving sessions between stores: import under the never-overwrite rule; export one branch.
+export { type ImportOutcome, importSession, type ImportSessionOptions } from "./src/import_rule.ts";
+export { exportBranchJsonl } from "./src/export_branch.ts";
 export type { SessionRecords } from "./src/records.ts";
 
 // Runtime storage: what path-based factories use; `@mu/sessions` registers the file-system one.

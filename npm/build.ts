@@ -4,8 +4,8 @@
  * JavaScript plus `.d.ts` declarations. Relative `.ts` imports become `.js`
  * (`rewriteRelativeImportExtensions` in the JavaScript; rewritten here in the declarations,
  * which tsc leaves as written and which Deno would then look up as missing `.ts` files).
- * Tests, benchmarks, the CLI and the viewer are not reachable from the exports, so they are
- * not compiled.
+ * The `mu` command line is compiled too (the package's `bin`), and the viewer is bundled
+ * into `dist/npm/viewer/` for `mu serve`. Tests and benchmarks are not packed.
  *
  * Before compiling, package.json's `exports` must equal the map derived from deno.json
  * (`npm/exports.ts`); `--write-exports` rewrites package.json's `exports` to it instead of
@@ -16,6 +16,10 @@
  * @module
  */
 import { entrySources, NPM_OUT_DIR, packageExports } from "./exports.ts";
+import { buildViewer } from "../web/build.ts";
+
+/** Compiled besides the exports: the `mu` command line (the package's `bin`). */
+const EXTRA_SOURCES = ["cli/mu.ts"];
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const OUT = `${ROOT}${NPM_OUT_DIR}`;
@@ -111,7 +115,9 @@ if (import.meta.main) {
   const started = performance.now();
   const denoExports = await checkExports(Deno.args.includes("--write-exports"));
   const sources = entrySources(denoExports);
-  await compile(sources.map((source) => `${ROOT}${source}`));
+  await compile([...sources, ...EXTRA_SOURCES].map((source) => `${ROOT}${source}`));
+  // The viewer `mu serve` serves, built once here so installs need no bundler.
+  await buildViewer({ outDir: `${OUT}/viewer`, minify: true });
   for (const source of sources) {
     const stem = `${OUT}/${source.slice(0, -3)}`;
     await Deno.stat(`${stem}.js`);

@@ -192,6 +192,12 @@ export interface SessionStore {
    * a projection need not load the whole session. Feature-test with {@link canLoadBranch}.
    */
   loadBranch?(sessionId: string, leafId?: string | null): Promise<LoadedBranch>;
+  /**
+   * Optional: a cheap token that changes whenever the session changes (without an id:
+   * whenever anything in the store changes), including writes by other processes. Servers
+   * poll it to tell open viewers about appends without reading the session.
+   */
+  changeToken?(sessionId?: string): Promise<string>;
 }
 
 /**

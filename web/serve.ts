@@ -11,22 +11,12 @@
  * @module
  */
 import { buildIsStale, buildViewer, DEFAULT_OUT_DIR } from "./build.ts";
+import { serveFile } from "./static.ts";
+
+export { securityHeaders, serveFile, VIEWER_CSP } from "./static.ts";
 
 /** Default port. */
 export const DEFAULT_PORT = 8787;
-
-const MIME: Record<string, string> = {
-  html: "text/html; charset=utf-8",
-  js: "text/javascript; charset=utf-8",
-  css: "text/css; charset=utf-8",
-  json: "application/json; charset=utf-8",
-  jsonl: "application/jsonl; charset=utf-8",
-  map: "application/json; charset=utf-8",
-  wasm: "application/wasm",
-  txt: "text/plain; charset=utf-8",
-  png: "image/png",
-  ico: "image/x-icon",
-};
 
 /** Options for {@link startViewerServer}. */
 export interface ViewerServerOptions {
@@ -44,70 +34,6 @@ export interface ViewerServer {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-/**
- * The page's Content-Security-Policy, also sent as a header so it covers the worker (a
- * `<meta>` policy does not) and can forbid framing. `wasm-unsafe-eval` lets sqlite-wasm
- * compile; nothing may be fetched from another origin.
- */
-export const VIEWER_CSP = [
-  "default-src 'none'",
-  "script-src 'self' 'wasm-unsafe-eval'",
-  "worker-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data: blob:",
-  "style-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-/** The headers every response gets: isolation, CSP, no sniffing, no stale builds. */
-export function securityHeaders(): Headers {
-  return new Headers({
-    "content-security-policy": VIEWER_CSP,
-    "cross-origin-opener-policy": "same-origin",
-    "cross-origin-embedder-policy": "require-corp",
-    "cross-origin-resource-policy": "same-origin",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "cache-control": "no-cache",
-  });
-}
-
-/** Answer one request from `root` (GET/HEAD only, no path escapes). */
-export async function serveFile(root: string, request: Request): Promise<Response> {
-  const headers = securityHeaders();
-  if (request.method !== "GET" && request.method !== "HEAD") {
-    headers.set("allow", "GET, HEAD");
-    return new Response("method not allowed", { status: 405, headers });
-  }
-  let path: string;
-  try {
-    path = decodeURIComponent(new URL(request.url).pathname);
-  } catch {
-    return new Response("bad path", { status: 400, headers });
-  }
-  if (path.endsWith("/")) path += "index.html";
-  const parts = path.split("/");
-  if (parts.includes("..") || path.includes("\0") || path.includes("\\")) {
-    return new Response("bad path", { status: 400, headers });
-  }
-  try {
-    const file = `${root}${path}`;
-    const info = await Deno.stat(file);
-    if (!info.isFile) return new Response("not found", { status: 404, headers });
-    const ext = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
-    headers.set("content-type", Object.hasOwn(MIME, ext) ? MIME[ext] : "application/octet-stream");
-    headers.set("content-length", String(info.size));
-    if (request.method === "HEAD") return new Response(null, { headers });
-    const handle = await Deno.open(file, { read: true });
-    return new Response(handle.readable, { headers });
-  } catch {
-    return new Response("not found", { status: 404, headers });
-  }
 }
 
 /**

@@ -269,6 +269,20 @@ export class JsonlSessionStore implements SessionStore {
     });
   }
 
+  /**
+   * A token from the session file's size and modification time (changes with every
+   * append, by any process), or without an id from every file's.
+   */
+  async changeToken(sessionId?: string): Promise<string> {
+    assertOpen(this.#closed, this.kind);
+    if (sessionId !== undefined) {
+      const stat = await this.#fs.stat(await this.#require(sessionId));
+      return stat ? `${stat.size}:${stat.mtimeMs}` : "gone";
+    }
+    const rows = await this.list({ includeInternal: true });
+    return rows.map((row) => `${row.id}@${row.modified.getTime()}/${row.messageCount}`).join(",");
+  }
+
   async has(sessionId: string): Promise<boolean> {
     assertOpen(this.#closed, this.kind);
     return (await this.#locator.locate(sessionId)) !== undefined;

@@ -326,6 +326,29 @@ export class SqliteSessionStore implements BranchLoadingStore {
       }));
   }
 
+  /**
+   * A token that changes with every commit touching the session (its last entry position
+   * and header), or without an id with every commit by any connection: SQLite's
+   * `data_version` counts other connections' commits, `total_changes()` this one's.
+   */
+  async changeToken(sessionId?: string): Promise<string> {
+    assertOpen(this.#closed, this.kind);
+    return await storageOperation("changeToken", () => {
+      if (sessionId === undefined) {
+        const version = this.#get("PRAGMA data_version");
+        const own = this.#get("SELECT total_changes() AS n");
+        return `${Object.values(version ?? {})[0]}:${own?.n}`;
+      }
+      const row = this.#get(
+        "SELECT (SELECT MAX(seq) FROM entries WHERE session_id = ?) AS seq, header FROM sessions WHERE id = ?",
+        sessionId,
+        sessionId,
+      );
+      if (!row) throw new SessionNotFoundError(sessionId);
+      return `${row.seq}:${String(row.header).length}`;
+    });
+  }
+
   async has(sessionId: string): Promise<boolean> {
     assertOpen(this.#closed, this.kind);
     return await storageOperation(

@@ -155,6 +155,45 @@ Deno.test({
     });
 
     await t.step(
+      "(d) the mu command: import, ls, and mu serve with the packaged viewer",
+      async () => {
+        const env = { PI_CODING_AGENT_DIR: `${work}/mu-agent`, PATH: Deno.env.get("PATH") ?? "" };
+        const mu = `${project}/node_modules/.bin/mu`;
+        await run(mu, ["import", FIXTURE], { cwd: project, env });
+        const listed = JSON.parse(
+          (await run(mu, ["ls", "--all", "--json"], { cwd: project, env })).stdout,
+        );
+        assertEquals(listed.sessions.length, 1);
+        const server = new Deno.Command(mu, {
+          args: ["serve", "--port", "0"],
+          cwd: project,
+          env,
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
+        try {
+          const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+          let printed = "";
+          while (!/http:\/\/\S+\//.test(printed)) {
+            const { value, done } = await reader.read();
+            assert(!done, `mu serve ended: ${printed}`);
+            printed += value;
+          }
+          void reader.cancel().catch(() => {});
+          const origin = new URL(printed.match(/http:\/\/\S+\//)![0]).origin;
+          const page = await fetch(`${origin}/`);
+          assert((await page.text()).includes("<script"), "the packaged viewer is served");
+          const sessions = await (await fetch(`${origin}/api/sessions`)).json();
+          assertEquals(sessions.sessions.length, 1);
+        } finally {
+          server.kill("SIGTERM");
+          await server.status;
+          await server.stderr.cancel().catch(() => {});
+        }
+      },
+    );
+
+    await t.step(
       "(c) browser: an esbuild bundle of @mu/sessions/core projects in Chromium",
       async () => {
         const bundle = await bundleForBrowser(project, BROWSER_ENTRY);

@@ -1,0 +1,115 @@
+/**
+ * Command-line parsing for `mu`: `node:util` `parseArgs` in strict mode, so an unknown flag
+ * or a flag without its value is a usage error (exit 2), never ignored. The global storage
+ * flags are accepted by every command.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { type CliContext, UsageError } from "./context.ts";
+
+/** One flag of a command. */
+export interface FlagSpec {
+  type: "string" | "boolean";
+  short?: string;
+  /** Shown in `--help`, e.g. `--cwd DIR  only sessions of DIR`. */
+  help: string;
+  /** The value's name in `--help` (string flags). */
+  value?: string;
+  multiple?: boolean;
+}
+
+/** A `mu` command: its flags, its help text and what it does. */
+export interface Command {
+  name: string;
+  /** One line for `mu --help`. */
+  summary: string;
+  /** Positional arguments as shown in the usage line, e.g. `<id|file>`. */
+  operands: string;
+  /** Least and most positional arguments (`Infinity` for no upper bound). */
+  arity: [number, number];
+  flags: Record<string, FlagSpec>;
+  run(invocation: Invocation, context: CliContext): Promise<number>;
+}
+
+/** Flags every command takes. */
+export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
+  store: {
+    type: "string",
+    value: "sqlite|jsonl",
+    help: "storage to use (default: the configured storage, as the library resolves it)",
+  },
+  "session-dir": { type: "string", value: "DIR", help: "JSONL session folder to use" },
+  json: { type: "boolean", help: "print data as JSON" },
+  help: { type: "boolean", short: "h", help: "show this help" },
+};
+
+/** A parsed command line. */
+export interface Invocation {
+  operands: string[];
+  flags: Record<string, string | boolean | string[] | undefined>;
+  json: boolean;
+  store?: string;
+  sessionDir?: string;
+}
+
+/** Parse `argv` (after the command name) for `command`; usage problems throw {@link UsageError}. */
+export function parseInvocation(command: Command, argv: string[]): Invocation {
+  const specs = { ...GLOBAL_FLAGS, ...command.flags };
+  const options = Object.fromEntries(
+    Object.entries(specs).map(([name, spec]) => [name, {
+      type: spec.type,
+      ...(spec.short ? { short: spec.short } : {}),
+      ...(spec.multiple ? { multiple: true } : {}),
+    }]),
+  );
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const flags = parsed.values as Invocation["flags"];
+  if (flags.help) return { operands: [], flags, json: false };
+  const [least, most] = command.arity;
+  if (parsed.positionals.length < least) {
+    throw new UsageError(`missing ${command.operands || "argument"}`);
+  }
+  if (parsed.positionals.length > most) {
+    throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[most])}`);
+  }
+  const store = flags.store as string | undefined;
+  if (store !== undefined && store !== "sqlite" && store !== "jsonl") {
+    throw new UsageError(`--store must be sqlite or jsonl, not ${JSON.stringify(store)}`);
+  }
+  return {
+    operands: parsed.positionals,
+    flags,
+    json: flags.json === true,
+    store,
+    sessionDir: flags["session-dir"] as string | undefined,
+  };
+}
+
+/** The `--help` text of a command. */
+export function commandHelp(command: Command): string {
+  const lines = [
+    `usage: mu ${command.name}${command.operands ? " " + command.operands : ""} [flags]`,
+  ];
+  lines.push("", command.summary, "");
+  const flagLines = Object.entries({ ...command.flags, ...GLOBAL_FLAGS }).map(([name, spec]) => {
+    const short = spec.short ? `-${spec.short}, ` : "";
+    const left = `  ${short}--${name}${spec.value ? " " + spec.value : ""}`;
+    return [left, spec.help];
+  });
+  const width = Math.max(...flagLines.map(([left]) => left.length));
+  for (const [left, help] of flagLines) lines.push(`${left.padEnd(width)}  ${help}`);
+  return lines.join("\n") + "\n";
+}
+
+/** Ask for confirmation unless `yes`; resolves true only for an explicit y/yes. */
+export async function confirm(context: CliContext, question: string, yes: boolean) {
+  if (yes) return true;
+  const answer = (await context.ask(`${question} [y/N] `)).trim().toLowerCase();
+  return answer === "y" || answer === "yes";
+}

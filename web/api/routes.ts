@@ -1,0 +1,169 @@
+/**
+ * The HTTP API of `mu serve` over any {@link SessionStore}, as a web-standard
+ * `(Request) => Response` handler (so it also runs in an edge function over a remote
+ * store). JSON unless stated; errors are JSON with a status a client can act on and never
+ * a stack trace.
+ *
+ * | route | answer |
+ * | --- | --- |
+ * | `GET /api/info` | `{ name, store }` |
+ * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor }`, newest first |
+ * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }` |
+ * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
+ * | `GET /api/sessions/:id/export?leaf=` | JSONL (`application/jsonl`) |
+ * | `POST /api/import` | JSONL body: 201 imported, 200 already present / updated, 409 a different session has the id, 400 malformed (line, reason), 413 too large |
+ * | `GET /api/events?session=` | server-sent events: `sessions`, `session` |
+ *
+ * @module
+ */
+import { EntryNotFoundError } from "../../src/errors.ts";
+import { exportBranchJsonl } from "../../src/export_branch.ts";
+import { importSession } from "../../src/import_rule.ts";
+import { buildSessionProjection } from "../../src/projection.ts";
+import { canLoadBranch, exportSessionJsonl, type SessionStore } from "../../src/store.ts";
+import { SessionIndex } from "../../src/tree.ts";
+import { ChangeWatcher, eventStream } from "./events.ts";
+import { errorResponse, HttpError, json, readBodyLimited } from "./http.ts";
+
+/** Options of {@link createSessionApi}. */
+export interface SessionApiOptions {
+  store: SessionStore;
+  /** Largest accepted import body (default 256 MiB). */
+  maxImportBytes?: number;
+  /** Change poller for `/api/events` (default: one over `store`). */
+  watcher?: ChangeWatcher;
+}
+
+/** Default import body limit. */
+export const DEFAULT_MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+const PAGE = 200;
+const ENTRY_PAGE = 2000;
+
+function intParam(url: URL, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = url.searchParams.get(name);
+  if (raw === null || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new HttpError(400, "BadRequest", `${name} must be a non-negative integer`);
+  }
+  return Math.min(value, max);
+}
+
+function allow(methods: string, request: Request): void {
+  if (!methods.split(", ").includes(request.method)) {
+    throw new HttpError(
+      405,
+      "MethodNotAllowed",
+      `${request.method} is not allowed here; use ${methods}`,
+    );
+  }
+}
+
+/**
+ * The API handler: answers `/api/...` requests and resolves `undefined` for any other path
+ * (so a server can serve files there).
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore } from "@mu/sessions/core";
+ * import { createSessionApi } from "./routes.ts";
+ * const api = createSessionApi({ store: new MemorySessionStore() });
+ * const response = await api(new Request("http://127.0.0.1/api/sessions"));
+ * (await response!.json()).sessions; // []
+ * ```
+ */
+export function createSessionApi(
+  options: SessionApiOptions,
+): (request: Request) => Promise<Response | undefined> {
+  const { store } = options;
+  const maxImportBytes = options.maxImportBytes ?? DEFAULT_MAX_IMPORT_BYTES;
+  const watcher = options.watcher ?? new ChangeWatcher(store);
+
+  async function route(request: Request, url: URL, parts: string[]): Promise<Response> {
+    const [resource, id, sub, ...rest] = parts;
+    if (resource === "info" && parts.length === 1) {
+      allow("GET, HEAD", request);
+      return json(200, { name: "mu-sessions", store: store.kind });
+    }
+    if (resource === "events" && parts.length === 1) {
+      allow("GET", request);
+      return eventStream(watcher, url.searchParams.get("session") ?? undefined, request.signal);
+    }
+    if (resource === "import" && parts.length === 1) {
+      allow("POST", request);
+      const body = await readBodyLimited(request, maxImportBytes);
+      const outcome = await importSession(store, body, { source: "request body" });
+      if (outcome.status === "invalid") throw outcome.error;
+      if (outcome.status === "conflict") {
+        return json(409, {
+          error: "SessionExistsError",
+          message: outcome.reason,
+          sessionId: outcome.sessionId,
+        });
+      }
+      return json(outcome.status === "imported" ? 201 : 200, outcome);
+    }
+    if (resource !== "sessions" || rest.length) {
+      throw new HttpError(404, "NotFound", `no API route ${url.pathname}`);
+    }
+    allow("GET, HEAD", request);
+    if (id === undefined) {
+      const all = await store.list({
+        cwd: url.searchParams.get("cwd") ?? undefined,
+        includeInternal: ["1", "true"].includes(url.searchParams.get("internal") ?? ""),
+        signal: request.signal,
+      });
+      const cursor = intParam(url, "cursor", 0);
+      const limit = intParam(url, "limit", PAGE, 1000) || PAGE;
+      const sessions = all.slice(cursor, cursor + limit);
+      const next = cursor + limit < all.length ? String(cursor + limit) : null;
+      return json(200, { sessions, nextCursor: next, total: all.length });
+    }
+    const sessionId = decodeURIComponent(id);
+    if (sub === undefined) {
+      const { header, entries, sourceVersion } = await store.load(sessionId);
+      const offset = intParam(url, "offset", 0);
+      const limit = intParam(url, "limit", ENTRY_PAGE, 10_000) || ENTRY_PAGE;
+      const page = entries.slice(offset, offset + limit);
+      const nextOffset = offset + limit < entries.length ? offset + limit : null;
+      return json(200, { header, sourceVersion, entries: page, total: entries.length, nextOffset });
+    }
+    const leaf = url.searchParams.get("leaf") ?? undefined;
+    if (sub === "context") {
+      const loaded = canLoadBranch(store)
+        ? await store.loadBranch(sessionId, leaf)
+        : await store.load(sessionId);
+      const index = SessionIndex.build(loaded.entries);
+      if (leaf !== undefined && !index.byId.has(leaf)) throw new EntryNotFoundError(leaf);
+      const leafId = leaf ?? index.lastEntry?.id ?? null;
+      return json(200, {
+        sessionId,
+        header: loaded.header,
+        projection: buildSessionProjection(loaded.entries, leafId, index),
+      });
+    }
+    if (sub === "export") {
+      const jsonl = leaf === undefined
+        ? await exportSessionJsonl(store, sessionId)
+        : await exportBranchJsonl(store, sessionId, leaf);
+      return new Response(jsonl, {
+        headers: {
+          "content-type": "application/jsonl; charset=utf-8",
+          "content-disposition": `attachment; filename="${encodeURIComponent(sessionId)}.jsonl"`,
+        },
+      });
+    }
+    throw new HttpError(404, "NotFound", `no API route ${url.pathname}`);
+  }
+
+  return async (request) => {
+    const url = new URL(request.url);
+    if (url.pathname !== "/api" && !url.pathname.startsWith("/api/")) return undefined;
+    const parts = url.pathname.slice("/api/".length).split("/").filter((p) => p !== "");
+    try {
+      return await route(request, url, parts);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
