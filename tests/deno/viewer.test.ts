@@ -30,6 +30,7 @@ import {
 } from "../viewer/page.ts";
 import "../viewer/safety_tests.ts"; // demo load, IndexedDB fallback, hostile content
 import "../viewer/import_tests.ts"; // re-import never loses entries, branch export, conflicts
+import "../viewer/computer_tests.ts"; // served by mu serve: this computer's sessions, live appends
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;
@@ -64,6 +65,8 @@ Deno.test({
 
     await t.step("empty page offers the demo sessions; storage is SQLite on OPFS", async () => {
       await page.waitForSelector("#load-demo");
+      // A plain static site has no API: no "this computer" source.
+      assertEquals(await page.locator("#source-computer").count(), 0);
       assertEquals(await page.getAttribute("body", "data-storage"), "sqlite-opfs");
       assert(await page.evaluate(() => crossOriginIsolated), "page is cross-origin isolated");
       await screenshot(page, "01-empty");
