@@ -1,6 +1,6 @@
 /**
- * The viewer served by `mu serve` (a real process over a temporary agent directory): the
- * list shows "this computer"'s session, which lives only in the server's SQLite store (put
+ * The viewer served by `mu serve` (a real process over a temporary agent directory): with
+ * no sessions anywhere it offers the demo sessions; then the list shows "this computer"'s session, which lives only in the server's SQLite store (put
  * there by `mu import`); it opens without importing; an entry appended by another process
  * shows up in the open page; "Keep a copy in this browser" copies it into the browser's
  * own store. Imported by `tests/deno/viewer.test.ts`; runs alone too.
@@ -8,7 +8,7 @@
 import { buildViewer } from "../../web/build.ts";
 import { startServe } from "../cli/serve.ts";
 import { muProcess } from "../cli/harness.ts";
-import { bounded, launchBrowser, waitReady, watchPage } from "./helpers.ts";
+import { bounded, launchBrowser, screenshot, waitReady, watchPage } from "./helpers.ts";
 import { assert, assertEquals, contextText, sessionTitles } from "./page.ts";
 
 const V4 = new URL("../../fixtures/codec/v4.jsonl", import.meta.url).pathname;
@@ -43,8 +43,6 @@ Deno.test({
   const root = await Deno.makeTempDir({ prefix: "mu-viewer-computer-" });
   const agentDir = `${root}/agent`;
   const world = { root, agentDir, cwd: root, mu: () => Promise.reject(new Error("unused")) };
-  const imported = await muProcess(world, ["import", V4]);
-  assertEquals(imported.code, 0, imported.stderr);
   await buildViewer({ outDir: `${root}/viewer`, minify: false });
   const server = await startServe(agentDir, ["--root", `${root}/viewer`]);
   const browser = await launchBrowser();
@@ -55,15 +53,26 @@ Deno.test({
     await page.goto(`${server.origin}/`);
     await waitReady(page);
 
-    // The computer source is chosen first and lists the server's session.
+    // No sessions anywhere: this browser's empty list offers the demo sessions.
+    assertEquals(await page.getAttribute("#source-browser", "aria-selected"), "true");
+    await page.waitForSelector("#load-demo");
+
+    // Once the computer's store has a session (`mu import` into the agent directory), the
+    // computer source is chosen first and lists it.
+    const imported = await muProcess(world, ["import", V4]);
+    assertEquals(imported.code, 0, imported.stderr);
+    await page.reload();
+    await waitReady(page);
     assertEquals(await page.getAttribute("#source-computer", "aria-selected"), "true");
     assertEquals(await sessionTitles(page), ["Hello"]);
+    await screenshot(page, "20-computer-list");
     await page.locator("#session-table .session-link").first().click();
     await page.waitForSelector(".session-page #context-view .context-item");
     assert((await contextText(page)).includes("Hi!"), "the session's messages show");
     assert(!(await contextText(page)).includes("from another process"));
 
     await appendFromAnotherProcess(agentDir, "from another process");
+    const appended = performance.now();
     // Poll the DOM (bounded count): the page re-renders on the server's `session` event.
     let seen = false;
     for (let i = 0; i < 60 && !seen; i++) {
@@ -73,6 +82,9 @@ Deno.test({
       if (!seen) await page.waitForTimeout(250);
     }
     assert(seen, "the appended message appears in the open session");
+    // Reported, not asserted (no wall-clock bounds in tests): the server polls every 250 ms.
+    console.log(`append shown after ${Math.round(performance.now() - appended)} ms`);
+    await screenshot(page, "21-computer-session-live");
 
     // Nothing was imported: the browser's own list is empty (it offers the demo)...
     await page.goto(`${server.origin}/#/`);
