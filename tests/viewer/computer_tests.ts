@@ -1,9 +1,10 @@
 /**
  * The viewer served by `mu serve` (a real process over a temporary agent directory): with
- * no sessions anywhere it offers the demo sessions; then the list shows "this computer"'s session, which lives only in the server's SQLite store (put
- * there by `mu import`); it opens without importing; an entry appended by another process
- * shows up in the open page; "Keep a copy in this browser" copies it into the browser's
- * own store. Imported by `tests/deno/viewer.test.ts`; runs alone too.
+ * no sessions anywhere it offers the demo sessions; then the list shows "this computer"'s
+ * session, which lives only in the server's SQLite store (put there by `mu import`); it
+ * opens without importing; an entry appended by another process shows up in the open page;
+ * "Keep a copy in this browser" copies it into the browser's own store. Imported by
+ * `tests/deno/viewer.test.ts`; runs alone too.
  */
 import { buildViewer } from "../../web/build.ts";
 import { startServe } from "../cli/serve.ts";
