@@ -9,17 +9,15 @@
 import { button, downloadBlob, el, replaceChildren } from "./dom.ts";
 import { SessionError, SessionFormatError } from "../src/errors.ts";
 import { createViewerClient } from "./rpc.ts";
-import type { ImportResultView, ListView, StorageView, UnloadableView } from "./types.ts";
+import type { ImportResultView, ListView, SessionOverview, StorageView } from "./types.ts";
 import { importSummary } from "./import_summary.ts";
 import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
-import { type ImportOrigin, SessionPage, type SessionTab } from "./views/session.ts";
-
-const UNLOADABLE_KEY = "mu-viewer:unloadable";
-const MAX_UNLOADABLE = 200;
-const ORIGINS_KEY = "mu-viewer:imports";
-const MAX_ORIGINS = 5000;
+import { SessionPage, type SessionTab } from "./views/session.ts";
+import { LiveUpdates } from "./live.ts";
+import { loadOrigins, loadUnloadable, saveUnloadable, storeOrigins } from "./local_memory.ts";
+import { parseSessionKey, sessionKey, type SessionSource } from "./session_key.ts";
 
 const app = document.getElementById("app")!;
 const toastArea = document.getElementById("toasts")!;
@@ -49,36 +47,23 @@ const state = {
   list: undefined as ListView | undefined,
   page: undefined as SessionPage | undefined,
   busy: false,
+  /** Which store the list shows; "computer" only when served by `mu serve`. */
+  source: "browser" as SessionSource,
+  computer: false,
 };
 
-/** Read a small JSON value the page keeps in localStorage (never session content). */
-function loadLocal<T>(key: string, fallback: T, valid: (value: unknown) => boolean): T {
-  try {
-    const parsed = JSON.parse(localStorage.getItem(key) ?? "null");
-    return valid(parsed) ? parsed as T : fallback;
-  } catch {
-    return fallback;
-  }
-}
+/** Server-sent changes: re-open the shown computer session, refresh its list. */
+const live = new LiveUpdates({
+  session: (sessionId) => refreshSession(sessionKey("computer", sessionId)),
+  sessions: () => {
+    if (!state.page && state.source === "computer" && !parseHash().sessionId) void showList();
+  },
+});
 
-function saveLocal(key: string, value: unknown): void {
-  try {
-    localStorage.setItem(key, JSON.stringify(value));
-  } catch {
-    // storage full or disabled: this visit still shows it
-  }
-}
-
-let unloadable = loadLocal<UnloadableView[]>(UNLOADABLE_KEY, [], Array.isArray);
-const saveUnloadable = (items: UnloadableView[]) =>
-  saveLocal(UNLOADABLE_KEY, items.slice(0, MAX_UNLOADABLE));
+let unloadable = loadUnloadable();
 /** Where each imported session came from (file path, format version); a Map, so any id is safe. */
-const origins = new Map<string, ImportOrigin>(
-  loadLocal<Array<[string, ImportOrigin]>>(ORIGINS_KEY, [], Array.isArray).filter((item) =>
-    Array.isArray(item) && typeof item[0] === "string" && typeof item[1]?.path === "string"
-  ),
-);
-const saveOrigins = () => saveLocal(ORIGINS_KEY, [...origins].slice(-MAX_ORIGINS));
+const origins = loadOrigins();
+const saveOrigins = () => storeOrigins(origins);
 
 function rememberOrigins(results: ImportResultView[], at: number): void {
   for (const r of results) {
@@ -125,6 +110,10 @@ async function runImport(run: () => Promise<ImportResultView[]>): Promise<Import
   try {
     const results = await run();
     rememberOrigins(results, Date.now());
+    // Whatever was imported (files, demo, a kept copy) is in this browser's store: list that.
+    if (results.some((r) => r.status !== "failed" && r.status !== "skipped")) {
+      state.source = "browser";
+    }
     const failed = results.filter((r) => r.status === "failed");
     const now = Date.now();
     if (failed.length) {
@@ -174,6 +163,11 @@ const listActions: ListActions = {
     void showList();
   },
   exportSession: (id) => void exportJsonl(id, null),
+  keepCopy: (key) => void keepCopy(key),
+  setSource(source) {
+    state.source = source;
+    void showList();
+  },
   async deleteSession(id) {
     if (!confirm(`Remove session ${id} from this browser? The original file is not touched.`)) {
       return;
@@ -208,29 +202,45 @@ function setCrumb(title?: string): void {
   replaceChildren(crumb, title ? el("span", {}, title) : null);
 }
 
+async function keepCopy(key: string): Promise<void> {
+  await runImport(() => client.call("keepCopy", key));
+}
+
 async function showList(): Promise<void> {
   state.page = undefined;
   setCrumb();
-  const list = await client.call("list", { includeInternal: state.includeInternal });
+  const source = state.source;
+  live.watch(source === "computer" ? null : undefined);
+  const list = await client.call("list", { includeInternal: state.includeInternal, source });
   state.list = list;
-  const draw = () =>
+  const draw = () => {
+    // Redraws (typing, live updates) keep the filter box focused and the caret at the end.
+    const focused = document.activeElement === app.querySelector(".filter");
     replaceChildren(
       app,
       renderList(
-        { list, includeInternal: state.includeInternal, unloadable, filter: state.filter },
+        {
+          list,
+          includeInternal: state.includeInternal,
+          // Import failures belong to this browser's list.
+          unloadable: source === "browser" ? unloadable : [],
+          filter: state.filter,
+          source,
+          computer: state.computer,
+        },
         listActions,
         (text) => {
           state.filter = text;
-          const focused = document.activeElement === app.querySelector(".filter");
           draw();
-          if (focused) {
-            const input = app.querySelector<HTMLInputElement>(".filter");
-            input?.focus();
-            input?.setSelectionRange(text.length, text.length);
-          }
         },
       ),
     );
+    if (focused) {
+      const input = app.querySelector<HTMLInputElement>(".filter");
+      input?.focus();
+      input?.setSelectionRange(state.filter.length, state.filter.length);
+    }
+  };
   draw();
 }
 
@@ -260,8 +270,12 @@ function sessionUrl(sessionId: string, leafId: string | null, tab: SessionTab): 
 
 async function showSession(route: Route): Promise<void> {
   const sessionId = route.sessionId!;
+  const { source, sessionId: id } = parseSessionKey(sessionId);
+  state.source = source;
+  // Subscribe before loading, so an append while it loads is not missed.
+  live.watch(source === "computer" ? id : undefined);
   const current = state.page;
-  if (current && current.overview.id === sessionId) {
+  if (current && current.overview.key === sessionId) {
     if (route.leafId !== undefined) current.setLeaf(route.leafId);
     current.setTab(route.tab);
     return;
@@ -269,15 +283,11 @@ async function showSession(route: Route): Promise<void> {
   replaceChildren(app, el("p", { class: "muted loading" }, "Opening session…"));
   try {
     const overview = await client.call("openSession", sessionId);
-    const leafId = route.leafId === undefined ? overview.defaultLeafId : route.leafId;
-    setCrumb(overview.title);
-    state.page = new SessionPage(client, overview, leafId, route.tab, {
-      navigate(leaf, tab) {
-        history.replaceState(null, "", sessionUrl(sessionId, leaf, tab));
-      },
-      exportJsonl: (leaf) => void exportJsonl(sessionId, leaf),
-    }, origins.get(sessionId));
-    replaceChildren(app, state.page.element);
+    mountSession(
+      overview,
+      route.leafId === undefined ? overview.defaultLeafId : route.leafId,
+      route.tab,
+    );
   } catch (error) {
     state.page = undefined;
     replaceChildren(
@@ -292,6 +302,46 @@ async function showSession(route: Route): Promise<void> {
     );
     (app.querySelector("a.back") as HTMLAnchorElement).href = "#/";
   }
+}
+
+function mountSession(overview: SessionOverview, leafId: string | null, tab: SessionTab): void {
+  const key = overview.key;
+  setCrumb(overview.title);
+  state.page = new SessionPage(client, overview, leafId, tab, {
+    navigate(leaf, tab) {
+      history.replaceState(null, "", sessionUrl(key, leaf, tab));
+    },
+    exportJsonl: (leaf) => void exportJsonl(key, leaf),
+    keepCopy: overview.source === "computer" ? () => void keepCopy(key) : undefined,
+  }, origins.get(key));
+  replaceChildren(app, state.page.element);
+}
+
+/** Changes of the shown session are applied one at a time; a burst collapses into one. */
+let refreshing: Promise<void> | undefined;
+let refreshAgain = false;
+
+function refreshSession(key: string): void {
+  if (refreshing) {
+    refreshAgain = true;
+    return;
+  }
+  refreshing = (async () => {
+    do {
+      refreshAgain = false;
+      const page = state.page;
+      if (!page || page.overview.key !== key) return;
+      const overview = await client.call("reopenSession", key);
+      if (state.page !== page) return; // the user went elsewhere meanwhile
+      // A reader at the tip follows the new tip; one on an older branch stays there.
+      const atTip = page.leafId === page.overview.defaultLeafId;
+      const y = scrollY;
+      mountSession(overview, atTip ? overview.defaultLeafId : page.leafId, parseHash().tab);
+      history.replaceState(null, "", sessionUrl(key, state.page!.leafId, parseHash().tab));
+      scrollTo(0, y);
+    } while (refreshAgain);
+  })().catch((error) => toast(`Update failed: ${describeError(error)}`, "error"))
+    .finally(() => refreshing = undefined);
 }
 
 async function route(): Promise<void> {
@@ -322,7 +372,17 @@ addEventListener("hashchange", () => void route());
 async function start(): Promise<void> {
   try {
     const pinned = new URLSearchParams(location.search).get("storage") ?? undefined;
-    showStorage(await client.call("init", { storage: pinned }));
+    const view = await client.call("init", { storage: pinned });
+    showStorage(view);
+    state.computer = view.computer === true;
+    if (state.computer) {
+      // Served by mu serve: show this computer's sessions first, unless it has none.
+      const { sessions, hiddenInternal } = await client.call("list", {
+        includeInternal: false,
+        source: "computer",
+      });
+      if (sessions.length + hiddenInternal > 0) state.source = "computer";
+    }
   } catch (error) {
     toast(`Storage unavailable: ${describeError(error)}`, "error");
   }

@@ -23,6 +23,7 @@ import type {
   TreeRowView,
   UsageView,
 } from "./types.ts";
+import type { SessionSource } from "./session_key.ts";
 
 /** A file handed to the worker for import, with its path inside a picked folder. */
 export interface ImportFile {
@@ -46,10 +47,17 @@ export interface ViewerApi {
   importDemo(): Promise<ImportResultView[]>;
   /** Answer an `import-conflict` event of a running import. */
   answerImportConflict(questionId: number, choice: ImportConflictChoice): Promise<void>;
-  /** The session list. */
-  list(options: { includeInternal: boolean }): Promise<ListView>;
-  /** Load and index a session; later calls page through it. */
+  /** Copy a computer session (key `computer/<id>`) into this browser's store (never overwriting). */
+  keepCopy(key: string): Promise<ImportResultView[]>;
+  /** The session list of a source (default: this browser's store). */
+  list(options: { includeInternal: boolean; source?: SessionSource }): Promise<ListView>;
+  /**
+   * Load and index a session; later calls page through it. Every `sessionId` of these
+   * methods is a key (`session_key.ts`): a browser session's id, or `computer/<id>`.
+   */
   openSession(sessionId: string): Promise<SessionOverview>;
+  /** Drop the opened copy and load the session again (it changed on the server). */
+  reopenSession(sessionId: string): Promise<SessionOverview>;
   /** Rows `[start, start+count)` of the flattened tree, marked for `leafId`. */
   treeRows(
     sessionId: string,

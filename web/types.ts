@@ -6,6 +6,7 @@
  * @module
  */
 import type { UsageTotals as LibraryUsageTotals } from "../src/usage.ts";
+import type { SessionSource } from "./session_key.ts";
 
 /** A typed error as it crosses the worker boundary. */
 export interface ErrorView {
@@ -26,11 +27,16 @@ export interface StorageView {
   persistent: boolean;
   /** Why a preferred storage was not used, if one failed. */
   note?: string;
+  /** The page is served by `mu serve`: "this computer"'s sessions can be listed too. */
+  computer?: boolean;
 }
 
 /** One row of the session list. */
 export interface SessionRowView {
   id: string;
+  /** What the page passes back to open it (`session_key.ts`). */
+  key: string;
+  source: SessionSource;
   /** Name, fresh summary or first user message: what the list shows as the title. */
   title: string;
   /** Where the title came from. */
@@ -136,6 +142,9 @@ export interface TreeRowView {
 /** What `openSession` returns. */
 export interface SessionOverview {
   id: string;
+  /** What the page passes back in later calls (`session_key.ts`). */
+  key: string;
+  source: SessionSource;
   title: string;
   cwd: string;
   created: number;

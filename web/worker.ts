@@ -16,8 +16,10 @@ import type {
   StorageView,
   UnloadableView,
 } from "./types.ts";
+import { rowView, ViewerSources } from "./worker/sources.ts";
 import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
+import { parseSessionKey } from "./session_key.ts";
 import { OpenedSession } from "./worker/opened_session.ts";
 import { openViewerStorage, storageCandidates } from "./worker/storage.ts";
 
@@ -31,10 +33,13 @@ function store(): Promise<SessionStore> {
   return storage.then((s) => s.store);
 }
 
+const sources = new ViewerSources(store, self.location.origin);
+
+/** The opened session of a key (`session_key.ts`): a browser id or `computer/<id>`. */
 async function session(sessionId: string): Promise<OpenedSession> {
   let entry = opened.get(sessionId);
   if (!entry) {
-    entry = store().then((s) => OpenedSession.load(s, sessionId));
+    entry = sources.resolve(sessionId).then((s) => OpenedSession.load(s.store, s.sessionId));
     opened.set(sessionId, entry);
     entry.catch(() => opened.delete(sessionId));
     while (opened.size > OPEN_CACHE) opened.delete(opened.keys().next().value!);
@@ -43,6 +48,11 @@ async function session(sessionId: string): Promise<OpenedSession> {
     opened.set(sessionId, entry);
   }
   return await entry;
+}
+
+async function storeAndId(key: string): Promise<[SessionStore, string]> {
+  const { store, sessionId } = await sources.resolve(key);
+  return [store, sessionId];
 }
 
 function forget(sessionIds: Iterable<string | undefined>): void {
@@ -69,7 +79,8 @@ const api: ViewerApi = {
     storage ??= openViewerStorage(
       pinned ? storageCandidates().filter((c) => c.kind.startsWith(pinned)) : undefined,
     );
-    return (await storage).view;
+    const view = (await storage).view;
+    return (await sources.computer()) ? { ...view, computer: true } : view;
   },
 
   async importFiles(files) {
@@ -96,6 +107,17 @@ const api: ViewerApi = {
     return results;
   },
 
+  async keepCopy(key) {
+    const results = await importSources(
+      await store(),
+      [await sources.copySource(key)],
+      progress,
+      ask,
+    );
+    forget(results.map((r) => r.sessionId));
+    return results;
+  },
+
   answerImportConflict(questionId, choice) {
     const resolve = questions.get(questionId);
     questions.delete(questionId);
@@ -105,8 +127,8 @@ const api: ViewerApi = {
     return Promise.resolve();
   },
 
-  async list({ includeInternal }) {
-    const s = await store();
+  async list({ includeInternal, source = "browser" }) {
+    const s = await sources.store(source);
     const skipped: UnloadableView[] = [];
     const all = await s.list({
       includeInternal: true,
@@ -116,33 +138,20 @@ const api: ViewerApi = {
     const sessions: SessionRowView[] = [];
     let hiddenInternal = 0;
     for (const info of all) {
-      if (info.internal && !includeInternal) {
-        hiddenInternal++;
-        continue;
-      }
-      const row: SessionRowView = {
-        id: info.id,
-        title: info.name ?? info.summary ?? info.firstMessage,
-        titleSource: info.name !== undefined
-          ? "name"
-          : info.summary !== undefined
-          ? "summary"
-          : "first message",
-        cwd: info.cwd,
-        created: info.created.getTime(),
-        modified: info.modified.getTime(),
-        messageCount: info.messageCount,
-        internal: info.internal === true,
-      };
-      if (info.workflow) row.workflow = `${info.workflow.runId} / ${info.workflow.stageName}`;
-      if (info.parentSessionId) row.parentSessionId = info.parentSessionId;
-      sessions.push(row);
+      if (info.internal && !includeInternal) hiddenInternal++;
+      else sessions.push(rowView(info, source));
     }
     return { sessions, hiddenInternal, skipped } satisfies ListView;
   },
 
-  async openSession(sessionId) {
-    return (await session(sessionId)).overview();
+  async openSession(key) {
+    const { source } = await sources.resolve(key);
+    return { ...(await session(key)).overview(), key, source };
+  },
+
+  async reopenSession(key) {
+    forget([key]);
+    return await api.openSession(key);
   },
 
   async treeRows(sessionId, leafId, start, count) {
@@ -174,13 +183,16 @@ const api: ViewerApi = {
   },
 
   async exportJsonl(sessionId, leafId) {
-    const safeId = sessionId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 80);
+    const safeId = parseSessionKey(sessionId).sessionId.replace(/[^A-Za-z0-9._-]/g, "_").slice(
+      0,
+      80,
+    );
     if (leafId === null) {
       // A whole session needs no index: the store exports it (byte-identical).
       const cached = opened.get(sessionId);
       const blob = cached
         ? (await cached).exportAll()
-        : new Blob([await exportSessionJsonl(await store(), sessionId)], {
+        : new Blob([await exportSessionJsonl(...await storeAndId(sessionId))], {
           type: "application/jsonl",
         });
       return { blob, fileName: `${safeId}.jsonl` };
@@ -194,7 +206,8 @@ const api: ViewerApi = {
 
   async deleteSession(sessionId) {
     forget([sessionId]);
-    await (await store()).delete(sessionId);
+    const [s, id] = await storeAndId(sessionId);
+    await s.delete(id); // a computer session: the HTTP store refuses (read-only)
   },
 };
 

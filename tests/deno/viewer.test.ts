@@ -31,6 +31,7 @@ import {
 import "../viewer/safety_tests.ts"; // demo load, IndexedDB fallback, hostile content
 import "../viewer/import_tests.ts"; // re-import never loses entries, branch export, conflicts
 import "../viewer/text_tests.ts"; // bidi controls shown and isolated, long text folded
+import "../viewer/computer_tests.ts"; // served by mu serve: this computer's sessions, live appends
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;
@@ -65,6 +66,8 @@ Deno.test({
 
     await t.step("empty page offers the demo sessions; storage is SQLite on OPFS", async () => {
       await page.waitForSelector("#load-demo");
+      // A plain static site has no API: no "this computer" source.
+      assertEquals(await page.locator("#source-computer").count(), 0);
       assertEquals(await page.getAttribute("body", "data-storage"), "sqlite-opfs");
       assert(await page.evaluate(() => crossOriginIsolated), "page is cross-origin isolated");
       await screenshot(page, "01-empty");

@@ -70,6 +70,22 @@ export class ChangeWatcher {
     }, this.#pollMs);
   }
 
+  /**
+   * Record the current tokens of the store and of `sessionId` when none is known yet, so a
+   * change right after a client subscribed is reported rather than taken as the baseline.
+   */
+  async baseline(sessionId?: string): Promise<void> {
+    for (const id of new Set([undefined, sessionId])) {
+      const key = id ?? "";
+      if (this.#tokens.has(key)) continue;
+      try {
+        this.#tokens.set(key, await tokenOf(this.#store, id));
+      } catch {
+        this.#tokens.set(key, "unavailable");
+      }
+    }
+  }
+
   /** One poll: compare every watched token with the last seen one and notify. */
   async poll(): Promise<void> {
     this.#polls++;
@@ -125,7 +141,8 @@ export function eventStream(
       }, sessionId);
       keepAlive = setInterval(() => send(": keep-alive\n\n"), 15_000);
       signal.addEventListener("abort", close, { once: true });
-      send("retry: 1000\nevent: ready\ndata: {}\n\n");
+      // "ready" only once the tokens are known: every write after it is reported.
+      watcher.baseline(sessionId).then(() => send("retry: 1000\nevent: ready\ndata: {}\n\n"));
     },
     cancel() {
       unsubscribe();

@@ -2,11 +2,13 @@
  * The session list: title (name, fresh summary or first message), cwd, created and
  * modified times, message count; internal workflow sessions behind a toggle; a filter box;
  * and the files that could not be loaded, each with its reason. With nothing imported it
- * offers the bundled demo sessions.
+ * offers the bundled demo sessions. Served by `mu serve`, tabs switch between this
+ * computer's sessions (read live from the server) and this browser's own store.
  *
  * @module
  */
 import { button, el, formatDate, hashLink } from "../dom.ts";
+import type { SessionSource } from "../session_key.ts";
 import type { ListView, SessionRowView, UnloadableView } from "../types.ts";
 
 /** What the list can ask the app to do. */
@@ -15,8 +17,12 @@ export interface ListActions {
   openFiles(): void;
   openFolder(): void;
   setIncludeInternal(include: boolean): void;
-  exportSession(id: string): void;
-  deleteSession(id: string): void;
+  /** Every session argument is a row's key (`session_key.ts`). */
+  exportSession(key: string): void;
+  deleteSession(key: string): void;
+  /** Copy a computer session into this browser's store. */
+  keepCopy(key: string): void;
+  setSource(source: SessionSource): void;
   clearUnloadable(): void;
 }
 
@@ -27,14 +33,62 @@ export interface ListState {
   /** Import failures remembered by the page, newest first. */
   unloadable: UnloadableView[];
   filter: string;
+  /** The listed source. */
+  source: SessionSource;
+  /** Whether the page is served by `mu serve` (the computer source exists). */
+  computer: boolean;
 }
 
 /** Most rows drawn at once (a filter narrows the rest). */
 const MAX_ROWS = 500;
 
 /** The route of a session's page. */
-export function sessionHash(id: string): string {
-  return `#/session/${encodeURIComponent(id)}`;
+export function sessionHash(key: string): string {
+  return `#/session/${encodeURIComponent(key)}`;
+}
+
+/** The source tabs (only when the page is served by `mu serve`). */
+function sourceTabs(state: ListState, actions: ListActions): HTMLElement | null {
+  if (!state.computer) return null;
+  const tab = (source: SessionSource, label: string, title: string) => {
+    const node = button(label, () => actions.setSource(source), {
+      class: `tab${state.source === source ? " active" : ""}`,
+      title,
+      attrs: {
+        role: "tab",
+        id: `source-${source}`,
+        "aria-selected": String(state.source === source),
+      },
+    });
+    return node;
+  };
+  return el(
+    "div",
+    { class: "tabs sources", attrs: { role: "tablist", "aria-label": "Session source" } },
+    tab("computer", "This computer", "The sessions mu serve reads from this computer's store"),
+    tab("browser", "This browser", "Sessions imported into this browser's own storage"),
+  );
+}
+
+function computerEmptyState(actions: ListActions): HTMLElement {
+  return el(
+    "section",
+    { class: "empty-state card" },
+    el("h2", {}, "No sessions on this computer yet"),
+    el(
+      "p",
+      {},
+      "mu serve found no sessions in this computer's store. Sessions an agent writes there ",
+      "appear here as they are created.",
+    ),
+    el(
+      "div",
+      { class: "actions" },
+      button("Show this browser's sessions", () => actions.setSource("browser"), {
+        class: "primary",
+      }),
+    ),
+  );
 }
 
 function matches(row: SessionRowView, filter: string): boolean {
@@ -102,6 +156,33 @@ function unloadableSection(items: UnloadableView[], actions: ListActions): HTMLE
   );
 }
 
+function rowActions(row: SessionRowView, actions: ListActions): HTMLElement {
+  const exportButton = button("Export", () => actions.exportSession(row.key), {
+    class: "small",
+    title: "Download as JSONL",
+  });
+  if (row.source === "computer") {
+    return el(
+      "td",
+      { class: "row-actions" },
+      exportButton,
+      button("Keep a copy in this browser", () => actions.keepCopy(row.key), {
+        class: "small keep-copy",
+        title: "Copy into this browser's storage for offline use (never overwrites)",
+      }),
+    );
+  }
+  return el(
+    "td",
+    { class: "row-actions" },
+    exportButton,
+    button("Delete", () => actions.deleteSession(row.key), {
+      class: "small danger",
+      title: "Remove from this browser",
+    }),
+  );
+}
+
 function sessionRow(row: SessionRowView, actions: ListActions): HTMLElement {
   return el(
     "tr",
@@ -109,7 +190,7 @@ function sessionRow(row: SessionRowView, actions: ListActions): HTMLElement {
     el(
       "td",
       { class: "title-cell" },
-      hashLink(sessionHash(row.id), { class: "session-link" }, row.title || "(untitled)"),
+      hashLink(sessionHash(row.key), { class: "session-link" }, row.title || "(untitled)"),
       el(
         "div",
         { class: "sub" },
@@ -128,18 +209,7 @@ function sessionRow(row: SessionRowView, actions: ListActions): HTMLElement {
     el("td", { class: "date" }, formatDate(row.created)),
     el("td", { class: "date" }, formatDate(row.modified)),
     el("td", { class: "num" }, String(row.messageCount)),
-    el(
-      "td",
-      { class: "row-actions" },
-      button("Export", () => actions.exportSession(row.id), {
-        class: "small",
-        title: "Download as JSONL",
-      }),
-      button("Delete", () => actions.deleteSession(row.id), {
-        class: "small danger",
-        title: "Remove from this browser",
-      }),
-    ),
+    rowActions(row, actions),
   );
 }
 
@@ -156,7 +226,8 @@ export function renderList(
     return el(
       "div",
       { class: "list-page" },
-      emptyState(actions),
+      sourceTabs(state, actions),
+      state.source === "computer" ? computerEmptyState(actions) : emptyState(actions),
       unloadableSection(unloadable, actions),
     );
   }
@@ -181,6 +252,7 @@ export function renderList(
   return el(
     "div",
     { class: "list-page" },
+    sourceTabs(state, actions),
     el(
       "div",
       { class: "toolbar" },
@@ -192,7 +264,9 @@ export function renderList(
         ` Show internal sessions (${internalCount})`,
       ),
       el("span", { class: "muted count" }, `${rows.length} of ${list.sessions.length} sessions`),
-      button("Add demo sessions", () => actions.loadDemo(), { class: "small" }),
+      state.source === "browser"
+        ? button("Add demo sessions", () => actions.loadDemo(), { class: "small" })
+        : null,
     ),
     el(
       "table",

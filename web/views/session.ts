@@ -29,6 +29,8 @@ export interface SessionActions {
   /** The leaf or tab changed (update the URL). */
   navigate(leafId: string | null, tab: SessionTab): void;
   exportJsonl(leafId: string | null): void;
+  /** For a computer session: copy it into this browser's store. */
+  keepCopy?(): void;
 }
 
 function formatText(version: number): string {
@@ -59,7 +61,7 @@ export class SessionPage {
     this.#tab = tab;
     this.#tree = new TreeView({
       client,
-      sessionId: overview.id,
+      sessionId: overview.key,
       rowCount: overview.rowCount,
       leafId,
       onSelect: (id) => this.setLeaf(id, true),
@@ -87,6 +89,7 @@ export class SessionPage {
     ];
     if (overview.parentSessionId) facts.push(["parent session", overview.parentSessionId]);
     if (origin) facts.push(["imported from", origin.path]);
+    if (overview.source === "computer") facts.push(["source", "this computer (live)"]);
     const missing = overview.missingParentIds;
     this.element = el(
       "div",
@@ -120,6 +123,11 @@ export class SessionPage {
           button("Export this branch", () => actions.exportJsonl(this.#leafId), {
             attrs: { id: "export-branch" },
           }),
+          actions.keepCopy
+            ? button("Keep a copy in this browser", () => actions.keepCopy?.(), {
+              attrs: { id: "keep-copy" },
+            })
+            : null,
         ),
       ),
       el(
@@ -186,10 +194,10 @@ export class SessionPage {
     }
     for (const pane of this.#panes) pane.dispose();
     this.#panes = [];
-    const source = { client: this.client, sessionId: this.overview.id, leafId: this.#leafId };
+    const source = { client: this.client, sessionId: this.overview.key, leafId: this.#leafId };
     try {
       if (this.#tab === "usage") {
-        const usage = await this.client.call("usage", this.overview.id, this.#leafId);
+        const usage = await this.client.call("usage", this.overview.key, this.#leafId);
         if (token !== this.#renderToken) return;
         replaceChildren(this.#right, renderUsage(usage));
         return;

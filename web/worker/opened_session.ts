@@ -59,7 +59,7 @@ export class OpenedSession {
   }
 
   /** The header facts and sizes the page shows first. */
-  overview(): SessionOverview {
+  overview(): Omit<SessionOverview, "key" | "source"> {
     const info = listingToInfo(this.header, listingStateOf(this.entries));
     return {
       id: this.id,

@@ -1,0 +1,111 @@
+/**
+ * The viewer served by `mu serve` (a real process over a temporary agent directory): with
+ * no sessions anywhere it offers the demo sessions; then the list shows "this computer"'s
+ * session, which lives only in the server's SQLite store (put there by `mu import`); it
+ * opens without importing; an entry appended by another process shows up in the open page;
+ * "Keep a copy in this browser" copies it into the browser's own store. Imported by
+ * `tests/deno/viewer.test.ts`; runs alone too.
+ */
+import { buildViewer } from "../../web/build.ts";
+import { startServe } from "../cli/serve.ts";
+import { muProcess } from "../cli/harness.ts";
+import { bounded, launchBrowser, screenshot, waitReady, watchPage } from "./helpers.ts";
+import { assert, assertEquals, contextText, sessionTitles } from "./page.ts";
+
+const V4 = new URL("../../fixtures/codec/v4.jsonl", import.meta.url).pathname;
+const ID = "0b7c3f5e-4d2a-4c61-9e57-1f7a2b3c4d5e";
+const WATCHDOG_MS = 180_000;
+
+/** Append one user message to `ID` from a separate process, as an agent would. */
+async function appendFromAnotherProcess(agentDir: string, text: string): Promise<void> {
+  const core = new URL("../../core.ts", import.meta.url).href;
+  const sqlite = new URL("../../stores/sqlite/file.ts", import.meta.url).href;
+  const writer = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { SessionManager } from "${core}";
+      import { openSqliteStore } from "${sqlite}";
+      const store = await openSqliteStore(${JSON.stringify(`${agentDir}/sessions.db`)});
+      const manager = await SessionManager.open(store, ${JSON.stringify(ID)});
+      await manager.appendMessage({ role: "user", content: ${JSON.stringify(text)}, timestamp: 1 });
+      await store.close();`,
+    ],
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  assertEquals((await writer.output()).code, 0, "the writer process");
+}
+
+Deno.test({
+  name: "viewer over mu serve: lists and opens this computer's session, follows appends",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const root = await Deno.makeTempDir({ prefix: "mu-viewer-computer-" });
+  const agentDir = `${root}/agent`;
+  const world = { root, agentDir, cwd: root, mu: () => Promise.reject(new Error("unused")) };
+  await buildViewer({ outDir: `${root}/viewer`, minify: false });
+  const server = await startServe(agentDir, ["--root", `${root}/viewer`]);
+  const browser = await launchBrowser();
+  const watchdog = setTimeout(() => void browser.close(), WATCHDOG_MS);
+  try {
+    const page = await browser.context.newPage();
+    const watch = watchPage(page, server.origin);
+    await page.goto(`${server.origin}/`);
+    await waitReady(page);
+
+    // No sessions anywhere: this browser's empty list offers the demo sessions.
+    assertEquals(await page.getAttribute("#source-browser", "aria-selected"), "true");
+    await page.waitForSelector("#load-demo");
+
+    // Once the computer's store has a session (`mu import` into the agent directory), the
+    // computer source is chosen first and lists it.
+    const imported = await muProcess(world, ["import", V4]);
+    assertEquals(imported.code, 0, imported.stderr);
+    await page.reload();
+    await waitReady(page);
+    assertEquals(await page.getAttribute("#source-computer", "aria-selected"), "true");
+    assertEquals(await sessionTitles(page), ["Hello"]);
+    await screenshot(page, "20-computer-list");
+    await page.locator("#session-table .session-link").first().click();
+    await page.waitForSelector(".session-page #context-view .context-item");
+    assert((await contextText(page)).includes("Hi!"), "the session's messages show");
+    assert(!(await contextText(page)).includes("from another process"));
+
+    await appendFromAnotherProcess(agentDir, "from another process");
+    const appended = performance.now();
+    // Poll the DOM (bounded count): the page re-renders on the server's `session` event.
+    let seen = false;
+    for (let i = 0; i < 60 && !seen; i++) {
+      seen = (await page.locator(".context-pane").textContent() ?? "").includes(
+        "from another process",
+      );
+      if (!seen) await page.waitForTimeout(250);
+    }
+    assert(seen, "the appended message appears in the open session");
+    // Reported, not asserted (no wall-clock bounds in tests): the server polls every 250 ms.
+    console.log(`append shown after ${Math.round(performance.now() - appended)} ms`);
+    await screenshot(page, "21-computer-session-live");
+
+    // Nothing was imported: the browser's own list is empty (it offers the demo)...
+    await page.goto(`${server.origin}/#/`);
+    await waitReady(page);
+    await page.click("#source-browser");
+    await page.waitForSelector("#load-demo");
+    // ...until the user keeps a copy.
+    await page.click("#source-computer");
+    await page.waitForSelector('#source-computer[aria-selected="true"]');
+    await page.locator("#session-table .keep-copy").first().click();
+    // After the copy the list switches to this browser's store, which now holds it.
+    await page.waitForSelector('#source-browser[aria-selected="true"]');
+    assertEquals(await sessionTitles(page), ["Hello"]);
+    assertEquals(await page.locator("#session-table .row-actions .danger").count(), 1);
+    assertEquals(watch.errors, []);
+    assertEquals(watch.outside, []);
+  } finally {
+    clearTimeout(watchdog);
+    await browser.close();
+    await bounded(server.stop(), 5000);
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+});

@@ -1,0 +1,89 @@
+/**
+ * The worker's two session sources: this browser's own store, and, when the page is
+ * served by `mu serve`, "this computer" (the server's store, read through its API with
+ * {@link HttpSessionStore}; nothing is copied until the user keeps a copy).
+ *
+ * @module
+ */
+import { SessionNotFoundError } from "../../src/errors.ts";
+import type { SessionInfo } from "../../src/listing.ts";
+import type { SessionStore } from "../../src/store.ts";
+import { HttpSessionStore, isSessionServer } from "../../stores/http/store.ts";
+import { parseSessionKey, sessionKey, type SessionSource } from "../session_key.ts";
+import type { SessionRowView } from "../types.ts";
+import type { ImportSource } from "./importer.ts";
+
+/** A session key resolved to its store. */
+export interface ResolvedSession {
+  store: SessionStore;
+  sessionId: string;
+  source: SessionSource;
+}
+
+/** Resolves keys (`session_key.ts`) to the browser's store or the server's. */
+export class ViewerSources {
+  #computer: Promise<HttpSessionStore | undefined> | undefined;
+
+  constructor(readonly browser: () => Promise<SessionStore>, readonly origin: string) {}
+
+  /** The server's store, when the page came from `mu serve` (asked once). */
+  computer(): Promise<HttpSessionStore | undefined> {
+    this.#computer ??= isSessionServer(this.origin).then((yes) =>
+      yes ? new HttpSessionStore({ baseUrl: this.origin }) : undefined
+    );
+    return this.#computer;
+  }
+
+  /** The store of a source (rejects for "computer" on a plain static site). */
+  async store(source: SessionSource): Promise<SessionStore> {
+    if (source === "browser") return await this.browser();
+    const computer = await this.computer();
+    if (!computer) {
+      throw new SessionNotFoundError("", "This page is not served by mu serve: no computer source");
+    }
+    return computer;
+  }
+
+  /** The store and session id a key names. */
+  async resolve(key: string): Promise<ResolvedSession> {
+    const { source, sessionId } = parseSessionKey(key);
+    return { store: await this.store(source), sessionId, source };
+  }
+
+  /** A computer session as an import source for the browser's store. */
+  async copySource(key: string): Promise<ImportSource> {
+    const { store, sessionId, source } = await this.resolve(key);
+    if (source !== "computer") throw new SessionNotFoundError(sessionId, "Not a computer session");
+    const bytes = new TextEncoder().encode(
+      await (store as HttpSessionStore).exportJsonl(sessionId),
+    );
+    return {
+      path: `this computer: ${sessionId}`,
+      size: bytes.byteLength,
+      open: async () => new Blob([bytes]).stream(),
+    };
+  }
+}
+
+/** One list row of a listed session. */
+export function rowView(info: SessionInfo, source: SessionSource): SessionRowView {
+  const row: SessionRowView = {
+    id: info.id,
+    key: sessionKey(source, info.id),
+    source,
+    title: info.name ?? info.summary ?? info.firstMessage,
+    titleSource: info.name !== undefined
+      ? "name"
+      : info.summary !== undefined
+      ? "summary"
+      : "first message",
+    cwd: info.cwd,
+    created: info.created.getTime(),
+    modified: info.modified.getTime(),
+    messageCount: info.messageCount,
+    internal: info.internal === true,
+  };
+  if (info.workflow) row.workflow = `${info.workflow.runId} / ${info.workflow.stageName}`;
+  if (info.parentSessionId) row.parentSessionId = info.parentSessionId;
+  return row;
+}
