@@ -175,7 +175,17 @@ export {
 export { MemorySessionStore, type MemoryStoreOptions } from "./src/memory_store.ts";
 
 // Moving sessions between stores: import under the never-overwrite rule; export one branch.
-export { type ImportOutcome, importSession, type ImportSessionOptions } from "./src/import_rule.ts";
+export {
+  compareWithStored,
+  type ConflictChoice,
+  type ImportConflict,
+  type ImportOutcome,
+  importParsedSession,
+  importSession,
+  type ImportSessionOptions,
+  type SessionContent,
+  type StoredComparison,
+} from "./src/import_rule.ts";
 export { exportBranchJsonl } from "./src/export_branch.ts";
 export type { SessionRecords } from "./src/records.ts";
 

@@ -1,9 +1,11 @@
 /**
- * The one rule for importing a JSONL session into a store that may already hold its id:
- * never lose entries. The same content is already present (nothing written); content that
- * extends the stored session (its exact lines, then more) appends only the new entries;
- * anything else is a conflict and is left to the caller (the stored session is never
- * overwritten). The CLI, `mu serve`'s import route and the viewer follow it.
+ * The one rule for importing a session into a store that may already hold its id: never
+ * lose stored entries. Identical content (compared as JSON values, so a store that
+ * re-serialises still compares equal) is already present; content that extends the stored
+ * session (same header, the stored entries first, then more) appends only the new entries;
+ * anything else is a conflict, resolved by the caller's `onConflict` (skip by default, so
+ * nothing stored is ever overwritten unasked). The CLI, `mu serve`'s import route and the
+ * viewer all follow it.
  *
  * @module
  */
@@ -12,11 +14,36 @@ import { parseSessionJsonl, serializeSessionJsonl } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import { exportSessionJsonl, type SessionStore } from "./store.ts";
 
+/** A session as parsed or loaded. */
+export interface SessionContent {
+  header: SessionHeader;
+  entries: readonly SessionEntry[];
+}
+
+/** How imported content relates to the stored session with its id. */
+export type StoredComparison =
+  | { kind: "identical" }
+  | { kind: "extends"; extra: SessionEntry[] }
+  | { kind: "conflict"; shared: number };
+
+/** A conflict to decide: the stored session and the imported one differ. */
+export interface ImportConflict {
+  sessionId: string;
+  storedEntries: number;
+  importedEntries: number;
+  /** Entries the two have in common (equal as JSON values). */
+  sharedEntries: number;
+}
+
+/** What to do with a conflicting import. `keep-both` stores it under a new id. */
+export type ConflictChoice = "skip" | "replace" | "keep-both";
+
 /** What importing one session did. */
 export type ImportOutcome =
-  | { status: "imported" | "already-present"; sessionId: string }
+  | { status: "imported" | "already-present" | "replaced"; sessionId: string }
   | { status: "updated"; sessionId: string; added: number }
-  | { status: "conflict"; sessionId: string; reason: string }
+  | { status: "kept-both"; sessionId: string; importedSessionId: string }
+  | { status: "conflict"; sessionId: string; reason: string; conflict: ImportConflict }
   | { status: "invalid"; error: SessionFormatError };
 
 /** Options of {@link importSession}. */
@@ -24,14 +51,121 @@ export interface ImportSessionOptions {
   /** Name of the source in error messages (a file path). */
   source?: string;
   /**
-   * Read the session back after creating it and require the same JSONL text, byte for
-   * byte; a mismatch removes it again and rejects (used by `mu migrate`).
+   * Read a newly created session back and require the same JSONL text, byte for byte; a
+   * mismatch removes it again and rejects with `SessionStorageError` (`mu migrate`).
    */
   verify?: boolean;
+  /** Decide a conflict; without it a conflict is reported and nothing is written. */
+  onConflict?: (conflict: ImportConflict) => ConflictChoice | Promise<ConflictChoice>;
+}
+
+/** JSON text with object keys sorted, so stores that reorder keys still compare equal. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(v).sort()) sorted[key] = (v as Record<string, unknown>)[key];
+    return sorted;
+  });
 }
 
 /**
- * Import JSONL (any format version; older ones are upgraded) into `store` under the
+ * Compare imported content with the stored session of the same id, O(entries).
+ *
+ * @example
+ * ```ts
+ * import { compareWithStored } from "@mu/sessions/core";
+ * const header = { type: "session" as const, version: 4 as const, id: "s", createdAt: "", cwd: "" };
+ * compareWithStored({ header, entries: [] }, { header, entries: [] }).kind; // "identical"
+ * ```
+ */
+export function compareWithStored(
+  stored: SessionContent,
+  imported: SessionContent,
+): StoredComparison {
+  const storedKeys = stored.entries.map(canonical);
+  const importedKeys = imported.entries.map(canonical);
+  let prefix = 0;
+  while (
+    prefix < storedKeys.length && prefix < importedKeys.length &&
+    storedKeys[prefix] === importedKeys[prefix]
+  ) prefix++;
+  if (canonical(stored.header) === canonical(imported.header) && prefix === storedKeys.length) {
+    return prefix === importedKeys.length
+      ? { kind: "identical" }
+      : { kind: "extends", extra: imported.entries.slice(prefix) };
+  }
+  const storedSet = new Set(storedKeys);
+  return { kind: "conflict", shared: importedKeys.filter((key) => storedSet.has(key)).length };
+}
+
+/**
+ * Store parsed content under the never-overwrite rule (see the module docs).
+ *
+ * @example
+ * ```ts
+ * import { importParsedSession, MemorySessionStore, parseSessionJsonlSync } from "@mu/sessions/core";
+ * const store = new MemorySessionStore();
+ * const parsed = parseSessionJsonlSync('{"type":"session","version":4,"id":"s1","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n');
+ * (await importParsedSession(store, parsed)).status; // "imported"
+ * ```
+ */
+export async function importParsedSession(
+  store: SessionStore,
+  content: SessionContent,
+  options: ImportSessionOptions = {},
+): Promise<Exclude<ImportOutcome, { status: "invalid" }>> {
+  const { header, entries } = content;
+  const sessionId = header.id;
+  if (!(await store.has(sessionId))) {
+    await store.create(header, entries);
+    if (options.verify) await verifyReadBack(store, content, options.source);
+    return { status: "imported", sessionId };
+  }
+  const stored = await store.load(sessionId);
+  const comparison = compareWithStored(stored, content);
+  if (comparison.kind === "identical") return { status: "already-present", sessionId };
+  if (comparison.kind === "extends") {
+    await store.append(sessionId, comparison.extra);
+    return { status: "updated", sessionId, added: comparison.extra.length };
+  }
+  const conflict: ImportConflict = {
+    sessionId,
+    storedEntries: stored.entries.length,
+    importedEntries: entries.length,
+    sharedEntries: comparison.shared,
+  };
+  const choice = options.onConflict ? await options.onConflict(conflict) : undefined;
+  if (choice === "replace") {
+    await store.replace(header, entries);
+    return { status: "replaced", sessionId };
+  }
+  if (choice === "keep-both") {
+    const copy = { ...header, id: crypto.randomUUID() };
+    await store.create(copy, entries);
+    return { status: "kept-both", sessionId: copy.id, importedSessionId: sessionId };
+  }
+  return {
+    status: "conflict",
+    sessionId,
+    conflict,
+    reason: `a different session with id ${sessionId} is already stored (not overwritten)`,
+  };
+}
+
+async function verifyReadBack(store: SessionStore, content: SessionContent, source?: string) {
+  const expected = serializeSessionJsonl(content.header, content.entries);
+  if ((await exportSessionJsonl(store, content.header.id)) === expected) return;
+  await store.delete(content.header.id);
+  throw new SessionStorageError(
+    `${
+      source ?? content.header.id
+    }: the session did not read back byte for byte from the store; it was removed again`,
+  );
+}
+
+/**
+ * Parse JSONL (any format version; older ones are upgraded) and import it under the
  * never-overwrite rule. Invalid input resolves with `status: "invalid"` and the typed
  * error; storage failures reject.
  *
@@ -49,40 +183,12 @@ export async function importSession(
   input: string | Uint8Array | ReadableStream<Uint8Array>,
   options: ImportSessionOptions = {},
 ): Promise<ImportOutcome> {
-  let header: SessionHeader;
-  let entries: SessionEntry[];
+  let parsed;
   try {
-    ({ header, entries } = await parseSessionJsonl(input, { source: options.source }));
+    parsed = await parseSessionJsonl(input, { source: options.source });
   } catch (error) {
     if (error instanceof SessionFormatError) return { status: "invalid", error };
     throw error;
   }
-  const text = serializeSessionJsonl(header, entries);
-  const sessionId = header.id;
-  if (await store.has(sessionId)) {
-    const stored = await exportSessionJsonl(store, sessionId);
-    if (stored === text) return { status: "already-present", sessionId };
-    if (text.startsWith(stored)) {
-      const storedCount = stored.split("\n").length - 2; // header line and final newline
-      if (storedCount < entries.length) {
-        await store.append(sessionId, entries.slice(storedCount));
-        return { status: "updated", sessionId, added: entries.length - storedCount };
-      }
-    }
-    return {
-      status: "conflict",
-      sessionId,
-      reason: `a different session with id ${sessionId} is already stored (not overwritten)`,
-    };
-  }
-  await store.create(header, entries);
-  if (options.verify && (await exportSessionJsonl(store, sessionId)) !== text) {
-    await store.delete(sessionId);
-    throw new SessionStorageError(
-      `${
-        options.source ?? sessionId
-      }: the session did not read back byte for byte from the store; it was removed again`,
-    );
-  }
-  return { status: "imported", sessionId };
+  return await importParsedSession(store, parsed, options);
 }

@@ -17,8 +17,10 @@ import type { SessionStore } from "../../src/store.ts";
 import { byteSize } from "../format.ts";
 import { openStore } from "../target.ts";
 
-/** What happened to one file. */
-export type FileOutcome = ImportOutcome & { file: string };
+/** What happened to one file: the import rule's outcome, or a failed read-back (`migrate`). */
+export type FileOutcome =
+  & (ImportOutcome | { status: "unverified"; sessionId: string; reason: string })
+  & { file: string };
 
 async function collectFiles(cli: CliContext, operands: string[]): Promise<string[]> {
   const files: string[] = [];
@@ -53,13 +55,13 @@ async function importFile(
     return { file, ...await importSession(store, await readFile(file), { source: file, verify }) };
   } catch (error) {
     if (!(error instanceof SessionStorageError) || !verify) throw error;
-    return { file, status: "conflict", sessionId: "", reason: error.message };
+    return { file, status: "unverified", sessionId: "", reason: error.message };
   }
 }
 
 /** Why a file was skipped, or undefined when it was not. */
 function skipReason(outcome: FileOutcome): string | undefined {
-  if (outcome.status === "conflict") return outcome.reason;
+  if (outcome.status === "conflict" || outcome.status === "unverified") return outcome.reason;
   if (outcome.status === "invalid") {
     const { line, reason } = outcome.error;
     return line > 0 ? `line ${line}: ${reason}` : reason;
@@ -93,7 +95,7 @@ export async function runImport(
   } finally {
     await store.close();
   }
-  const count = (status: ImportOutcome["status"]) =>
+  const count = (status: FileOutcome["status"]) =>
     outcomes.filter((o) => o.status === status).length;
   const skipped = outcomes.filter((o) => skipReason(o) !== undefined).length;
   if (invocation.json) {

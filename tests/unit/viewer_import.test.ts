@@ -13,7 +13,8 @@ import {
   SessionIndex,
 } from "../../core.ts";
 import { branchedSession } from "../../src/branching.ts";
-import { compareWithStored, storeImported } from "../../web/worker/import_merge.ts";
+import { storeImported } from "../../web/worker/import_merge.ts";
+import { compareWithStored } from "../../src/import_rule.ts";
 import { importSummary } from "../../web/import_summary.ts";
 import type { ImportConflictChoice } from "../../web/types.ts";
 import { fixtureText } from "./fixtures.ts";
