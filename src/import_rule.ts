@@ -14,19 +14,43 @@ import { parseSessionJsonl, serializeSessionJsonl } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import { exportSessionJsonl, type SessionStore } from "./store.ts";
 
-/** A session as parsed or loaded. */
+/**
+ * A session as parsed or loaded.
+ *
+ * @example
+ * ```ts
+ * import { type SessionContent, parseSessionJsonlSync } from "@mu/sessions/core";
+ * const content: SessionContent = parseSessionJsonlSync('{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n');
+ * ```
+ */
 export interface SessionContent {
   header: SessionHeader;
   entries: readonly SessionEntry[];
 }
 
-/** How imported content relates to the stored session with its id. */
+/**
+ * How imported content relates to the stored session with its id.
+ *
+ * @example
+ * ```ts
+ * import { type StoredComparison } from "@mu/sessions/core";
+ * const comparison: StoredComparison = { kind: "conflict", shared: 3 };
+ * ```
+ */
 export type StoredComparison =
   | { kind: "identical" }
   | { kind: "extends"; extra: SessionEntry[] }
   | { kind: "conflict"; shared: number };
 
-/** A conflict to decide: the stored session and the imported one differ. */
+/**
+ * A conflict to decide: the stored session and the imported one differ.
+ *
+ * @example
+ * ```ts
+ * import { type ImportConflict } from "@mu/sessions/core";
+ * const describe = (c: ImportConflict) => `${c.sessionId}: ${c.sharedEntries} entries in common`;
+ * ```
+ */
 export interface ImportConflict {
   sessionId: string;
   storedEntries: number;
@@ -35,10 +59,28 @@ export interface ImportConflict {
   sharedEntries: number;
 }
 
-/** What to do with a conflicting import. `keep-both` stores it under a new id. */
+/**
+ * What to do with a conflicting import. `keep-both` stores it under a new id.
+ *
+ * @example
+ * ```ts
+ * import { type ConflictChoice, importSession, MemorySessionStore } from "@mu/sessions/core";
+ * const keepBoth = (): ConflictChoice => "keep-both";
+ * await importSession(new MemorySessionStore(), "", { onConflict: keepBoth }); // invalid: empty
+ * ```
+ */
 export type ConflictChoice = "skip" | "replace" | "keep-both";
 
-/** What importing one session did. */
+/**
+ * What importing one session did.
+ *
+ * @example
+ * ```ts
+ * import { type ImportOutcome, importSession, MemorySessionStore } from "@mu/sessions/core";
+ * const outcome: ImportOutcome = await importSession(new MemorySessionStore(), "not json\n");
+ * if (outcome.status === "invalid") console.log(outcome.error.line, outcome.error.reason);
+ * ```
+ */
 export type ImportOutcome =
   | { status: "imported" | "already-present" | "replaced"; sessionId: string }
   | { status: "updated"; sessionId: string; added: number }
@@ -46,7 +88,15 @@ export type ImportOutcome =
   | { status: "conflict"; sessionId: string; reason: string; conflict: ImportConflict }
   | { status: "invalid"; error: SessionFormatError };
 
-/** Options of {@link importSession}. */
+/**
+ * Options of {@link importSession}.
+ *
+ * @example
+ * ```ts
+ * import { type ImportSessionOptions } from "@mu/sessions/core";
+ * const options: ImportSessionOptions = { source: "a.jsonl", onConflict: () => "skip" };
+ * ```
+ */
 export interface ImportSessionOptions {
   /** Name of the source in error messages (a file path). */
   source?: string;

@@ -67,6 +67,19 @@ export const UNSTORABLE_ID_MESSAGE = "contains a control character or a lone sur
  * few levels; 5,000 levels parsed fine but then overflowed recursive consumers differently
  * per runtime (a 500 on Node 20, a 200 on Deno; `structuredClone`, `JSON.stringify`), so
  * parsing refuses deeper records, the same way everywhere.
+ *
+ * @example
+ * ```ts
+ * import { MAX_NESTING_DEPTH, parseSessionJsonlSync, SessionFormatError } from "@mu/sessions/core";
+ * const deep = "[".repeat(MAX_NESTING_DEPTH + 1) + "]".repeat(MAX_NESTING_DEPTH + 1);
+ * const header = '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}';
+ * const line = `{"type":"custom","id":"c1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","customType":"x","data":${deep}}`;
+ * try {
+ *   parseSessionJsonlSync(`${header}\n${line}\n`);
+ * } catch (error) {
+ *   console.log(error instanceof SessionFormatError); // true: nested too deeply
+ * }
+ * ```
  */
 export const MAX_NESTING_DEPTH = 512;
 

@@ -6,7 +6,7 @@
  * from every file in `src/` (files the entry does not reach are core too). The edge handler
  * imports only that entry.
  */
-import { assertEquals } from "../conformance/assert.ts";
+import { assert, assertEquals } from "../conformance/assert.ts";
 
 const root = new URL("../../", import.meta.url);
 const srcDir = new URL("src/", root).href;
@@ -100,10 +100,17 @@ Deno.test("nothing in the core uses a Deno, Node or DOM-only global", async () =
   assertEquals(found, []);
 });
 
-Deno.test("the edge handler imports only the runtime-agnostic entry", async () => {
+Deno.test("the edge handler reaches only the core and its own private helpers", async () => {
   const edge = new URL("web/edge.ts", root).href;
-  const local = (await moduleGraph(edge))
-    .find((module) => module.specifier === edge)!.dependencies!
-    .map((dependency) => dependency.specifier);
-  assertEquals(local, ["../core.ts"]);
+  const ownHelper = (specifier: string) =>
+    specifier === edge || /\/web\/_[a-z_]+\.ts$/.test(specifier) && specifier.startsWith(root.href);
+  const reached = (await moduleGraph(edge)).map((module) => module.specifier);
+  const outside = reached.filter((specifier) =>
+    !isCore(specifier) && !ownHelper(specifier) && packageOf(specifier) !== "zod" &&
+    !specifier.startsWith(new URL("node_modules/zod/", root).href)
+  );
+  assertEquals(outside.map(relative), []);
+  const local = (await moduleGraph(edge)).find((module) => module.specifier === edge)!
+    .dependencies!.map((dependency) => dependency.specifier);
+  assert(local.includes("../core.ts"), "the handler imports the core through its entry");
 });

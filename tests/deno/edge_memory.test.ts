@@ -40,6 +40,7 @@ Deno.test("edge: the default answer is streamed in pieces, byte-identical to the
       sourceVersion: parsed.sourceVersion,
       upgraded: parsed.upgraded,
       leafId: projection.leafId,
+      missingParentIds: [],
       projection,
     }),
   );
@@ -158,6 +159,7 @@ Deno.test("edge: a long message with escapes is written in slices, byte-identica
     sourceVersion: 4,
     upgraded: false,
     leafId: projection.leafId,
+    missingParentIds: [],
     projection,
   });
   assert(answer === expected, "the sliced answer differs from JSON.stringify");
