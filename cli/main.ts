@@ -56,13 +56,24 @@ function overview(): string {
   ].join("\n");
 }
 
+/**
+ * Where the user ran the command. `deno task mu` (and `npm run mu`, which calls it) runs in
+ * the repository folder, so the task passes the caller's directory as `MU_CALLER_CWD`. It
+ * is read once and removed, so processes started from here do not inherit it (`INIT_CWD`
+ * is not used for the same reason: any npm script sets it for everything below it).
+ */
+function callerDirectory(): string {
+  const passed = process.env.MU_CALLER_CWD;
+  delete process.env.MU_CALLER_CWD;
+  return passed || process.cwd();
+}
+
 /** The real process as a {@link CliContext}. */
 export function processContext(): CliContext {
   return {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
-    // `deno task mu` and `npm run mu` run in the repo folder; INIT_CWD is where the user was.
-    cwd: process.env.INIT_CWD ?? process.cwd(),
+    cwd: callerDirectory(),
     env: process.env,
     stderrIsTTY: process.stderr.isTTY === true,
     async ask(question) {
