@@ -9,6 +9,7 @@
  */
 import type { Register, StoreSubject } from "./harness.ts";
 import { managerSuite } from "./manager_suite.ts";
+import { searchSuite } from "./search_suite.ts";
 import { storeSuite } from "./store_suite.ts";
 
 export type { OpenedStore, Register, StoreSubject } from "./harness.ts";
@@ -16,4 +17,5 @@ export type { OpenedStore, Register, StoreSubject } from "./harness.ts";
 export function conformance(register: Register, subject: StoreSubject): void {
   storeSuite(register, subject);
   managerSuite(register, subject);
+  searchSuite(register, subject);
 }
