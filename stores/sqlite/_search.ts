@@ -8,7 +8,7 @@
  * Tables (schema step 5, `_schema.ts`):
  * ```sql
  * search_docs(id INTEGER PRIMARY KEY, session_id, seq, entry_id, role, ts) -- what a row is
- * search_fts USING fts5(text, tokenize = 'trigram')  -- rowid = search_docs.id, folded text
+ * search_fts USING fts5(text, tokenize = 'trigram', detail = 'none') -- rowid = docs id
  * search_pending(session_id PRIMARY KEY)  -- sessions whose rows are missing or incomplete
  * ```
  * Rows are written in the same transaction as the entries, inside a savepoint: when
@@ -52,7 +52,9 @@ export const SEARCH_MIGRATION: readonly string[] = [
   `CREATE TABLE search_docs (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL,
     seq INTEGER NOT NULL, entry_id TEXT NOT NULL, role TEXT NOT NULL, ts TEXT NOT NULL)`,
   `CREATE INDEX search_docs_by_session ON search_docs (session_id, seq)`,
-  `CREATE VIRTUAL TABLE search_fts USING fts5(text, tokenize = 'trigram')`,
+  // detail = 'none': no positions, a fraction of the size; substrings are looked up as
+  // an AND of their trigrams, and the shared matcher then checks every candidate exactly.
+  `CREATE VIRTUAL TABLE search_fts USING fts5(text, tokenize = 'trigram', detail = 'none')`,
   `CREATE TABLE search_pending (session_id TEXT PRIMARY KEY NOT NULL)`,
   `INSERT INTO search_pending (session_id) SELECT id FROM sessions`,
 ];
@@ -246,7 +248,7 @@ export class SqliteSearchIndex {
     if (long.length) {
       from = "search_fts f JOIN search_docs d ON d.id = f.rowid";
       conditions.unshift("search_fts MATCH ?");
-      bind.unshift(long.map((part) => `"${part.replaceAll('"', '""')}"`).join(" "));
+      bind.unshift(trigramQuery(long));
     } else {
       for (const term of positive) {
         conditions.push("instr(f.text, ?) > 0");
@@ -280,6 +282,22 @@ export class SqliteSearchIndex {
     });
     return fieldText(entry, candidate.role);
   }
+}
+
+/**
+ * An FTS5 query every text containing all `parts` matches: each distinct trigram of each
+ * part as its own quoted term (implicitly AND-ed). A table without positions has no
+ * phrase queries, and the trigrams of a substring are a necessary condition for it.
+ */
+function trigramQuery(parts: readonly string[]): string {
+  const grams = new Set<string>();
+  for (const part of parts) {
+    const chars = [...part];
+    for (let i = 0; i + TRIGRAM <= chars.length; i++) {
+      grams.add(chars.slice(i, i + TRIGRAM).join(""));
+    }
+  }
+  return [...grams].map((gram) => `"${gram.replaceAll('"', '""')}"`).join(" ");
 }
 
 /** `WHERE` over `sessions s` for the search's cwd / internal / session options. */
