@@ -19,7 +19,7 @@
  * @module
  */
 import { SessionFormatError, SessionNotFoundError } from "../../src/errors.ts";
-import { decodeRecord } from "../../src/records.ts";
+import { decodeRecord, listRecords } from "../../src/records.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import {
   fieldText,
@@ -258,11 +258,16 @@ export class SqliteSearchIndex {
     const sql = `SELECT d.session_id, d.seq, d.entry_id, d.role, d.ts, f.text FROM ${from}
       JOIN sessions s ON s.id = d.session_id
       ${where ? `${where} AND` : "WHERE"} ${conditions.join(" AND ")}`;
+    const listable = new Map<string, boolean>();
     for (const row of this.#statement(sql).all(...params, ...bind)) {
+      const sessionId = String(row.session_id);
+      let ok = listable.get(sessionId);
+      if (ok === undefined) listable.set(sessionId, ok = this.#listable(sessionId));
+      if (!ok) continue;
       const match = matchFolded(String(row.text), prepared.query);
       if (!match || !top.wants(match.score)) continue;
       top.offer({
-        sessionId: String(row.session_id),
+        sessionId,
         entryId: String(row.entry_id),
         role: row.role as SearchCandidate["role"],
         timestamp: String(row.ts),
@@ -270,6 +275,17 @@ export class SqliteSearchIndex {
         ref: { seq: Number(row.seq) },
       });
     }
+  }
+
+  /**
+   * Whether a listing shows the session (its stored header and listing decode): a session
+   * listings skip as unloadable is left out of searches too, as the scan leaves it out.
+   */
+  #listable(sessionId: string): boolean {
+    const row = this.#statement("SELECT header, listing FROM sessions WHERE id = ?").get(sessionId);
+    if (!row) return false;
+    const record = { id: sessionId, header: row.header, listing: row.listing };
+    return listRecords([record], "sqlite", { includeInternal: true }).length === 1;
   }
 
   /** The original text of a kept candidate, from its entry row. */

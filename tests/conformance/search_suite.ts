@@ -13,7 +13,7 @@ import {
   type SessionStore,
 } from "../../core.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
-import type { Register, StoreSubject } from "./harness.ts";
+import type { Register, StoreContext, StoreSubject } from "./harness.ts";
 import { withStore } from "./harness.ts";
 import { freshId, header } from "./store_suite.ts";
 
@@ -70,10 +70,13 @@ const WORKFLOW = { runId: "r", stageId: "s", stageName: "search" };
 const ids = (hits: SearchHit[]) => hits.map((hit) => `${hit.entryId}:${hit.role}`);
 
 export function searchSuite(register: Register, subject: StoreSubject): void {
-  const t = (name: string, fn: (store: SessionStore, cwd: string) => Promise<void>) =>
+  const t = (
+    name: string,
+    fn: (store: SessionStore, cwd: string, ctx: StoreContext) => Promise<void>,
+  ) =>
     register(
       `${subject.name}: search: ${name}`,
-      () => withStore(subject, (store) => fn(store, `/search/${freshId("cwd")}`)),
+      () => withStore(subject, (store, ctx) => fn(store, `/search/${freshId("cwd")}`, ctx)),
     );
   const seed = async (store: SessionStore, cwd: string, entries = corpus()) => {
     const id = freshId("search");
@@ -192,6 +195,16 @@ export function searchSuite(register: Register, subject: StoreSubject): void {
         );
       }
     }
+  });
+
+  t("a session listings skip as damaged is left out of searches", async (store, cwd, ctx) => {
+    if (!ctx.damage) return; // this subject cannot damage its storage
+    const good = await seed(store, cwd, [user("g1", null, "a damaged dingo")]);
+    const bad = await seed(store, cwd, [user("b1", null, "a damaged dingo")]);
+    await ctx.damage(bad);
+    const hits = await find(store, cwd, "dingo");
+    assertEquals(hits.map((hit) => hit.sessionId), [good]);
+    assertEquals(hits, await scanSearch(store, "dingo", { cwd }));
   });
 
   t("an aborted search rejects with the signal's reason", async (store, cwd) => {
