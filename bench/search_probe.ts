@@ -1,7 +1,8 @@
 /**
  * A quick search probe, outside the bench harness (not run by `deno task bench`): seeded
  * sessions of mixed prose, identifiers and CJK in a SQLite file; reports p50/p95 of 100
- * queries drawn from the data for the FTS index and for the scan, the index's share of the
+ * queries drawn from the data (common words, phrases, prefixes, parts of words) and of 100
+ * rare terms (one session each), for the FTS index and for the scan, the index's share of the
  * file, and the cost of appends with the index on vs off (off = the index statements
  * replaced by no-ops on the same store code).
  *
@@ -34,7 +35,8 @@ function session(s: number): SessionEntry[] {
     const ts = new Date(Date.UTC(2026, 0, 1) + s * 60_000 + e * 1000).toISOString();
     const base = { id: `e${e}`, parentId: e ? `e${e - 1}` : null, timestamp: ts };
     const role = e % 2 ? "assistant" : "user";
-    const text = sentence(8 + Math.floor(random() * 60));
+    // One rare word per session (a ticket id), so rare terms can be timed apart.
+    const text = sentence(8 + Math.floor(random() * 60)) + (e === 0 ? ` ticket${s}q` : "");
     entries.push({
       ...base,
       type: "message",
@@ -89,9 +91,10 @@ try {
     if (kind === 3) return `${pick()} ${pick()}`;
     return pick().slice(1, 6); // part of a word or identifier
   });
-  const time = async (fn: (q: string) => Promise<unknown>) => {
+  const rare = Array.from({ length: 100 }, () => `ticket${Math.floor(random() * SESSIONS)}q`);
+  const time = async (fn: (q: string) => Promise<unknown>, list = queries) => {
     const ms: number[] = [];
-    for (const q of queries) {
+    for (const q of list) {
       const start = performance.now();
       await fn(q);
       ms.push(performance.now() - start);
@@ -101,6 +104,8 @@ try {
   await on.search("warm");
   const fts = await time((q) => on.search(q, { limit: 20 }));
   const scan = await time((q) => scanSearch(on, q, { limit: 20 }));
+  const ftsRare = await time((q) => on.search(q, { limit: 20 }), rare);
+  const scanRare = await time((q) => scanSearch(on, q, { limit: 20 }), rare);
   await on.close();
   const withIndex = (await Deno.stat(`${dir}/on.db`)).size;
   const raw = new DatabaseSync(`${dir}/on.db`);
@@ -111,8 +116,10 @@ try {
   raw.close();
   const bare = (await Deno.stat(`${dir}/on.db`)).size;
   console.log(`${SESSIONS} sessions x ${PER_SESSION} entries`);
-  console.log(`FTS:  ${fts}`);
-  console.log(`scan: ${scan}`);
+  console.log(`common terms (a pool of ${POOL.length} words), FTS:  ${fts}`);
+  console.log(`common terms, scan: ${scan}`);
+  console.log(`rare terms (one session each), FTS:  ${ftsRare}`);
+  console.log(`rare terms, scan: ${scanRare}`);
   console.log(`index share of the file: ${((1 - bare / withIndex) * 100).toFixed(0)} %`);
   console.log(`appends, index on / off: ${(onMs / offMs).toFixed(2)}x`);
 } finally {
