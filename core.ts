@@ -187,6 +187,21 @@ export {
   type StoredComparison,
 } from "./src/import_rule.ts";
 export { exportBranchJsonl } from "./src/export_branch.ts";
+
+// Search across sessions: one query language and ranking; indexed stores add `search`.
+export { scanSearch, type SearchHit, type SearchOptions, searchSessions } from "./src/search.ts";
+export {
+  parseSearchQuery,
+  type SearchQuery,
+  searchSnippet,
+  type SearchTerm,
+} from "./src/search_query.ts";
+export {
+  SEARCH_ROLES,
+  type SearchField,
+  searchFields,
+  type SearchRole,
+} from "./src/search_text.ts";
 export type { SessionRecords } from "./src/records.ts";
 
 // Runtime storage: what path-based factories use; `@mu/sessions` registers the file-system one.

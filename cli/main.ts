@@ -23,6 +23,7 @@ import { importCommand, migrate } from "./commands/import.ts";
 import { ls } from "./commands/ls.ts";
 import { fork, rm } from "./commands/manage.ts";
 import { repair } from "./commands/repair.ts";
+import { search } from "./commands/search.ts";
 import { serve } from "./commands/serve.ts";
 import { show } from "./commands/show.ts";
 import { stats } from "./commands/stats.ts";
@@ -30,6 +31,7 @@ import { stats } from "./commands/stats.ts";
 /** Every command, in the order `mu --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   ls,
+  search,
   show,
   context,
   importCommand,

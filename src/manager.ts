@@ -42,6 +42,7 @@ import {
   type ProgressCallback,
 } from "./session_options.ts";
 import { SessionView } from "./session_view.ts";
+import { type SearchHit, type SearchOptions, searchSessions } from "./search.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
 import { MemorySessionStore } from "./memory_store.ts";
 
@@ -165,6 +166,25 @@ export class SessionManager extends SessionView {
     options: ListSessionsOptions = {},
   ): Promise<SessionInfo[]> {
     return await (await listingStore(storeOrDir)).list({ ...options, onProgress });
+  }
+
+  /**
+   * Search the sessions of the selected store (as for {@link list}: a store, a JSONL
+   * directory, or the default store of `options.cwd` / the current directory). Hits are
+   * best first, newest first among equal scores; the store's index when it has one.
+   *
+   * @example
+   * ```ts
+   * import { MemorySessionStore, SessionManager } from "@mu/sessions";
+   * const hits = await SessionManager.search("refreshTok", new MemorySessionStore(), { cwd: "/project" });
+   * ```
+   */
+  static async search(
+    query: string,
+    storeOrDir?: StoreOrPath,
+    options: SearchOptions = {},
+  ): Promise<SearchHit[]> {
+    return await searchSessions(await listingStore(storeOrDir, options.cwd), query, options);
   }
 
   // ------------------------------------------------------------ writing

@@ -25,6 +25,7 @@ import type { SessionInfo } from "./listing.ts";
 import { compareSessionInfo } from "./listing.ts";
 import { serializeSessionJsonl } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
+import type { SearchHit, SearchOptions } from "./search.ts";
 import {
   isDateMs,
   isStorableId,
@@ -198,6 +199,13 @@ export interface SessionStore {
    * poll it to tell open viewers about appends without reading the session.
    */
   changeToken?(sessionId?: string): Promise<string>;
+  /**
+   * Optional: full-text search from an index. Must return what `scanSearch` (the reference,
+   * used for stores without it) returns on the same data: build it from `prepareSearch`,
+   * `matchFolded` and `TopHits` (`src/search.ts`) and let the index only narrow candidates.
+   * Call it through `searchSessions`.
+   */
+  search?(query: string, options?: SearchOptions): Promise<SearchHit[]>;
 }
 
 /**

@@ -32,6 +32,7 @@ import {
   type WireError,
 } from "../../src/rpc.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import type { SearchOptions } from "../../src/search.ts";
 import type { ListOptions, LoadedBranch, ReplaceOptions, SessionStore } from "../../src/store.ts";
 
 // The message layer itself, for workers that serve more than a store.
@@ -194,6 +195,10 @@ function dispatch(
       return store.loadBranch(a as string, b as string | null | undefined)
         .then((r) => sessionToWire(r.header, r.entries));
     }
+    case "search": {
+      if (!store.search) throw new SessionStorageError("search is not supported");
+      return store.search(a as string, { ...(b as SearchOptions), signal: context.signal });
+    }
     case "close":
       return store.close();
     case "describe":
@@ -214,12 +219,12 @@ function dispatch(
  */
 export interface StoreDescription {
   kind: string;
-  /** Optional methods the store has: `"exportJsonl"`, `"loadBranch"`. */
+  /** Optional methods the store has: `"exportJsonl"`, `"loadBranch"`, `"search"`. */
   capabilities: string[];
 }
 
 function describeStore(store: SessionStore): StoreDescription {
-  const capabilities = ["exportJsonl", "loadBranch"].filter((name) =>
+  const capabilities = ["exportJsonl", "loadBranch", "search"].filter((name) =>
     typeof (store as unknown as Record<string, unknown>)[name] === "function"
   );
   return { kind: store.kind, capabilities };

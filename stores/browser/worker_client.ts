@@ -18,6 +18,7 @@ import { toJsonLine } from "../../src/jsonl.ts";
 import { encodeEntries } from "../../src/records.ts";
 import { errorFromWire, type RpcCallOptions, RpcClient } from "../../src/rpc.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import type { SearchHit } from "../../src/search.ts";
 import {
   assertOpen,
   type CreatedSession,
@@ -154,6 +155,8 @@ export class WorkerSessionStore implements SessionStore {
   readonly exportJsonl?: (sessionId: string) => Promise<string>;
   /** Present when the served store can load one branch (the SQLite store can). */
   readonly loadBranch?: SessionStore["loadBranch"];
+  /** Present when the served store has a search index (the SQLite store has). */
+  readonly search?: SessionStore["search"];
   readonly #port: MessagePort;
   readonly #rpc: RpcClient;
   readonly #onClose?: () => void;
@@ -175,6 +178,13 @@ export class WorkerSessionStore implements SessionStore {
     if (description.capabilities.includes("loadBranch")) {
       this.loadBranch = async (sessionId, leafId) =>
         sessionFromWire(await this.#call<WireSession>("loadBranch", [sessionId, leafId]));
+    }
+    if (description.capabilities.includes("search")) {
+      this.search = async (query, options = {}) => {
+        throwIfAborted(options.signal);
+        const { signal, ...rest } = options; // the signal crosses as a cancellation message
+        return await this.#call<SearchHit[]>("search", [query, rest], { signal });
+      };
     }
   }
 

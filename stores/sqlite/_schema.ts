@@ -6,6 +6,7 @@
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
+import { SEARCH_MIGRATION } from "./_search.ts";
 
 /**
  * A value bound to a `?` placeholder.
@@ -91,6 +92,8 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `DROP INDEX entries_tree`,
     `CREATE INDEX entries_walk ON entries (session_id, seq, entry_id, parent_id)`,
   ],
+  // Full-text search (`_search.ts`): built for existing sessions before the first search.
+  SEARCH_MIGRATION,
 ];
 
 /** The schema version this library writes (`PRAGMA user_version`). */

@@ -67,6 +67,8 @@ import {
   storageOperation,
   throwIfAborted,
 } from "../../src/store.ts";
+import { SqliteSearchIndex } from "./_search.ts";
+import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import {
   migrateSqliteSchema,
   type SqliteDatabase,
@@ -169,11 +171,17 @@ export class SqliteSessionStore implements BranchLoadingStore {
   readonly kind = "sqlite";
   readonly #db: SqliteDatabase;
   readonly #statements = new Map<string, SqliteStatement>();
+  readonly #search: SqliteSearchIndex;
   #closed = false;
 
   /** Configure the connection and migrate the schema; throws on failure (prefer {@link open}). */
   constructor(db: SqliteDatabase, options: SqliteStoreOptions = {}) {
     this.#db = db;
+    this.#search = new SqliteSearchIndex({
+      statement: (sql) => this.#statement(sql),
+      exec: (sql) => db.exec(sql),
+      transaction: (fn) => sqliteTransaction(db, fn),
+    });
     const { journalMode = "WAL", busyTimeoutMs = 5000, synchronous = null } = options;
     // busy_timeout first: switching to WAL and migrating may wait for another process.
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -219,6 +227,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
           `INSERT INTO sessions (id, ${SESSION_COLUMNS}) VALUES (?${", ?".repeat(8)})`,
         ).run(header.id, ...columns);
         this.#insertEntries(header.id, 0, rows);
+        this.#search.add(header.id, 0, entries);
         return { id: header.id };
       };
     });
@@ -243,7 +252,9 @@ export class SqliteSessionStore implements BranchLoadingStore {
     const listing = foldEntries(decodeListing(row.listing, decoding(sessionId)), entries);
     const header = decodeHeader(row.header, decoding(sessionId));
     const last = this.#get("SELECT MAX(seq) AS seq FROM entries WHERE session_id = ?", sessionId);
-    this.#insertEntries(sessionId, last?.seq == null ? 0 : Number(last.seq) + 1, rows);
+    const firstSeq = last?.seq == null ? 0 : Number(last.seq) + 1;
+    this.#insertEntries(sessionId, firstSeq, rows);
+    this.#search.add(sessionId, firstSeq, entries);
     this.#statement("UPDATE sessions SET listing = ?, modified = ? WHERE id = ?").run(
       JSON.stringify(listing),
       listingToInfo(header, listing).modified.getTime(),
@@ -275,6 +286,8 @@ export class SqliteSessionStore implements BranchLoadingStore {
         if (Number(changed) === 0) throw new SessionNotFoundError(header.id);
         this.#statement("DELETE FROM entries WHERE session_id = ?").run(header.id);
         this.#insertEntries(header.id, 0, rows);
+        this.#search.remove(header.id);
+        this.#search.add(header.id, 0, entries);
       };
     });
   }
@@ -323,6 +336,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
         // Explicit, so deletion does not depend on the connection's foreign_keys setting.
         this.#statement("DELETE FROM entries WHERE session_id = ?").run(sessionId);
         this.#statement("DELETE FROM sessions WHERE id = ?").run(sessionId);
+        this.#search.remove(sessionId);
       }));
   }
 
@@ -429,6 +443,43 @@ export class SqliteSessionStore implements BranchLoadingStore {
       parents.set(id, row.parent_id === null ? null : String(row.parent_id));
     }
     return { parents, seqOf };
+  }
+
+  /**
+   * Full-text search through the FTS5 index (see `_search.ts`); the same hits as
+   * `scanSearch` on the same data. Sessions not yet indexed (an existing database after
+   * the upgrade, or after an indexing failure) are indexed first, and scanned if that fails.
+   *
+   * @example
+   * ```ts
+   * import type { SqliteSessionStore } from "@mu/sessions/stores/sqlite";
+   * declare const store: SqliteSessionStore;
+   * const hits = await store.search("refreshTok -test", { roles: ["assistant", "toolCall"] });
+   * ```
+   */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    assertOpen(this.#closed, this.kind);
+    return await storageOperation(
+      "search",
+      () => this.#search.search(prepareSearch(query, options), (id) => this.load(id)),
+    );
+  }
+
+  /**
+   * Rebuild the search index from the stored entries, one session per transaction (the
+   * store stays usable; a session not yet rebuilt is searched by scanning). Resolves with
+   * the number of sessions indexed.
+   *
+   * @example
+   * ```ts
+   * import type { SqliteSessionStore } from "@mu/sessions/stores/sqlite";
+   * declare const store: SqliteSessionStore;
+   * const sessions = await store.rebuildSearchIndex({ signal: AbortSignal.timeout(60_000) });
+   * ```
+   */
+  async rebuildSearchIndex(options: { signal?: AbortSignal } = {}): Promise<number> {
+    assertOpen(this.#closed, this.kind);
+    return await storageOperation("rebuildSearchIndex", () => this.#search.rebuild(options.signal));
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@
  */
 import type { Register, StoreSubject } from "./harness.ts";
 import { managerSuite } from "./manager_suite.ts";
+import { searchSuite } from "./search_suite.ts";
 import { storeSuite } from "./store_suite.ts";
 import { valuesSuite } from "./values_suite.ts";
 
@@ -18,4 +19,5 @@ export function conformance(register: Register, subject: StoreSubject): void {
   storeSuite(register, subject);
   valuesSuite(register, subject);
   managerSuite(register, subject);
+  searchSuite(register, subject);
 }

@@ -19,6 +19,7 @@ import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/harness.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 import { concurrencyCase } from "./concurrency.ts";
+import { searchCases } from "./search_cases.ts";
 
 const OLDER_FIXTURES = ["v1.jsonl", "v2.jsonl", "v3.jsonl", "early-v4.jsonl"];
 
@@ -146,6 +147,9 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
         "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'",
       ).all();
       for (const { name } of indexes) raw.exec(`DROP INDEX ${name}`);
+      for (const table of ["search_fts", "search_docs", "search_pending"]) {
+        raw.exec(`DROP TABLE ${table}`); // the search index came later too
+      }
       raw.exec("PRAGMA user_version = 1");
       raw.close();
       const migrated = await runtime.openStore(path);
@@ -161,7 +165,11 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
         assertEquals(version, SQLITE_SCHEMA_VERSION);
         const names = check.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all()
           .map((row) => String(row.name)).filter((name) => !name.startsWith("sqlite_")).sort();
-        assertEquals(names, ["entries_walk", "sessions_by_cwd"], "every later step applied");
+        assertEquals(
+          names,
+          ["entries_walk", "search_docs_by_session", "sessions_by_cwd"],
+          "every later step applied",
+        );
       } finally {
         check.close();
       }
@@ -311,4 +319,5 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
   });
 
   concurrencyCase(t, runtime);
+  searchCases(t, runtime);
 }

@@ -43,6 +43,7 @@ const staticCalls: Record<string, (store: MemorySessionStore) => unknown> = {
   importFromJsonl: (store) => SessionManager.importFromJsonl(new Uint8Array([1, 2]), "/p", store),
   list: () => SessionManager.list(bad, bad),
   listAll: () => SessionManager.listAll(bad),
+  search: (store) => SessionManager.search("", store),
 };
 
 /** Methods that are synchronous on purpose (getters, navigation, builders, internals). */

@@ -13,6 +13,7 @@
  * | `GET /api/sessions/:id/export?leaf=` | JSONL (`application/jsonl`) |
  * | `POST /api/import` | JSONL body: 201 imported, 200 already present / updated, 409 a different session has the id, 400 malformed (line, reason), 413 too large |
  * | `GET /api/events?session=` | server-sent events: `sessions`, `session` |
+ * | `GET /api/search?q=&cwd=&session=&role=&internal=1&limit=` | `{ hits }`, best first (`searchSessions`) |
  *
  * @module
  */
@@ -20,6 +21,8 @@ import { EntryNotFoundError } from "../../src/errors.ts";
 import { exportBranchJsonl } from "../../src/export_branch.ts";
 import { importSession } from "../../src/import_rule.ts";
 import { buildSessionProjection } from "../../src/projection.ts";
+import { searchSessions } from "../../src/search.ts";
+import type { SearchRole } from "../../src/search_text.ts";
 import { canLoadBranch, exportSessionJsonl, type SessionStore } from "../../src/store.ts";
 import { SessionIndex } from "../../src/tree.ts";
 import { ChangeWatcher, eventStream } from "./events.ts";
@@ -88,6 +91,20 @@ export function createSessionApi(
     if (resource === "events" && parts.length === 1) {
       allow("GET", request);
       return eventStream(watcher, url.searchParams.get("session") ?? undefined, request.signal);
+    }
+    if (resource === "search" && parts.length === 1) {
+      allow("GET, HEAD", request);
+      const params = url.searchParams;
+      const roles = params.getAll("role").flatMap((r) => r.split(",")).filter(Boolean);
+      const hits = await searchSessions(store, params.get("q") ?? "", {
+        cwd: params.get("cwd") ?? undefined,
+        sessionId: params.get("session") ?? undefined,
+        roles: roles as SearchRole[],
+        includeInternal: ["1", "true"].includes(params.get("internal") ?? ""),
+        limit: intParam(url, "limit", 50, 1000) || 50,
+        signal: request.signal, // a client that goes away stops the search
+      });
+      return json(200, { hits });
     }
     if (resource === "import" && parts.length === 1) {
       allow("POST", request);

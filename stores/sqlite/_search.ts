@@ -1,0 +1,337 @@
+/**
+ * The SQLite store's search index: an FTS5 table with the `trigram` tokenizer (substring
+ * matching, so CJK and parts of identifiers are found; present in node:sqlite,
+ * better-sqlite3 and sqlite-wasm) over the case-folded texts of `search_text.ts`, one row
+ * per role of an entry. The index only narrows candidates: `matchFolded` decides and
+ * scores every one, so hits equal those of the scan (`scanSearch`) on the same data.
+ *
+ * Tables (schema step 5, `_schema.ts`):
+ * ```sql
+ * search_docs(id INTEGER PRIMARY KEY, session_id, seq, entry_id, role, ts) -- what a row is
+ * search_fts USING fts5(text, tokenize = 'trigram', detail = 'none') -- rowid = docs id
+ * search_pending(session_id PRIMARY KEY)  -- sessions whose rows are missing or incomplete
+ * ```
+ * Rows are written in the same transaction as the entries, inside a savepoint: when
+ * indexing fails the savepoint is undone, the entries still commit, and the session is
+ * marked pending. Pending sessions are (re)indexed before the next search and searched by
+ * scanning until they are; the migration marks every existing session pending.
+ *
+ * @module
+ */
+import { SessionFormatError, SessionNotFoundError } from "../../src/errors.ts";
+import { decodeRecord, listRecords } from "../../src/records.ts";
+import type { SessionEntry } from "../../src/schema.ts";
+import {
+  fieldText,
+  type PreparedSearch,
+  type SearchCandidate,
+  searchEntries,
+  type SearchHit,
+  TopHits,
+} from "../../src/search.ts";
+import { type LoadedSession, throwIfAborted } from "../../src/store.ts";
+import { foldSearchText, matchFolded } from "../../src/search_query.ts";
+import { searchFields } from "../../src/search_text.ts";
+import type { SqliteStatement, SqliteValue } from "./_schema.ts";
+
+/** What the index needs of the store's connection. */
+export interface SearchConnection {
+  statement(sql: string): SqliteStatement;
+  exec(sql: string): void;
+  /** Run `fn` in a write transaction. */
+  transaction<T>(fn: () => T): T;
+}
+
+/** Where a candidate's original text is: the entry row. */
+export interface SqliteHitRef {
+  seq: number;
+}
+
+/** Schema step 5: the search tables; every existing session starts pending. */
+export const SEARCH_MIGRATION: readonly string[] = [
+  `CREATE TABLE search_docs (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL, entry_id TEXT NOT NULL, role TEXT NOT NULL, ts TEXT NOT NULL)`,
+  `CREATE INDEX search_docs_by_session ON search_docs (session_id, seq)`,
+  // detail = 'none': no positions, a fraction of the size; substrings are looked up as
+  // an AND of their trigrams, and the shared matcher then checks every candidate exactly.
+  `CREATE VIRTUAL TABLE search_fts USING fts5(text, tokenize = 'trigram', detail = 'none')`,
+  `CREATE TABLE search_pending (session_id TEXT PRIMARY KEY NOT NULL)`,
+  `INSERT INTO search_pending (session_id) SELECT id FROM sessions`,
+];
+
+/** The trigram tokenizer indexes substrings of at least this many characters. */
+const TRIGRAM = 3;
+
+/**
+ * Index maintenance and candidate queries over the store's connection. Every method runs
+ * inside a transaction the store opened (writes) or is a single statement (reads).
+ */
+export class SqliteSearchIndex {
+  readonly #statement: (sql: string) => SqliteStatement;
+  readonly #exec: (sql: string) => void;
+  readonly #transaction: <T>(fn: () => T) => T;
+
+  constructor(connection: SearchConnection) {
+    this.#statement = connection.statement;
+    this.#exec = connection.exec;
+    this.#transaction = connection.transaction;
+  }
+
+  /**
+   * A search: index pending sessions, collect candidates from FTS, scan the sessions still
+   * pending (through `load`), then make the kept hits' snippets.
+   */
+  async search(
+    prepared: PreparedSearch,
+    load: (sessionId: string) => Promise<LoadedSession>,
+  ): Promise<SearchHit[]> {
+    const signal = prepared.options.signal;
+    throwIfAborted(signal);
+    this.#indexPending(prepared, signal, false);
+    throwIfAborted(signal);
+    const top = new TopHits<SqliteHitRef>(prepared.limit);
+    this.collect(prepared, top);
+    for (const sessionId of this.pending(prepared)) {
+      throwIfAborted(signal);
+      let loaded: LoadedSession;
+      try {
+        loaded = await load(sessionId);
+      } catch (error) {
+        if (error instanceof SessionNotFoundError || error instanceof SessionFormatError) continue;
+        throw error;
+      }
+      searchEntries(sessionId, loaded.entries, prepared, top as TopHits);
+    }
+    return await top.finish(prepared.query, (candidate) => this.textOf(candidate));
+  }
+
+  /** Empty the index and index every session again; resolves with the sessions indexed. */
+  rebuild(signal?: AbortSignal): number {
+    throwIfAborted(signal);
+    this.#transaction(() => this.clear());
+    return this.#indexPending(undefined, signal, true);
+  }
+
+  /**
+   * Index pending sessions, each in its own write transaction. A failure leaves the session
+   * pending (searched by scanning) unless `strict`, where it throws.
+   */
+  #indexPending(
+    prepared: PreparedSearch | undefined,
+    signal: AbortSignal | undefined,
+    strict: boolean,
+  ): number {
+    let done = 0;
+    let pending: string[];
+    try {
+      pending = this.pending(prepared);
+    } catch (error) {
+      if (strict) throw error;
+      return 0;
+    }
+    for (const sessionId of pending) {
+      throwIfAborted(signal);
+      try {
+        this.#transaction(() => {
+          if (!this.isPending(sessionId)) return; // another connection indexed it
+          const rows = this.#statement(
+            "SELECT json FROM entries WHERE session_id = ? ORDER BY seq",
+          ).all(sessionId);
+          const source = { source: `sqlite:${sessionId}` };
+          this.reindex(
+            sessionId,
+            rows.map((row, i) => decodeRecord<SessionEntry>(row.json, i + 2, source)),
+          );
+        });
+        done++;
+      } catch (error) {
+        if (strict) throw error;
+      }
+    }
+    return done;
+  }
+
+  /**
+   * Index entries just inserted at `firstSeq...`. Never throws for an indexing failure:
+   * the index's part is undone and the session marked pending (the entries stay). Only a
+   * failure to mark it pending throws, failing the whole write.
+   */
+  add(sessionId: string, firstSeq: number, entries: readonly SessionEntry[]): void {
+    if (entries.length === 0 || this.isPending(sessionId)) return;
+    this.#exec("SAVEPOINT search_index");
+    try {
+      this.#insert(sessionId, firstSeq, entries);
+      this.#exec("RELEASE search_index");
+    } catch (error) {
+      try {
+        this.#exec("ROLLBACK TO search_index");
+        this.#exec("RELEASE search_index");
+      } catch {
+        throw error; // SQLite rolled back the whole transaction: the write fails as a whole
+      }
+      this.markPending(sessionId);
+    }
+  }
+
+  #insert(sessionId: string, firstSeq: number, entries: readonly SessionEntry[]): void {
+    const doc = this.#statement(
+      "INSERT INTO search_docs (session_id, seq, entry_id, role, ts) VALUES (?, ?, ?, ?, ?)",
+    );
+    const text = this.#statement(
+      "INSERT INTO search_fts (rowid, text) VALUES (last_insert_rowid(), ?)",
+    );
+    entries.forEach((entry, i) => {
+      if (typeof entry.id !== "string") return;
+      for (const field of searchFields(entry)) {
+        doc.run(sessionId, firstSeq + i, entry.id, field.role, String(entry.timestamp));
+        text.run(foldSearchText(field.text).text);
+      }
+    });
+  }
+
+  /** Drop a session's rows (delete, replace, reindex). */
+  remove(sessionId: string): void {
+    this.#statement(
+      "DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE session_id = ?)",
+    ).run(sessionId);
+    this.#statement("DELETE FROM search_docs WHERE session_id = ?").run(sessionId);
+    this.#statement("DELETE FROM search_pending WHERE session_id = ?").run(sessionId);
+  }
+
+  /** Replace a session's rows with the index of `entries` (its whole, committed list). */
+  reindex(sessionId: string, entries: readonly SessionEntry[]): void {
+    this.remove(sessionId);
+    this.#insert(sessionId, 0, entries); // throws: the caller's transaction rolls back
+  }
+
+  isPending(sessionId: string): boolean {
+    return this.#statement("SELECT 1 AS x FROM search_pending WHERE session_id = ?")
+      .get(sessionId) !== undefined;
+  }
+
+  markPending(sessionId: string): void {
+    this.#statement("INSERT OR IGNORE INTO search_pending (session_id) VALUES (?)").run(sessionId);
+  }
+
+  /** Mark every session pending and empty the index (the start of a rebuild). */
+  clear(): void {
+    this.#exec("DELETE FROM search_fts");
+    this.#exec("DELETE FROM search_docs");
+    this.#exec("INSERT OR IGNORE INTO search_pending (session_id) SELECT id FROM sessions");
+  }
+
+  /** Pending sessions, optionally only those passing the search's session filters. */
+  pending(prepared?: PreparedSearch): string[] {
+    const { where, params } = sessionFilter(prepared, "p.session_id");
+    return this.#statement(
+      `SELECT p.session_id AS id FROM search_pending p JOIN sessions s ON s.id = p.session_id${where}`,
+    ).all(...params).map((row) => String(row.id));
+  }
+
+  /**
+   * Offer every indexed text that can match into `top`. FTS narrows by the query's words
+   * of three or more characters; a query with none reads the texts containing its longest
+   * word (instr), then {@link matchFolded} checks each one exactly.
+   */
+  collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>): void {
+    const positive = prepared.query.terms.filter((term) => !term.exclude);
+    const long = positive.flatMap((term) => term.parts)
+      .filter((part) => [...part].length >= TRIGRAM);
+    const { where, params } = sessionFilter(prepared, "d.session_id");
+    const roles = [...prepared.roles];
+    const conditions = [
+      `d.role IN (${roles.map(() => "?").join(", ")})`,
+      "d.session_id NOT IN (SELECT session_id FROM search_pending)",
+    ];
+    const bind: SqliteValue[] = [...roles];
+    let from = "search_docs d JOIN search_fts f ON f.rowid = d.id";
+    if (long.length) {
+      from = "search_fts f JOIN search_docs d ON d.id = f.rowid";
+      conditions.unshift("search_fts MATCH ?");
+      bind.unshift(trigramQuery(long));
+    } else {
+      for (const term of positive) {
+        conditions.push("instr(f.text, ?) > 0");
+        bind.push(term.parts.reduce((a, b) => (b.length > a.length ? b : a)));
+      }
+    }
+    const sql = `SELECT d.session_id, d.seq, d.entry_id, d.role, d.ts, f.text FROM ${from}
+      JOIN sessions s ON s.id = d.session_id
+      ${where ? `${where} AND` : "WHERE"} ${conditions.join(" AND ")}`;
+    const listable = new Map<string, boolean>();
+    for (const row of this.#statement(sql).all(...params, ...bind)) {
+      const sessionId = String(row.session_id);
+      let ok = listable.get(sessionId);
+      if (ok === undefined) listable.set(sessionId, ok = this.#listable(sessionId));
+      if (!ok) continue;
+      const match = matchFolded(String(row.text), prepared.query);
+      if (!match || !top.wants(match.score)) continue;
+      top.offer({
+        sessionId,
+        entryId: String(row.entry_id),
+        role: row.role as SearchCandidate["role"],
+        timestamp: String(row.ts),
+        score: match.score,
+        ref: { seq: Number(row.seq) },
+      });
+    }
+  }
+
+  /**
+   * Whether a listing shows the session (its stored header and listing decode): a session
+   * listings skip as unloadable is left out of searches too, as the scan leaves it out.
+   */
+  #listable(sessionId: string): boolean {
+    const row = this.#statement("SELECT header, listing FROM sessions WHERE id = ?").get(sessionId);
+    if (!row) return false;
+    const record = { id: sessionId, header: row.header, listing: row.listing };
+    return listRecords([record], "sqlite", { includeInternal: true }).length === 1;
+  }
+
+  /** The original text of a kept candidate, from its entry row. */
+  textOf(candidate: SearchCandidate<SqliteHitRef>): string {
+    const row = this.#statement("SELECT json FROM entries WHERE session_id = ? AND seq = ?")
+      .get(candidate.sessionId, candidate.ref!.seq);
+    if (!row) return "";
+    const entry = decodeRecord<SessionEntry>(row.json, 0, {
+      source: `sqlite:${candidate.sessionId}`,
+    });
+    return fieldText(entry, candidate.role);
+  }
+}
+
+/**
+ * An FTS5 query every text containing all `parts` matches: each distinct trigram of each
+ * part as its own quoted term (implicitly AND-ed). A table without positions has no
+ * phrase queries, and the trigrams of a substring are a necessary condition for it.
+ */
+function trigramQuery(parts: readonly string[]): string {
+  const grams = new Set<string>();
+  for (const part of parts) {
+    const chars = [...part];
+    for (let i = 0; i + TRIGRAM <= chars.length; i++) {
+      grams.add(chars.slice(i, i + TRIGRAM).join(""));
+    }
+  }
+  return [...grams].map((gram) => `"${gram.replaceAll('"', '""')}"`).join(" ");
+}
+
+/** `WHERE` over `sessions s` for the search's cwd / internal / session options. */
+function sessionFilter(
+  prepared: PreparedSearch | undefined,
+  idColumn: string,
+): { where: string; params: SqliteValue[] } {
+  const options = prepared?.options ?? { includeInternal: true };
+  const where: string[] = [];
+  const params: SqliteValue[] = [];
+  if (options.cwd !== undefined) {
+    where.push("s.cwd = ?");
+    params.push(options.cwd);
+  }
+  if (options.sessionId !== undefined) {
+    where.push(`${idColumn} = ?`);
+    params.push(options.sessionId);
+  }
+  if (!options.includeInternal) where.push("s.internal = 0");
+  return { where: where.length ? ` WHERE ${where.join(" AND ")}` : "", params };
+}

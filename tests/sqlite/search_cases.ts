@@ -1,0 +1,199 @@
+/**
+ * The SQLite search index beyond the conformance suite, in every SQLite runtime: a failure
+ * to index never loses the entry, existing databases get an index on upgrade, a rebuilt
+ * index equals the incrementally kept one, and FTS hits equal the scan's on varied data
+ * without loading sessions.
+ */
+import { scanSearch, type SessionEntry, type SessionHeader } from "../../core.ts";
+import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
+import type { SqliteDatabase } from "../../stores/sqlite/_schema.ts";
+import { assert, assertEquals } from "../conformance/assert.ts";
+import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
+
+type Test = (name: string, fn: () => Promise<void>) => void;
+
+function header(id: string, cwd = "/p"): SessionHeader {
+  return { type: "session", version: 4, id, createdAt: "2026-04-01T00:00:00.000Z", cwd };
+}
+
+function say(id: string, parentId: string | null, text: string, second = 0): SessionEntry {
+  return {
+    type: "message",
+    id,
+    parentId,
+    timestamp: new Date(Date.UTC(2026, 3, 1, 0, 0, second)).toISOString(),
+    message: { role: "user", content: text, timestamp: 0 },
+  };
+}
+
+/** Seeded pseudo-random words: Latin, identifiers, CJK, short and long, repeated. */
+function words(seed: number): () => string {
+  const pool = [
+    "token",
+    "refreshToken",
+    "getUserById",
+    "cache",
+    "ab",
+    "x",
+    "東京",
+    "天気",
+    "晴れ",
+    "日本語",
+    "İstanbul",
+    "fix",
+    "the",
+    "bug",
+    "logger",
+    "login",
+    "async",
+    "await",
+    "snake_case_name",
+    "ÉCOLE",
+  ];
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return pool[state % pool.length];
+  };
+}
+
+/** Every row of the index as comparable text, independent of row ids. */
+function indexRows(db: SqliteDatabase): string[] {
+  return db.prepare(
+    `SELECT d.session_id, d.seq, d.entry_id, d.role, d.ts, f.text
+     FROM search_docs d JOIN search_fts f ON f.rowid = d.id`,
+  ).all().map((row) => JSON.stringify(Object.values(row))).sort();
+}
+
+const pending = (db: SqliteDatabase) =>
+  db.prepare("SELECT session_id FROM search_pending ORDER BY session_id").all()
+    .map((row) => String(row.session_id));
+
+export function searchCases(t: Test, runtime: SqliteTestRuntime): void {
+  t("a failure to index keeps the entry, which is still found and indexed later", async () => {
+    await withDatabase(runtime, async ({ path }) => {
+      const raw = runtime.openRaw(path);
+      let failIndex = true;
+      const db: SqliteDatabase = {
+        exec: (sql) => raw.exec(sql),
+        close: () => raw.close(),
+        prepare: (sql) => {
+          const statement = raw.prepare(sql);
+          if (!sql.startsWith("INSERT INTO search_fts")) return statement;
+          return {
+            ...statement,
+            get: (...p) => statement.get(...p),
+            all: (...p) => statement.all(...p),
+            run: (...p) => {
+              if (failIndex) throw new Error("injected index fault");
+              return statement.run(...p);
+            },
+          };
+        },
+      };
+      const store = await SqliteSessionStore.open(db);
+      try {
+        await store.create(header("s"), [say("e1", null, "kept while indexing fails")]);
+        await store.append("s", [say("e2", "e1", "appended while indexing fails")]);
+        assertEquals((await store.load("s")).entries.map((e) => e.id), ["e1", "e2"]);
+        assertEquals(pending(raw), ["s"]);
+        assertEquals((await store.search("fails")).map((h) => h.entryId).sort(), ["e1", "e2"]);
+        assertEquals(pending(raw), ["s"], "indexing before the search failed again");
+        failIndex = false;
+        assertEquals((await store.search("fails")).map((h) => h.entryId).sort(), ["e1", "e2"]);
+        assertEquals(pending(raw), [], "indexed by the search once indexing works");
+        assertEquals(indexRows(raw).length, 2);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  t(
+    "an existing database is indexed after the upgrade; a rebuild equals the kept index",
+    async () => {
+      await withDatabase(runtime, async ({ path, store }) => {
+        const next = words(7);
+        for (let s = 0; s < 6; s++) {
+          const entries: SessionEntry[] = [];
+          for (let e = 0; e < 12; e++) {
+            const text = Array.from({ length: 1 + (e % 5) }, next).join(e % 2 ? " " : "");
+            entries.push(say(`e${e}`, e ? `e${e - 1}` : null, text, e));
+          }
+          await store.create(header(`s${s}`), entries.slice(0, 6));
+          await store.append(`s${s}`, entries.slice(6));
+        }
+        const raw = runtime.openRaw(path);
+        const kept = indexRows(raw);
+        assert(kept.length >= 72, `${kept.length} rows`);
+        assertEquals(await store.rebuildSearchIndex(), 6);
+        assertEquals(indexRows(raw), kept, "rebuilt equals incremental");
+        // Back to the schema before search: the upgrade marks every session pending.
+        await store.close();
+        for (const table of ["search_fts", "search_docs", "search_pending"]) {
+          raw.exec(`DROP TABLE ${table}`);
+        }
+        raw.exec("PRAGMA user_version = 4");
+        const upgraded = await runtime.openStore(path);
+        try {
+          assertEquals(pending(raw).length, 6);
+          const hits = await upgraded.search("token");
+          assertEquals(pending(raw), []);
+          assertEquals(indexRows(raw), kept, "built on upgrade equals incremental");
+          assertEquals(hits, await scanSearch(upgraded, "token"));
+        } finally {
+          await upgraded.close();
+          raw.close();
+        }
+      });
+    },
+  );
+
+  t("FTS hits equal the scan's on varied data, without loading a session", async () => {
+    await withDatabase(runtime, async ({ store }) => {
+      const next = words(42);
+      for (let s = 0; s < 8; s++) {
+        const entries: SessionEntry[] = [];
+        for (let e = 0; e < 15; e++) {
+          const text = Array.from({ length: 1 + ((s + e) % 7) }, next).join(e % 3 ? " " : "_");
+          entries.push(say(`e${e}`, e > 2 ? `e${e - 2}` : null, text, (s * 7 + e) % 11));
+        }
+        await store.create(header(`s${s}`, s % 2 ? "/a" : "/b"), entries);
+      }
+      const queries = [
+        "token",
+        "refreshTok",
+        "tok*",
+        "user",
+        "東京",
+        "京",
+        "天気 晴れ",
+        "x",
+        "ab",
+        '"fix the"',
+        '"the bug"',
+        "istanbul",
+        "école",
+        "cache -token",
+        "_case",
+        "await async",
+        "log* -login",
+      ];
+      let loads = 0;
+      const load = store.load.bind(store);
+      store.load = (id) => (loads++, load(id));
+      for (const query of queries) {
+        for (
+          const options of [{ limit: 500 }, { limit: 5 }, { cwd: "/a", roles: ["user" as const] }]
+        ) {
+          const fts = await store.search(query, options);
+          const before = loads;
+          assertEquals(fts, await scanSearch(store, query, options), query);
+          assert(loads > before, "the scan loads");
+          loads = before;
+        }
+      }
+      assertEquals(loads, 0, "FTS never loads a session");
+    });
+  });
+}
