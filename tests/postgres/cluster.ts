@@ -44,7 +44,9 @@ function binDir(): string {
   return join(root, versions[0], "bin");
 }
 
-const asRoot = () => typeof process.getuid === "function" && process.getuid() === 0;
+let root: boolean | undefined;
+/** Whether we run as root; `id -u` rather than `process.getuid` (Deno would need --allow-sys). */
+const asRoot = () => root ??= execFileSync("id", ["-u"], { encoding: "utf8" }).trim() === "0";
 
 /** Run a PostgreSQL program, as `postgres` when we are root; rejects with its output. */
 function run(bin: string, program: string, args: string[]): Promise<string> {
