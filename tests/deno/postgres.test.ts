@@ -6,6 +6,7 @@
  */
 import { conformance } from "../conformance/mod.ts";
 import { appendsPerWriter, postgresCases } from "../postgres/cases.ts";
+import { postgresCliCases } from "../postgres/cli_cases.ts";
 import { postgresSubject, stopSharedCluster } from "../postgres/subject.ts";
 import type { WriterArgs } from "../postgres/writer_core.ts";
 
@@ -27,4 +28,5 @@ postgresCases((name, fn) => Deno.test(name, fn), {
   spawnWriter,
   appends: appendsPerWriter((name) => Deno.env.get(name)),
 });
+postgresCliCases((name, fn) => Deno.test(name, fn));
 Deno.test("postgres: stop the test cluster", stopSharedCluster);
