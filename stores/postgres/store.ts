@@ -430,7 +430,9 @@ export class PostgresSessionStore implements BranchLoadingStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#owned) await this.#sql.end({ timeout: 5 }).catch(() => {});
+    // Every operation has settled when a caller closes; the short grace only bounds a
+    // connection left half-open by a server crash (postgres.js waited the whole timeout).
+    if (this.#owned) await this.#sql.end({ timeout: 1 }).catch(() => {});
   }
 
   /** Lock the session's row for this transaction; its selected columns, or not found. */

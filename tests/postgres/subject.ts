@@ -14,8 +14,12 @@ export function sharedCluster(): Promise<Cluster> {
   return shared ??= startCluster();
 }
 
+let admin: postgres.Sql | undefined;
+
 /** Stop the file's cluster (the last test of a file calls this). */
 export async function stopSharedCluster(): Promise<void> {
+  await admin?.end({ timeout: 1 });
+  admin = undefined;
   if (!shared) return;
   const cluster = await shared.catch(() => undefined);
   shared = undefined;
@@ -29,14 +33,14 @@ export function freshSchema(): string {
   return `t${Date.now().toString(36)}_${process.pid}_${counter++}`;
 }
 
-/** Run SQL on the cluster through a short-lived admin connection. */
+/**
+ * Run SQL on the cluster through the file's admin connection (one for all tests, so a test
+ * does not pay for connecting; postgres.js reconnects after the crash test's restart).
+ */
 export async function adminSql<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres((await sharedCluster()).url, { max: 1, onnotice: () => {} });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end({ timeout: 1 });
-  }
+  const { url } = await sharedCluster();
+  admin ??= postgres(url, { max: 2, onnotice: () => {}, idle_timeout: 5 });
+  return await fn(admin);
 }
 
 /**
