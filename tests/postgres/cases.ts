@@ -198,10 +198,16 @@ export function postgresCases(
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       }
+      const released = Date.now();
       for (const id of new Set(jobs.map((job) => job.sessionId))) {
         await store.create(markerHeader(goId(id)));
       }
       for (const result of await Promise.all(runs)) assertEquals(result.code, 0, result.output);
+      const seconds = (Date.now() - released) / 1000;
+      console.log(
+        `  [${runtime.name}] ${jobs.length} x ${runtime.appends} appends in ${seconds} s ` +
+          `(${Math.round(jobs.length * runtime.appends / seconds)} appends/s)`,
+      );
       const listed = await store.list({ cwd: "/writers" });
       for (const id of new Set(jobs.map((job) => job.sessionId))) {
         const mine = jobs.filter((job) => job.sessionId === id);
