@@ -106,3 +106,13 @@ export function postgresError(what: string, error: unknown, target: ConnectionTa
   const detail = redact(raw, target.secrets) + (typeof code === "string" ? ` (${code})` : "");
   return new SessionStorageError(`${what} failed on PostgreSQL ${target.label}: ${detail}`);
 }
+
+/** A target label for a client handed in: its options, never its password. */
+export function describeClient(sql: PostgresClient): ConnectionTarget {
+  const o = sql.options as { host?: string[]; port?: number[]; database?: string; user?: string };
+  const label = `${o.user ? o.user + "@" : ""}${o.host?.[0] ?? "?"}:${o.port?.[0] ?? "?"}/${
+    o.database ?? "?"
+  }`;
+  const password = (sql.options as { pass?: unknown }).pass;
+  return { label, secrets: typeof password === "string" && password ? [password] : [] };
+}

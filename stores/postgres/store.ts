@@ -30,14 +30,13 @@ import {
   SessionFormatError,
   SessionNotFoundError,
 } from "../../src/errors.ts";
-import { type ListingState, listingToInfo } from "../../src/listing.ts";
+import { listingToInfo } from "../../src/listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
   decodeHeader,
   decodeListing,
   decodeRecord,
   decodeSession,
-  encodeEntries,
   encodeSession,
   foldEntries,
   listRecords,
@@ -58,10 +57,21 @@ import {
 import {
   type ConnectionTarget,
   connectPostgres,
+  describeClient,
   describeTarget,
   type PostgresClient,
   postgresError,
 } from "./_connect.ts";
+import {
+  branchPath,
+  decoding,
+  insertEntries,
+  type Runner,
+  SESSION_COLUMNS,
+  SESSION_UPDATE,
+  sessionColumns,
+  toEntryRows,
+} from "./_rows.ts";
 import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
 
 /**
@@ -88,53 +98,6 @@ export interface PostgresStoreOptions {
   /** How long to wait for a connection, in seconds, when opening from `url` (default 10). */
   connectTimeoutSeconds?: number;
 }
-
-/** A row of `entries` as written. */
-interface EntryRows {
-  ids: (string | null)[];
-  parents: (string | null)[];
-  types: string[];
-  json: string[];
-}
-
-function toEntryRows(entries: readonly SessionEntry[], json = encodeEntries(entries)): EntryRows {
-  return {
-    ids: entries.map((entry) => typeof entry.id === "string" ? entry.id : null),
-    parents: entries.map((entry) => typeof entry.parentId === "string" ? entry.parentId : null),
-    types: entries.map((entry) => String(entry.type)),
-    json,
-  };
-}
-
-/** The `sessions` columns after `id`, in {@link SESSION_COLUMNS} order. */
-function sessionColumns(
-  header: SessionHeader,
-  headerText: string,
-  listing: ListingState,
-): unknown[] {
-  const info = listingToInfo(header, listing);
-  return [
-    info.cwd,
-    info.created.getTime(),
-    info.modified.getTime(),
-    headerText,
-    info.internal === true,
-    header.workflow === undefined ? null : JSON.stringify(header.workflow) ?? null,
-    info.parentSessionId ?? null,
-    JSON.stringify(listing),
-  ];
-}
-
-const SESSION_COLUMNS =
-  "cwd, created_at, modified, header, internal, workflow, parent_session_id, listing";
-/** `cwd = $2, ..., listing = $9`: the session id is `$1`. */
-const SESSION_UPDATE = SESSION_COLUMNS.split(", ").map((c, i) => `${c} = $${i + 2}`).join(", ");
-
-/** Rows decode without keeping their text: exportJsonl reads the stored text itself. */
-const decoding = (sessionId: string) => ({ source: `postgres:${sessionId}`, keepText: false });
-
-/** The query surface of a client or a transaction. */
-type Runner = Pick<PostgresClient, "unsafe">;
 
 /**
  * Open the PostgreSQL store: connects, creates or migrates the schema (safe when several
@@ -175,16 +138,6 @@ export async function openPostgresStore(
     throw postgresError("Opening the session store", error, target);
   }
   return new PostgresSessionStore(sql, schema, target, owned);
-}
-
-/** A target label for a client handed in: its options, never its password. */
-function describeClient(sql: PostgresClient): ConnectionTarget {
-  const o = sql.options as { host?: string[]; port?: number[]; database?: string; user?: string };
-  const label = `${o.user ? o.user + "@" : ""}${o.host?.[0] ?? "?"}:${o.port?.[0] ?? "?"}/${
-    o.database ?? "?"
-  }`;
-  const password = (sql.options as { pass?: unknown }).pass;
-  return { label, secrets: typeof password === "string" && password ? [password] : [] };
 }
 
 /**
@@ -232,7 +185,7 @@ export class PostgresSessionStore implements BranchLoadingStore {
           [header.id, ...columns, entries.length] as string[],
         );
         if (inserted.length === 0) throw new SessionExistsError(header.id);
-        await this.#insertEntries(tx, header.id, 0, rows);
+        await insertEntries(tx, this.#s, header.id, 0, rows);
         return { id: header.id };
       };
     });
@@ -251,7 +204,7 @@ export class PostgresSessionStore implements BranchLoadingStore {
         // Both statements go out together (postgres.js pipelines a transaction's queries):
         // one round trip fewer per append; if the insert fails the update fails with it.
         await Promise.all([
-          this.#insertEntries(tx, sessionId, first, rows),
+          insertEntries(tx, this.#s, sessionId, first, rows),
           tx.unsafe(
             `UPDATE ${this.#s}.sessions SET listing = $2, modified = $3, next_seq = $4,
            change = nextval('${this.#s}.change_seq') WHERE id = $1`,
@@ -287,7 +240,7 @@ export class PostgresSessionStore implements BranchLoadingStore {
         await this.#lockSession(tx, header.id, "id");
         await tx.unsafe(`DELETE FROM ${this.#s}.entries WHERE session_id = $1`, [header.id]);
         await this.#updateSession(tx, header.id, columns, entries.length);
-        await this.#insertEntries(tx, header.id, 0, rows);
+        await insertEntries(tx, this.#s, header.id, 0, rows);
       };
     });
   }
@@ -405,19 +358,7 @@ export class PostgresSessionStore implements BranchLoadingStore {
       if (leaf === null) return { header, entries: [] };
       // Depth is bounded by the entry count: a path longer than that has a parent cycle.
       const limit = Number(session[0].next_seq) + 1;
-      const path = await tx.unsafe(
-        `WITH RECURSIVE path(seq, parent_id, json, depth) AS (
-           (SELECT seq, parent_id, json, 0 FROM ${this.#s}.entries
-             WHERE session_id = $1 AND entry_id = $2 ORDER BY seq DESC LIMIT 1)
-           UNION ALL
-           SELECT e.seq, e.parent_id, e.json, p.depth + 1 FROM path p
-             CROSS JOIN LATERAL (SELECT seq, parent_id, json FROM ${this.#s}.entries
-               WHERE session_id = $1 AND entry_id = p.parent_id
-               ORDER BY seq DESC LIMIT 1) e
-            WHERE p.depth < $3)
-         SELECT json, depth FROM path ORDER BY depth DESC`,
-        [sessionId, leaf, limit],
-      );
+      const path = await branchPath(tx, this.#s, sessionId, leaf, limit);
       if (path.length === 0) throw new EntryNotFoundError(leaf);
       if (Number(path[0].depth) >= limit) {
         throw new SessionFormatError(`entry ${leaf} has a parentId cycle on its path`, {
@@ -454,18 +395,6 @@ export class PostgresSessionStore implements BranchLoadingStore {
       `UPDATE ${this.#s}.sessions SET ${SESSION_UPDATE}, next_seq = $10,
        change = nextval('${this.#s}.change_seq') WHERE id = $1`,
       [id, ...columns, nextSeq] as string[],
-    );
-  }
-
-  /** All rows in one statement: four parallel arrays, numbered from `firstSeq`. */
-  async #insertEntries(tx: Runner, sessionId: string, firstSeq: number, rows: EntryRows) {
-    if (rows.json.length === 0) return;
-    await tx.unsafe(
-      `INSERT INTO ${this.#s}.entries (session_id, seq, entry_id, parent_id, type, json)
-       SELECT $1, $2::bigint + n - 1, e, p, t, j
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
-           AS u(e, p, t, j, n)`,
-      [sessionId, firstSeq, rows.ids, rows.parents, rows.types, rows.json] as string[],
     );
   }
 
