@@ -15,6 +15,7 @@ import { POSTGRES_SCHEMA_VERSION } from "../../stores/postgres/_schema.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/harness.ts";
 import { goId, markerHeader, readyId, workerEntryId } from "../sqlite/append_worker_core.ts";
+import { startCluster } from "./cluster.ts";
 import { adminSql, freshSchema, sharedCluster } from "./subject.ts";
 import type { WriterArgs } from "./writer_core.ts";
 
@@ -89,6 +90,23 @@ export function postgresCases(
         assert(!text.includes(secret), `the password stays out of the error: ${text}`);
       }
     }
+  });
+
+  t(name("without a server to start, the tests fail saying why"), async () => {
+    const error = await startCluster({ bin: "/nonexistent/pg/bin" }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    assert(error?.message.includes("Cannot create a PostgreSQL test cluster"), `${error}`);
+  });
+
+  t(name("a client handed in stays open when the store closes"), async () => {
+    await adminSql(async (sql) => {
+      const store = await openPostgresStore({ sql, schema: freshSchema() });
+      await store.create(head("s"));
+      await store.close();
+      assertEquals((await sql.unsafe("SELECT 1 AS one"))[0].one, 1);
+    });
   });
 
   t(name("two stores opening an empty schema at once both migrate it once"), async () => {

@@ -29,6 +29,9 @@ export interface Cluster {
 /** The newest Debian PostgreSQL bin directory, or `$MU_PG_BIN`. */
 function binDir(): string {
   const configured = process.env.MU_PG_BIN;
+  if (configured && !existsSync(join(configured, "initdb"))) {
+    throw new Error(`PostgreSQL tests need a server: MU_PG_BIN=${configured} has no initdb.`);
+  }
   if (configured) return configured;
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root)
@@ -76,8 +79,8 @@ function freePort(): Promise<number> {
  * Start a fresh cluster (about 3 s). Stopped by `stop()`, and at the latest when the
  * process exits.
  */
-export async function startCluster(): Promise<Cluster> {
-  const bin = binDir();
+export async function startCluster(options: { bin?: string } = {}): Promise<Cluster> {
+  const bin = options.bin ?? binDir();
   const dir = await mkdtemp(join(tmpdir(), "mu-pg-"));
   const data = join(dir, "data");
   if (asRoot()) execFileSync("chown", ["postgres", dir]);
@@ -99,9 +102,9 @@ export async function startCluster(): Promise<Cluster> {
   }
   // fsync off: the crash test kills the server process, not the machine, so committed
   // WAL is still in the OS cache; it saves a lot of I/O on shared CI machines.
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   const start = () =>
-    run(bin, "pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"])
+    run(bin, "pg_ctl", ["-D", data, "-o", serverOptions, "-l", join(dir, "log"), "-w", "start"])
       .then(() => {});
   const halt = (mode: string) =>
     run(bin, "pg_ctl", ["-D", data, "-m", mode, "-w", "stop"]).then(() => {});
