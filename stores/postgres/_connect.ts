@@ -116,3 +116,53 @@ export function describeClient(sql: PostgresClient): ConnectionTarget {
   const password = (sql.options as { pass?: unknown }).pass;
   return { label, secrets: typeof password === "string" && password ? [password] : [] };
 }
+
+/** Error codes of postgres.js and Node sockets that mean the connection is gone. */
+const CONNECTION_LOST = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+]);
+
+/** Whether an error means the server connection is gone (a FATAL error closes it too). */
+function connectionLost(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return CONNECTION_LOST.has(String(code)) || severity === "FATAL" || severity === "PANIC";
+}
+
+/**
+ * `sql.begin`, safe against a server that dies mid-transaction. postgres.js 3.4.9 answers a
+ * failed transaction body with `ROLLBACK`, and when the connection is already gone that
+ * write throws from a timer (`Cannot read properties of null (reading 'write')`), an
+ * uncaught exception that ends a Node process. So when the body fails because the
+ * connection was lost, it never settles: postgres.js then sends nothing, and `begin`
+ * itself rejects with the connection error (it races the body against the connection
+ * closing). The server rolls the transaction back when the connection drops.
+ *
+ * @example
+ * ```ts
+ * import postgres from "postgres";
+ * import { transaction } from "./_connect.ts";
+ * const sql = postgres("postgres://localhost/db");
+ * await transaction(sql, "", (tx) => tx.unsafe("SELECT 1"));
+ * ```
+ */
+export async function transaction<T>(
+  sql: PostgresClient,
+  mode: string,
+  body: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<T> {
+  return await sql.begin(mode, async (tx) => {
+    try {
+      return await body(tx);
+    } catch (error) {
+      if (connectionLost(error)) return await new Promise<never>(() => {});
+      throw error;
+    }
+  }) as T;
+}

@@ -61,6 +61,7 @@ import {
   describeTarget,
   type PostgresClient,
   postgresError,
+  transaction,
 } from "./_connect.ts";
 import {
   branchPath,
@@ -132,7 +133,7 @@ export async function openPostgresStore(
     connectTimeoutSeconds: options.connectTimeoutSeconds ?? 10,
   });
   try {
-    await sql.begin((tx) => migratePostgresSchema(tx, schema));
+    await transaction(sql, "", (tx) => migratePostgresSchema(tx, schema));
   } catch (error) {
     if (owned) await sql.end({ timeout: 0 }).catch(() => {});
     throw postgresError("Opening the session store", error, target);
@@ -410,15 +411,14 @@ export class PostgresSessionStore implements BranchLoadingStore {
     } catch (error) {
       throw postgresError(what, error, this.#target);
     }
-    return await this.#run(what, (sql) => sql.begin((tx) => body(tx)) as Promise<T>);
+    return await this.#run(what, (sql) => transaction(sql, "", body));
   }
 
   /** Reads that must see one committed state (header and entries together). */
   async #snapshot<T>(what: string, body: (tx: Runner) => Promise<T>): Promise<T> {
     return await this.#run(
       what,
-      (sql) =>
-        sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", (tx) => body(tx)) as Promise<T>,
+      (sql) => transaction(sql, "ISOLATION LEVEL REPEATABLE READ READ ONLY", body),
     );
   }
 

@@ -16,10 +16,19 @@ export function sharedCluster(): Promise<Cluster> {
 
 let admin: postgres.Sql | undefined;
 
+/**
+ * Close the admin connection. The crash test calls this first: postgres.js ending a client
+ * whose idle connections a crash killed threw from a socket callback on Node 20.
+ */
+export async function closeAdmin(): Promise<void> {
+  const client = admin;
+  admin = undefined;
+  await client?.end({ timeout: 1 });
+}
+
 /** Stop the file's cluster (the last test of a file calls this). */
 export async function stopSharedCluster(): Promise<void> {
-  await admin?.end({ timeout: 1 });
-  admin = undefined;
+  await closeAdmin();
   if (!shared) return;
   const cluster = await shared.catch(() => undefined);
   shared = undefined;
@@ -39,7 +48,7 @@ export function freshSchema(): string {
  */
 export async function adminSql<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
   const { url } = await sharedCluster();
-  admin ??= postgres(url, { max: 2, onnotice: () => {}, idle_timeout: 5 });
+  admin ??= postgres(url, { max: 2, onnotice: () => {} });
   return await fn(admin);
 }
 
