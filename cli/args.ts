@@ -36,8 +36,9 @@ export interface Command {
 export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   store: {
     type: "string",
-    value: "sqlite|jsonl",
-    help: "storage to use (default: the configured storage, as the library resolves it)",
+    value: "sqlite|jsonl|postgres",
+    help: "storage to use (default: the configured storage, as the library resolves it); " +
+      "postgres: the server in $MU_SESSIONS_POSTGRES_URL or the global settings",
   },
   "session-dir": { type: "string", value: "DIR", help: "JSONL session folder to use" },
   json: { type: "boolean", help: "print data as JSON" },
@@ -79,8 +80,8 @@ export function parseInvocation(command: Command, argv: string[]): Invocation {
     throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[most])}`);
   }
   const store = flags.store as string | undefined;
-  if (store !== undefined && store !== "sqlite" && store !== "jsonl") {
-    throw new UsageError(`--store must be sqlite or jsonl, not ${JSON.stringify(store)}`);
+  if (store !== undefined && !["sqlite", "jsonl", "postgres"].includes(store)) {
+    throw new UsageError(`--store must be sqlite, jsonl or postgres, not ${JSON.stringify(store)}`);
   }
   return {
     operands: parsed.positionals,

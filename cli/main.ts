@@ -52,7 +52,7 @@ function overview(): string {
     "",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
-    "Every command takes --store sqlite|jsonl, --session-dir DIR, --json and --help.",
+    "Every command takes --store sqlite|jsonl|postgres, --session-dir DIR, --json and --help.",
     "Exit codes: 0 ok, 1 failure or defects found, 2 usage error.",
     "",
   ].join("\n");

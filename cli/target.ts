@@ -11,7 +11,13 @@ import { parseSessionJsonl } from "../src/jsonl.ts";
 import type { SessionEntry, SessionHeader } from "../src/schema.ts";
 import type { SessionStore } from "../src/store.ts";
 import { readLocalFile } from "../stores/jsonl/_local.ts";
-import { openJsonlDirectory, resolveAgentDir, resolveDefaultStore } from "../stores/default/mod.ts";
+import {
+  openJsonlDirectory,
+  openStorage,
+  resolveAgentDir,
+  resolveDefaultStore,
+  resolvePostgresChoice,
+} from "../stores/default/mod.ts";
 import { openSqliteStore } from "../stores/sqlite/file.ts";
 import type { Invocation } from "./args.ts";
 import { type CliContext, resolvePath, UsageError } from "./context.ts";
@@ -22,9 +28,9 @@ export async function openStore(
   context: CliContext,
 ): Promise<SessionStore> {
   if (invocation.sessionDir !== undefined) {
-    if (invocation.store === "sqlite") {
+    if (invocation.store === "sqlite" || invocation.store === "postgres") {
       throw new UsageError(
-        "--session-dir selects JSONL storage; it cannot be used with --store sqlite",
+        `--session-dir selects JSONL storage; it cannot be used with --store ${invocation.store}`,
       );
     }
     return await openJsonlDirectory(resolvePath(context, invocation.sessionDir));
@@ -34,6 +40,10 @@ export async function openStore(
   }
   if (invocation.store === "sqlite") {
     return await openSqliteStore(join(resolveAgentDir({ env: context.env }), "sessions.db"));
+  }
+  if (invocation.store === "postgres") {
+    // Only the user's own configuration names the server, never a project's settings.
+    return await openStorage(await resolvePostgresChoice({ env: context.env }));
   }
   return await resolveDefaultStore({ cwd: context.cwd, env: context.env });
 }

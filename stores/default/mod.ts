@@ -4,10 +4,15 @@
  *
  * 1. an explicit store;
  * 2. an explicit directory (`--session-dir`, a `sessionDir` argument): JSONL there;
- * 3. settings `sessions.storage` (or the older `sessionDir`): the project's
+ * 3. a PostgreSQL server named by `$MU_SESSIONS_POSTGRES_URL` (optional schema in
+ *    `$MU_SESSIONS_POSTGRES_SCHEMA`);
+ * 4. settings `sessions.storage` (or the older `sessionDir`): the project's
  *    `.pi/settings.json` when the project is trusted (`trust.ts`), else the global
- *    `<agentDir>/settings.json`;
- * 4. the SQLite database `<agentDir>/sessions.db` (`$PI_CODING_AGENT_DIR` or `~/.pi/agent`).
+ *    `<agentDir>/settings.json`. Only the user's own choices (global settings, the
+ *    environment) can send sessions to a PostgreSQL server: a project's settings that select
+ *    one are refused with `SessionStorageError`, trusted or not, so a repository can never
+ *    send its user's transcripts to a server the user did not choose;
+ * 5. the SQLite database `<agentDir>/sessions.db` (`$PI_CODING_AGENT_DIR` or `~/.pi/agent`).
  *
  * A store that cannot be opened rejects; nothing ever falls back to memory.
  *
@@ -29,6 +34,7 @@ import {
   defaultProjectTrustOf,
   findProjectSettings,
   readSettingsFile,
+  type StorageSetting,
   storageSettingOf,
 } from "./settings.ts";
 import { canonicalDir, resolveProjectTrust, type TrustDecision } from "./trust.ts";
@@ -74,7 +80,24 @@ export interface StorageOptions {
  * const source: StorageSource = "project-settings";
  * ```
  */
-export type StorageSource = "explicit" | "project-settings" | "global-settings" | "default";
+export type StorageSource =
+  | "explicit"
+  | "environment"
+  | "project-settings"
+  | "global-settings"
+  | "default";
+
+/**
+ * The environment variable that names a PostgreSQL server for sessions (a user's own
+ * choice, like the global settings); `MU_SESSIONS_POSTGRES_SCHEMA` picks the schema.
+ *
+ * @example
+ * ```ts
+ * import { POSTGRES_URL_ENV } from "@mu/sessions/stores/default";
+ * POSTGRES_URL_ENV; // "MU_SESSIONS_POSTGRES_URL"
+ * ```
+ */
+export const POSTGRES_URL_ENV = "MU_SESSIONS_POSTGRES_URL";
 
 /**
  * How a storage decision was reached.
@@ -116,6 +139,7 @@ export type StorageChoice =
     | { kind: "store"; store: SessionStore }
     | { kind: "jsonl"; dir: string }
     | { kind: "sqlite"; path: string }
+    | { kind: "postgres"; url: string; schema?: string }
   )
   & ChoiceContext
   & { source: StorageSource };
@@ -181,6 +205,8 @@ export async function resolveStorageChoice(options: StorageOptions = {}): Promis
   if (options.sessionDir !== undefined) {
     return { kind: "jsonl", dir: resolve(options.sessionDir), source: "explicit" };
   }
+  const fromEnv = environmentChoice(options);
+  if (fromEnv) return fromEnv;
   const agentDir = resolveAgentDir(options);
   const home = homeOf(options);
   // Canonical, like trust decisions: a symlinked checkout resolves paths as the real one.
@@ -204,6 +230,13 @@ export async function resolveStorageChoice(options: StorageOptions = {}): Promis
     if (trust.trusted) {
       const settings = await readSettingsFile(project.path);
       const chosen = storageSettingOf(settings, project.projectDir, home, project.path);
+      if (chosen?.type === "postgres") {
+        throw new SessionStorageError(
+          `${project.path}: a project's settings cannot send sessions to a PostgreSQL server ` +
+            `(a repository must not choose where your transcripts go); set sessions.storage in ` +
+            `${globalPath} or ${POSTGRES_URL_ENV} instead`,
+        );
+      }
       if (chosen) return choiceOf(chosen, agentDir, "project-settings", project.path, extra);
     } else {
       extra.ignoredProjectSettings = project.path;
@@ -220,14 +253,53 @@ function isInside(path: string, dir: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
+/**
+ * The PostgreSQL server the user chose (`$MU_SESSIONS_POSTGRES_URL`, else a `postgres`
+ * `sessions.storage` in the global settings; never a project's), for `--store postgres`.
+ * Rejects with `SessionStorageError` when the user chose none.
+ *
+ * @example
+ * ```ts
+ * import { openStorage, resolvePostgresChoice } from "@mu/sessions/stores/default";
+ * const store = await openStorage(await resolvePostgresChoice({ env: { MU_SESSIONS_POSTGRES_URL: "postgres://db/s" } }));
+ * ```
+ */
+export async function resolvePostgresChoice(
+  options: Omit<StorageOptions, "store" | "sessionDir" | "cwd"> = {},
+): Promise<StorageChoice> {
+  const fromEnv = environmentChoice(options);
+  if (fromEnv) return fromEnv;
+  const agentDir = resolveAgentDir(options);
+  const globalPath = join(agentDir, "settings.json");
+  const global = await readSettingsFile(globalPath);
+  const chosen = storageSettingOf(global, agentDir, homeOf(options), globalPath);
+  if (chosen?.type === "postgres") {
+    return choiceOf(chosen, agentDir, "global-settings", globalPath, {});
+  }
+  throw new SessionStorageError(
+    `No PostgreSQL server configured: set ${POSTGRES_URL_ENV}, or sessions.storage ` +
+      `{ "type": "postgres", "url": ... } in ${globalPath}`,
+  );
+}
+
+/** The PostgreSQL server `$MU_SESSIONS_POSTGRES_URL` names, if set. */
+function environmentChoice(options: StorageOptions): StorageChoice | undefined {
+  const env = environment(options);
+  const url = env[POSTGRES_URL_ENV];
+  if (!url) return undefined;
+  const schema = env.MU_SESSIONS_POSTGRES_SCHEMA || undefined;
+  return { kind: "postgres", url, ...(schema ? { schema } : {}), source: "environment" };
+}
+
 function choiceOf(
-  setting: { type: "sqlite"; path?: string } | { type: "jsonl"; dir?: string },
+  setting: StorageSetting,
   agentDir: string,
   source: StorageSource,
   settingsPath: string,
   extra: ChoiceContext,
 ): StorageChoice {
   const common = { ...extra, source, settingsPath };
+  if (setting.type === "postgres") return { kind: "postgres", ...setting, ...common };
   return setting.type === "sqlite"
     ? { kind: "sqlite", path: setting.path ?? join(agentDir, "sessions.db"), ...common }
     : { kind: "jsonl", dir: setting.dir ?? join(agentDir, "sessions"), ...common };
@@ -236,7 +308,7 @@ function choiceOf(
 // ------------------------------------------------------------------ opening
 
 const listingCaches = new Map<string, JsonlListingCache>();
-const sqliteStores = new Map<string, Promise<SessionStore>>();
+const sharedStores = new Map<string, Promise<SessionStore>>();
 
 /** One listing cache per directory, so listings stay warm across store instances. */
 function cacheFor(dir: string): JsonlListingCache {
@@ -260,8 +332,9 @@ export async function openJsonlDirectory(dir: string): Promise<JsonlSessionStore
 }
 
 /**
- * Open a decided storage. SQLite stores are shared per database file within the process
- * (closing one drops it from the share).
+ * Open a decided storage. SQLite stores are shared per database file, PostgreSQL stores per
+ * URL and schema, within the process (closing one drops it from the share). The PostgreSQL
+ * driver (the optional `postgres` package) is loaded only when a PostgreSQL store is chosen.
  *
  * @example
  * ```ts
@@ -275,20 +348,41 @@ export async function openStorage(
 ): Promise<SessionStore> {
   if (choice.kind === "store") return choice.store;
   if (choice.kind === "jsonl") return await openJsonlDirectory(choice.dir);
+  if (choice.kind === "postgres") {
+    const { url, schema } = choice;
+    return await shared(`postgres\n${url}\n${schema ?? ""}`, async () => {
+      let driver: typeof import("../postgres/store.ts");
+      try {
+        driver = await import("../postgres/store.ts");
+      } catch (error) {
+        throw new SessionStorageError(
+          `PostgreSQL session storage needs the "postgres" package (npm install postgres): ${
+            (error as Error).message
+          }`,
+        );
+      }
+      return await driver.openPostgresStore({ url, schema });
+    });
+  }
   if (options.openSqlite) return await options.openSqlite(choice.path);
-  const key = resolve(choice.path);
-  let pending = sqliteStores.get(key);
+  const path = resolve(choice.path);
+  return await shared(`sqlite\n${path}`, () => openSqliteStore(path));
+}
+
+/** One open store per key in this process; closing it (or failing to open) drops it. */
+async function shared(key: string, open: () => Promise<SessionStore>): Promise<SessionStore> {
+  let pending = sharedStores.get(key);
   if (!pending) {
-    pending = openSqliteStore(key).then((store) => {
+    pending = open().then((store) => {
       const close = store.close.bind(store);
       store.close = async () => {
-        if (sqliteStores.get(key) === pending) sqliteStores.delete(key);
+        if (sharedStores.get(key) === pending) sharedStores.delete(key);
         await close();
       };
       return store;
     });
-    pending.catch(() => sqliteStores.delete(key));
-    sqliteStores.set(key, pending);
+    pending.catch(() => sharedStores.delete(key));
+    sharedStores.set(key, pending);
   }
   return await pending;
 }

@@ -8,7 +8,9 @@
  * { "sessions": { "storage": { "type": "jsonl", "dir": "./sessions" } } }
  * ```
  *
- * or the older `"sessionDir": "<dir>"` (JSONL). Relative paths are relative to the folder
+ * or the older `"sessionDir": "<dir>"` (JSONL). A shared PostgreSQL server,
+ * `{ "type": "postgres", "url": "postgres://user@host/db", "schema"?: "..." }`, is accepted
+ * here but honoured only from the global settings (`mod.ts` refuses it from a project). Relative paths are relative to the folder
  * holding the settings' owner: the agent directory for global settings, the project
  * directory (the parent of `.pi`) for project settings; `~` is the home directory.
  *
@@ -42,7 +44,8 @@ export type Settings = Record<string, unknown>;
  */
 export type StorageSetting =
   | { type: "sqlite"; path?: string }
-  | { type: "jsonl"; dir?: string };
+  | { type: "jsonl"; dir?: string }
+  | { type: "postgres"; url: string; schema?: string };
 
 /**
  * Read a JSONC settings file. Missing → `undefined`; unparsable or not an object →
@@ -153,7 +156,7 @@ export function storageSettingOf(
     if (!storage || typeof storage !== "object" || Array.isArray(storage)) {
       throw new SessionStorageError(`${source}: sessions.storage must be an object`);
     }
-    const { type, dir, path } = storage as { type?: unknown; dir?: unknown; path?: unknown };
+    const { type, dir, path, url, schema } = storage as Record<string, unknown>;
     const location = (value: unknown, key: string) => {
       if (value === undefined) return undefined;
       if (typeof value !== "string" || value === "") {
@@ -163,8 +166,22 @@ export function storageSettingOf(
     };
     if (type === "sqlite") return { type, path: location(path, "path") };
     if (type === "jsonl") return { type, dir: location(dir, "dir") };
+    if (type === "postgres") {
+      // The URL is never echoed: it may carry a password.
+      if (typeof url !== "string" || !/^postgres(ql)?:\/\//.test(url)) {
+        throw new SessionStorageError(
+          `${source}: sessions.storage.url must be a postgres:// URL`,
+        );
+      }
+      if (schema !== undefined && typeof schema !== "string") {
+        throw new SessionStorageError(`${source}: sessions.storage.schema must be a string`);
+      }
+      return schema === undefined ? { type, url } : { type, url, schema };
+    }
     throw new SessionStorageError(
-      `${source}: sessions.storage.type must be "sqlite" or "jsonl", not ${JSON.stringify(type)}`,
+      `${source}: sessions.storage.type must be "sqlite", "jsonl" or "postgres", not ${
+        JSON.stringify(type)
+      }`,
     );
   }
   if (typeof settings.sessionDir === "string" && settings.sessionDir !== "") {

@@ -1,0 +1,112 @@
+/**
+ * Row encoding and the multi-row statements of the PostgreSQL store (`store.ts`): entry rows
+ * as parallel arrays, the `sessions` columns of a header and fold state, the bulk insert and
+ * the root-to-leaf walk.
+ *
+ * @module
+ */
+import { encodeEntries } from "../../src/records.ts";
+import { type ListingState, listingToInfo } from "../../src/listing.ts";
+import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import type { PostgresClient } from "./_connect.ts";
+
+/** A row of `entries` as written. */
+export interface EntryRows {
+  ids: (string | null)[];
+  parents: (string | null)[];
+  types: string[];
+  json: string[];
+}
+
+/** Entries as rows: their ids, parents and types beside the exact JSON text of each. */
+export function toEntryRows(
+  entries: readonly SessionEntry[],
+  json = encodeEntries(entries),
+): EntryRows {
+  return {
+    ids: entries.map((entry) => typeof entry.id === "string" ? entry.id : null),
+    parents: entries.map((entry) => typeof entry.parentId === "string" ? entry.parentId : null),
+    types: entries.map((entry) => String(entry.type)),
+    json,
+  };
+}
+
+/** The `sessions` columns after `id`, in {@link SESSION_COLUMNS} order. */
+export function sessionColumns(
+  header: SessionHeader,
+  headerText: string,
+  listing: ListingState,
+): unknown[] {
+  const info = listingToInfo(header, listing);
+  return [
+    info.cwd,
+    info.created.getTime(),
+    info.modified.getTime(),
+    headerText,
+    info.internal === true,
+    header.workflow === undefined ? null : JSON.stringify(header.workflow) ?? null,
+    info.parentSessionId ?? null,
+    JSON.stringify(listing),
+  ];
+}
+
+export const SESSION_COLUMNS =
+  "cwd, created_at, modified, header, internal, workflow, parent_session_id, listing";
+/** `cwd = $2, ..., listing = $9`: the session id is `$1`. */
+export const SESSION_UPDATE = SESSION_COLUMNS.split(", ").map((c, i) => `${c} = $${i + 2}`).join(
+  ", ",
+);
+
+/** Rows decode without keeping their text: exportJsonl reads the stored text itself. */
+export const decoding = (sessionId: string) => ({
+  source: `postgres:${sessionId}`,
+  keepText: false,
+});
+
+/** The query surface of a client or a transaction. */
+export type Runner = Pick<PostgresClient, "unsafe">;
+
+/** All rows in one statement: four parallel arrays, numbered from `firstSeq`. */
+export async function insertEntries(
+  tx: Runner,
+  s: string,
+  sessionId: string,
+  firstSeq: number,
+  rows: EntryRows,
+): Promise<void> {
+  if (rows.json.length === 0) return;
+  await tx.unsafe(
+    `INSERT INTO ${s}.entries (session_id, seq, entry_id, parent_id, type, json)
+     SELECT $1, $2::bigint + n - 1, e, p, t, j
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
+         AS u(e, p, t, j, n)`,
+    [sessionId, firstSeq, rows.ids, rows.parents, rows.types, rows.json] as string[],
+  );
+}
+
+/**
+ * The entries on the path from the root to `leaf` (`json`, and `depth`: 0 for the leaf),
+ * root first. Each step up takes the latest entry with the parent's id, through the
+ * `(session_id, entry_id, seq)` index; at most `limit` steps (a longer path has a cycle).
+ */
+export async function branchPath(
+  tx: Runner,
+  s: string,
+  sessionId: string,
+  leaf: string,
+  limit: number,
+): Promise<readonly Record<string, unknown>[]> {
+  return await tx.unsafe(
+    `WITH RECURSIVE path(seq, parent_id, json, depth) AS (
+       (SELECT seq, parent_id, json, 0 FROM ${s}.entries
+         WHERE session_id = $1 AND entry_id = $2 ORDER BY seq DESC LIMIT 1)
+       UNION ALL
+       SELECT e.seq, e.parent_id, e.json, p.depth + 1 FROM path p
+         CROSS JOIN LATERAL (SELECT seq, parent_id, json FROM ${s}.entries
+           WHERE session_id = $1 AND entry_id = p.parent_id
+           ORDER BY seq DESC LIMIT 1) e
+        WHERE p.depth < $3)
+     SELECT json, depth FROM path ORDER BY depth DESC`,
+    [sessionId, leaf, limit],
+  );
+}

@@ -1,0 +1,452 @@
+/**
+ * A shared {@link SessionStore} on a PostgreSQL server, through the `postgres` npm package
+ * (postgres.js: Deno, Node and edge runtimes with TCP), for teams whose agents on many
+ * machines write into one place.
+ *
+ * Schema (in its own PostgreSQL schema, default `mu_sessions`; created and migrated by the
+ * store, see `_schema.ts`):
+ * ```sql
+ * sessions(id text PRIMARY KEY, cwd, created_at, modified,  -- epoch ms; listing order
+ *          header text,                                    -- exact header JSON
+ *          internal, workflow, parent_session_id,
+ *          listing text,                                   -- ListingState JSON
+ *          next_seq bigint, change bigint)                 -- append position, change token
+ * entries(session_id REFERENCES sessions ON DELETE CASCADE, seq, entry_id, parent_id, type,
+ *         json text,                                       -- exact entry JSON
+ *         PRIMARY KEY (session_id, seq))
+ * ```
+ * Entries keep the JSON text they were written or imported with, so `exportJsonl` is
+ * byte-identical. Every write locks its session's row (`SELECT ... FOR UPDATE`) and keeps
+ * the listing fold on it current in the same transaction: two writers on one session take
+ * turns and each append is all-or-nothing, while writers on different sessions never wait
+ * for each other. Listing reads only `sessions` rows.
+ *
+ * @module
+ */
+import {
+  EntryNotFoundError,
+  InvalidArgumentError,
+  SessionExistsError,
+  SessionFormatError,
+  SessionNotFoundError,
+} from "../../src/errors.ts";
+import { listingToInfo } from "../../src/listing.ts";
+import { toJsonLine } from "../../src/jsonl.ts";
+import {
+  decodeHeader,
+  decodeListing,
+  decodeRecord,
+  decodeSession,
+  encodeSession,
+  foldEntries,
+  listRecords,
+  recordsToJsonl,
+} from "../../src/records.ts";
+import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import {
+  assertOpen,
+  assertStorableEntries,
+  assertValidSessionId,
+  type BranchLoadingStore,
+  type CreatedSession,
+  type ListOptions,
+  type LoadedBranch,
+  type LoadedSession,
+  type SessionInfo,
+  throwIfAborted,
+} from "../../src/store.ts";
+import {
+  type ConnectionTarget,
+  connectPostgres,
+  describeClient,
+  describeTarget,
+  type PostgresClient,
+  postgresError,
+  transaction,
+} from "./_connect.ts";
+import {
+  branchPath,
+  decoding,
+  insertEntries,
+  type Runner,
+  SESSION_COLUMNS,
+  SESSION_UPDATE,
+  sessionColumns,
+  toEntryRows,
+} from "./_rows.ts";
+import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
+
+/**
+ * Options for {@link openPostgresStore}: a server URL, or a postgres.js client you own.
+ *
+ * @example
+ * ```ts
+ * import type { PostgresStoreOptions } from "@mu/sessions/stores/postgres";
+ * const options: PostgresStoreOptions = {
+ *   url: "postgres://agent@db.internal:5432/sessions",
+ *   schema: "team_sessions",
+ * };
+ * ```
+ */
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database`; the password never appears in errors. */
+  url?: string;
+  /** An existing postgres.js client instead of `url`; `close()` leaves it open. */
+  sql?: PostgresClient;
+  /** The PostgreSQL schema holding the tables (default `"mu_sessions"`); created if missing. */
+  schema?: string;
+  /** Pool size when opening from `url` (default 4). */
+  max?: number;
+  /** How long to wait for a connection, in seconds, when opening from `url` (default 10). */
+  connectTimeoutSeconds?: number;
+}
+
+/**
+ * Open the PostgreSQL store: connects, creates or migrates the schema (safe when several
+ * processes start at once) and resolves once the server answered. A server that cannot be
+ * reached rejects with `SessionStorageError` naming user, host, port and database; there is
+ * no fallback to another store.
+ *
+ * @example
+ * ```ts
+ * import { openPostgresStore } from "@mu/sessions/stores/postgres";
+ * const store = await openPostgresStore({ url: "postgres://agent@db.internal/sessions" });
+ * const recent = await store.list({ cwd: "/work/repo" });
+ * await store.close();
+ * ```
+ */
+export async function openPostgresStore(
+  options: PostgresStoreOptions,
+): Promise<PostgresSessionStore> {
+  const schema = options.schema ?? "mu_sessions";
+  quoteSchema(schema);
+  if ((options.url === undefined) === (options.sql === undefined)) {
+    throw new InvalidArgumentError(
+      "openPostgresStore needs exactly one of url or sql",
+    );
+  }
+  const target: ConnectionTarget = options.url !== undefined
+    ? describeTarget(options.url)
+    : describeClient(options.sql!);
+  const owned = options.url !== undefined;
+  const sql = options.sql ?? connectPostgres(options.url!, {
+    max: options.max ?? 4,
+    connectTimeoutSeconds: options.connectTimeoutSeconds ?? 10,
+  });
+  try {
+    await transaction(sql, "", (tx) => migratePostgresSchema(tx, schema));
+  } catch (error) {
+    if (owned) await sql.end({ timeout: 0 }).catch(() => {});
+    throw postgresError("Opening the session store", error, target);
+  }
+  return new PostgresSessionStore(sql, schema, target, owned);
+}
+
+/**
+ * The PostgreSQL session store (open it with {@link openPostgresStore}). Beyond
+ * {@link SessionStore} it has `exportJsonl`, `loadBranch` (the root-to-leaf path, walked in
+ * the database) and `changeToken` (for `mu serve` to notice other writers).
+ *
+ * @example
+ * ```ts
+ * import { openPostgresStore, type PostgresSessionStore } from "@mu/sessions/stores/postgres";
+ * const store: PostgresSessionStore = await openPostgresStore({ url: "postgres://localhost/s" });
+ * const { entries } = await store.loadBranch("s1"); // only the current branch
+ * ```
+ */
+export class PostgresSessionStore implements BranchLoadingStore {
+  readonly kind = "postgres";
+  readonly #sql: PostgresClient;
+  readonly #s: string;
+  readonly #target: ConnectionTarget;
+  readonly #owned: boolean;
+  #closed = false;
+
+  /** Use {@link openPostgresStore}; this expects a migrated schema. */
+  constructor(sql: PostgresClient, schema: string, target: ConnectionTarget, owned: boolean) {
+    this.#sql = sql;
+    this.#s = quoteSchema(schema);
+    this.#target = target;
+    this.#owned = owned;
+  }
+
+  async create(
+    header: SessionHeader,
+    entries: readonly SessionEntry[] = [],
+  ): Promise<CreatedSession> {
+    assertValidSessionId(header.id);
+    assertStorableEntries(entries);
+    return await this.#write("create", () => {
+      const records = encodeSession(header, entries);
+      const rows = toEntryRows(entries, records.entries);
+      const columns = sessionColumns(header, records.header, records.listing);
+      return async (tx) => {
+        const inserted = await tx.unsafe(
+          `INSERT INTO ${this.#s}.sessions (id, ${SESSION_COLUMNS}, next_seq)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING
+           RETURNING id`,
+          [header.id, ...columns, entries.length] as string[],
+        );
+        if (inserted.length === 0) throw new SessionExistsError(header.id);
+        await insertEntries(tx, this.#s, header.id, 0, rows);
+        return { id: header.id };
+      };
+    });
+  }
+
+  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
+    assertStorableEntries(entries);
+    await this.#write("append", () => {
+      const rows = toEntryRows(entries);
+      return async (tx) => {
+        const locked = await this.#lockSession(tx, sessionId, "header, listing, next_seq");
+        if (entries.length === 0) return;
+        // Folded from the state read under the row lock, so no writer loses another's update.
+        const listing = foldEntries(decodeListing(locked.listing, decoding(sessionId)), entries);
+        const header = decodeHeader(locked.header, decoding(sessionId));
+        const first = Number(locked.next_seq);
+        // Both statements go out together (postgres.js pipelines a transaction's queries):
+        // one round trip fewer per append; if the insert fails the update fails with it.
+        await Promise.all([
+          insertEntries(tx, this.#s, sessionId, first, rows),
+          tx.unsafe(
+            `UPDATE ${this.#s}.sessions SET listing = $2, modified = $3, next_seq = $4,
+           change = nextval('${this.#s}.change_seq') WHERE id = $1`,
+            [
+              sessionId,
+              JSON.stringify(listing),
+              listingToInfo(header, listing).modified.getTime(),
+              first + entries.length,
+            ],
+          ),
+        ]);
+      };
+    });
+  }
+
+  async load(sessionId: string): Promise<LoadedSession> {
+    const { headerText, json } = await this.#read("load", sessionId);
+    return decodeSession(headerText, json, decoding(sessionId));
+  }
+
+  /** The session as format-4 JSONL, joined from the stored texts (no entry is parsed). */
+  async exportJsonl(sessionId: string): Promise<string> {
+    const { headerText, json } = await this.#read("exportJsonl", sessionId);
+    return recordsToJsonl(headerText, json);
+  }
+
+  async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
+    assertStorableEntries(entries);
+    await this.#write("replace", () => {
+      const records = encodeSession(header, entries);
+      const rows = toEntryRows(entries, records.entries);
+      const columns = sessionColumns(header, records.header, records.listing);
+      return async (tx) => {
+        await this.#lockSession(tx, header.id, "id");
+        await tx.unsafe(`DELETE FROM ${this.#s}.entries WHERE session_id = $1`, [header.id]);
+        await this.#updateSession(tx, header.id, columns, entries.length);
+        await insertEntries(tx, this.#s, header.id, 0, rows);
+      };
+    });
+  }
+
+  async updateHeader(header: SessionHeader): Promise<void> {
+    await this.#write("updateHeader", () => {
+      const headerText = toJsonLine(header, "header");
+      return async (tx) => {
+        const locked = await this.#lockSession(tx, header.id, "listing, next_seq");
+        const listing = decodeListing(locked.listing, decoding(header.id));
+        const columns = sessionColumns(header, headerText, listing);
+        await this.#updateSession(tx, header.id, columns, Number(locked.next_seq));
+      };
+    });
+  }
+
+  async list(options: ListOptions = {}): Promise<SessionInfo[]> {
+    assertOpen(this.#closed, this.kind);
+    throwIfAborted(options.signal);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (options.cwd !== undefined) where.push(`cwd = $${params.push(options.cwd)}`);
+    if (!options.includeInternal) where.push("NOT internal");
+    const rows = await this.#run("list", (sql) =>
+      sql.unsafe(
+        `SELECT id, header, listing FROM ${this.#s}.sessions${
+          where.length ? ` WHERE ${where.join(" AND ")}` : ""
+        } ORDER BY modified DESC, created_at DESC, id`,
+        params as string[],
+      ));
+    const records = rows.map((row) => ({
+      id: String(row.id),
+      header: row.header,
+      listing: row.listing,
+    }));
+    return listRecords(records, "postgres", options); // one fold and ordering for every store
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    await this.#run("delete", (sql) =>
+      // Entries go with it (ON DELETE CASCADE), in the same statement's transaction.
+      sql.unsafe(`DELETE FROM ${this.#s}.sessions WHERE id = $1`, [sessionId]));
+  }
+
+  async has(sessionId: string): Promise<boolean> {
+    const rows = await this.#run(
+      "has",
+      (sql) => sql.unsafe(`SELECT 1 FROM ${this.#s}.sessions WHERE id = $1`, [sessionId]),
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * A token that changes with every committed write to the session (its append position
+   * and the change number every write draws), or without an id with any write, create or
+   * delete in the store (count and sum of those numbers: a later-committing writer that
+   * drew a smaller number still changes the sum). Reads only `sessions`.
+   *
+   * @example
+   * ```ts
+   * import type { PostgresSessionStore } from "@mu/sessions/stores/postgres";
+   * declare const store: PostgresSessionStore;
+   * const before = await store.changeToken("s1");
+   * // ... another machine appends ...
+   * (await store.changeToken("s1")) !== before; // true
+   * ```
+   */
+  async changeToken(sessionId?: string): Promise<string> {
+    return await this.#run("changeToken", async (sql) => {
+      if (sessionId === undefined) {
+        const [row] = await sql.unsafe(
+          `SELECT count(*) AS n, coalesce(sum(change), 0) AS sum FROM ${this.#s}.sessions`,
+        );
+        return `${row.n}:${row.sum}`;
+      }
+      const rows = await sql.unsafe(
+        `SELECT next_seq, change FROM ${this.#s}.sessions WHERE id = $1`,
+        [sessionId],
+      );
+      if (rows.length === 0) throw new SessionNotFoundError(sessionId);
+      return `${rows[0].next_seq}:${rows[0].change}`;
+    });
+  }
+
+  /**
+   * Only the entries on the path from the root to `leafId` (default: the last committed
+   * entry), root first, walked by the server through the `(session_id, entry_id)` index;
+   * no other entry is read. `null` gives an empty path; an unknown id rejects with
+   * `EntryNotFoundError`; a duplicate id resolves to its latest entry, as in the tree index.
+   *
+   * @example
+   * ```ts
+   * import type { PostgresSessionStore } from "@mu/sessions/stores/postgres";
+   * declare const store: PostgresSessionStore;
+   * const { entries } = await store.loadBranch("s1"); // the current branch
+   * ```
+   */
+  async loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch> {
+    return await this.#snapshot("loadBranch", async (tx) => {
+      const session = await tx.unsafe(
+        `SELECT header, next_seq FROM ${this.#s}.sessions WHERE id = $1`,
+        [sessionId],
+      );
+      if (session.length === 0) throw new SessionNotFoundError(sessionId);
+      const header = decodeHeader(session[0].header, decoding(sessionId));
+      let leaf = leafId;
+      if (leaf === undefined) {
+        const last = await tx.unsafe(
+          `SELECT entry_id FROM ${this.#s}.entries WHERE session_id = $1
+           ORDER BY seq DESC LIMIT 1`,
+          [sessionId],
+        );
+        leaf = (last[0]?.entry_id as string | null | undefined) ?? null;
+      }
+      if (leaf === null) return { header, entries: [] };
+      // Depth is bounded by the entry count: a path longer than that has a parent cycle.
+      const limit = Number(session[0].next_seq) + 1;
+      const path = await branchPath(tx, this.#s, sessionId, leaf, limit);
+      if (path.length === 0) throw new EntryNotFoundError(leaf);
+      if (Number(path[0].depth) >= limit) {
+        throw new SessionFormatError(`entry ${leaf} has a parentId cycle on its path`, {
+          source: `postgres:${sessionId}`,
+        });
+      }
+      const entries = path.map((row) =>
+        decodeRecord<SessionEntry>(row.json, 0, decoding(sessionId))
+      );
+      return { header, entries };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Every operation has settled when a caller closes; the short grace only bounds a
+    // connection left half-open by a server crash (postgres.js waited the whole timeout).
+    if (this.#owned) await this.#sql.end({ timeout: 1 }).catch(() => {});
+  }
+
+  /** Lock the session's row for this transaction; its selected columns, or not found. */
+  async #lockSession(tx: Runner, sessionId: string, columns: string) {
+    const rows = await tx.unsafe(
+      `SELECT ${columns} FROM ${this.#s}.sessions WHERE id = $1 FOR UPDATE`,
+      [sessionId],
+    );
+    if (rows.length === 0) throw new SessionNotFoundError(sessionId);
+    return rows[0];
+  }
+
+  async #updateSession(tx: Runner, id: string, columns: unknown[], nextSeq: number) {
+    await tx.unsafe(
+      `UPDATE ${this.#s}.sessions SET ${SESSION_UPDATE}, next_seq = $10,
+       change = nextval('${this.#s}.change_seq') WHERE id = $1`,
+      [id, ...columns, nextSeq] as string[],
+    );
+  }
+
+  /**
+   * A write: `prepare` encodes everything before the transaction (a value JSON cannot
+   * store rejects before anything is sent) and returns the body run inside it.
+   */
+  async #write<T>(what: string, prepare: () => (tx: Runner) => Promise<T>): Promise<T> {
+    assertOpen(this.#closed, this.kind);
+    let body: (tx: Runner) => Promise<T>;
+    try {
+      body = prepare();
+    } catch (error) {
+      throw postgresError(what, error, this.#target);
+    }
+    return await this.#run(what, (sql) => transaction(sql, "", body));
+  }
+
+  /** Reads that must see one committed state (header and entries together). */
+  async #snapshot<T>(what: string, body: (tx: Runner) => Promise<T>): Promise<T> {
+    return await this.#run(
+      what,
+      (sql) => transaction(sql, "ISOLATION LEVEL REPEATABLE READ READ ONLY", body),
+    );
+  }
+
+  async #run<T>(what: string, operation: (sql: PostgresClient) => PromiseLike<T>): Promise<T> {
+    assertOpen(this.#closed, this.kind);
+    try {
+      return await operation(this.#sql);
+    } catch (error) {
+      throw postgresError(what, error, this.#target);
+    }
+  }
+
+  /** Header text and entry texts of one session, read in one snapshot. */
+  async #read(what: string, sessionId: string) {
+    return await this.#snapshot(what, async (tx) => {
+      const rows = await tx.unsafe(`SELECT header FROM ${this.#s}.sessions WHERE id = $1`, [
+        sessionId,
+      ]);
+      if (rows.length === 0) throw new SessionNotFoundError(sessionId);
+      const entries = await tx.unsafe(
+        `SELECT json FROM ${this.#s}.entries WHERE session_id = $1 ORDER BY seq`,
+        [sessionId],
+      );
+      return { headerText: String(rows[0].header), json: entries.map((row) => row.json) };
+    });
+  }
+}
