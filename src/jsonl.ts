@@ -19,6 +19,7 @@ import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
 import { upgradeRecords } from "./migrate.ts";
 import {
   describeSchemaError,
+  entryTypeLabel,
   type SessionEntry,
   type SessionHeader,
   SessionHeaderSchema,
@@ -325,7 +326,7 @@ class SessionAssembler {
       const problem = validateEntry(entries[i]);
       if (problem) {
         throw new SessionFormatError(
-          `invalid ${String(entries[i].type ?? "entry")} entry: ${problem}`,
+          `invalid ${entryTypeLabel(entries[i])} entry: ${problem}`,
           {
             line: this.lines[i],
             byteOffset: this.offsets[i],

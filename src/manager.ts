@@ -23,6 +23,7 @@ import { runtimeStorage } from "./runtime.ts";
 import {
   type AgentMessage,
   type CompactionEntry,
+  entryTypeLabel,
   isCompleteWorkflowMarker,
   isWorkflowInternal,
   type SessionEntry,
@@ -446,5 +447,5 @@ export class SessionManager extends SessionView {
 
 function assertValidEntry(entry: SessionEntry): void {
   const problem = validateEntry(entry);
-  if (problem) throw new InvalidArgumentError(`invalid ${String(entry.type)} entry: ${problem}`);
+  if (problem) throw new InvalidArgumentError(`invalid ${entryTypeLabel(entry)} entry: ${problem}`);
 }

@@ -274,6 +274,22 @@ export function describeSchemaError(error: z.ZodError): string {
 }
 
 /**
+ * An entry's `type` as error messages name it: the string itself, otherwise `"entry"`.
+ * Never `String(type)`: an array nested thousands of levels deep (refused by
+ * {@link validateEntry}) overflows the stack in `Array.prototype.toString`.
+ *
+ * @example
+ * ```ts
+ * import { entryTypeLabel } from "./schema.ts";
+ * entryTypeLabel({ type: "label" }); // "label"
+ * entryTypeLabel({ type: [["x"]] }); // "entry"
+ * ```
+ */
+export function entryTypeLabel(entry: { type?: unknown }): string {
+  return typeof entry.type === "string" ? entry.type : "entry";
+}
+
+/**
  * Validate one parsed entry. Returns an error description, or `undefined` when valid.
  * The value itself is never replaced (zod's output copy is discarded), so key order and
  * unknown fields stay exactly as they were read.

@@ -19,9 +19,11 @@ import { breakStale, isStale, processAlive, readHolder } from "./_lockfile.ts";
 
 /** A temp file whose writer is gone is left this long before it counts as dead. */
 export const TEMP_STALE_MS = 60_000;
-const DAY_MS = 86_400_000;
+/** A temp file this old is removed even if its pid runs (it may have been reused). */
+export const DAY_MS = 86_400_000;
 const GUARD_STALE_MS = 5_000;
-const TEMP_NAME = /\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+/** A temp file's name: `<name>.<writer pid>.<8 hex>.tmp`. */
+export const TEMP_NAME = /\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
 /**
  * Remove the provably dead leftovers directly in `dir`; resolves the names removed. Errors

@@ -10,12 +10,17 @@
  * lock is itself guarded by `<file>.lock.break`, so two waiters cannot both break it and
  * then delete each other's fresh lock.
  *
+ * The lock path is never followed: this code only ever links regular files into place, so
+ * anything else there (a symlink, dangling or leading out of the folder, or a directory) is
+ * judged by its own `lstat` as a lock without an owner. A link is then removed like any
+ * owner-less lock (only the link); what cannot be removed ends in the timeout.
+ *
  * `Deno.FsFile.lock` would release on crash by itself, but Node has no equivalent and both
  * runtimes must exclude each other on the same files, so both use this.
  *
  * @module
  */
-import { link, mkdir, open, readFile, stat, unlink, utimes, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, open, readFile, unlink, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import process from "node:process";
@@ -49,6 +54,8 @@ interface Owner {
 export interface Holder {
   owner?: Owner;
   mtimeMs: number;
+  /** The lock path is a symlink, directory or other non-file: never read through. */
+  notFile?: boolean;
 }
 
 /**
@@ -81,7 +88,11 @@ function code(error: unknown): string | undefined {
 /** The lock file's owner and mtime, or `undefined` when it is gone. */
 export async function readHolder(path: string): Promise<Holder | undefined> {
   try {
-    const [info, text] = await Promise.all([stat(path), readFile(path, "utf8")]);
+    // lstat, not stat: a dangling link must read as present (O_EXCL and link see it so),
+    // or a waiter would retry forever; and a link's target is outside our say.
+    const info = await lstat(path);
+    if (!info.isFile()) return { mtimeMs: info.mtimeMs, notFile: true };
+    const text = await readFile(path, "utf8");
     let owner: Owner | undefined;
     try {
       const parsed = JSON.parse(text);
@@ -126,7 +137,7 @@ export async function breakStale(path: string, judged: Holder): Promise<void> {
   } catch (error) {
     if (code(error) !== "EEXIST") throw error;
     // Someone else is breaking it; a guard left by a crash is removed after a while.
-    const info = await stat(guard).catch(() => undefined);
+    const info = await lstat(guard).catch(() => undefined);
     if (info && Date.now() - info.mtimeMs > 5_000) await unlink(guard).catch(() => {});
     return;
   }
@@ -179,6 +190,19 @@ async function createThenFill(path: string, text: string): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+function timedOut(path: string, options: LockFileOptions, holder: Holder | undefined) {
+  const who = holder?.notFile
+    ? "something that is not a regular file"
+    : holder?.owner
+    ? `pid ${holder.owner.pid}${
+      holder.owner.host ? ` on ${holder.owner.host}` : ""
+    } since ${holder.owner.acquiredAt}`
+    : "another process";
+  return new SessionStorageError(
+    `Timed out after ${options.timeoutMs} ms waiting for the lock ${path} (held by ${who})`,
+  );
+}
+
 /**
  * Take the lock file `path` (waiting at most `timeoutMs`), first queueing behind other
  * holders in this process.
@@ -219,31 +243,23 @@ async function acquireFile(
   };
   let delay = 1;
   for (;;) {
+    let holder: Holder | undefined;
+    let stale = false;
     try {
       if (await createWithOwner(path, JSON.stringify(owner))) break;
+      holder = await readHolder(path);
+      stale = holder !== undefined && isStale(holder, staleMs);
+      if (stale) await breakStale(path, holder!);
     } catch (error) {
       if (code(error) !== "ENOENT") throw error;
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-      continue;
     }
-    const holder = await readHolder(path);
-    if (!holder) continue; // released in between
-    if (isStale(holder, staleMs)) {
-      await breakStale(path, holder);
-      continue;
-    }
-    if (Date.now() - started >= options.timeoutMs) {
-      const who = holder.owner
-        ? `pid ${holder.owner.pid}${
-          holder.owner.host ? ` on ${holder.owner.host}` : ""
-        } since ${holder.owner.acquiredAt}`
-        : "another process";
-      throw new SessionStorageError(
-        `Timed out after ${options.timeoutMs} ms waiting for the lock ${path} (held by ${who})`,
-      );
-    }
+    // Every way round the loop checks the deadline and yields: whatever sits at the lock
+    // path, a writer answers within its wait instead of spinning.
+    if (Date.now() - started >= options.timeoutMs) throw timedOut(path, options, holder);
+    // Held: back off up to 8 ms. Gone or just broken: retry after about a millisecond.
+    delay = holder && !stale ? Math.min(delay * 2, 8) : 1;
     await sleep(delay * (0.5 + Math.random()));
-    delay = Math.min(delay * 2, 8);
   }
   const refresh = setInterval(() => {
     const now = new Date();

@@ -3,8 +3,18 @@
  * to one file; stale locks (dead owner, or not refreshed) are broken; a live lock makes a
  * writer wait, bounded, then fail with `SessionStorageError` having written nothing.
  */
-import { readdir, readFile, unlink, utimes, writeFile } from "node:fs/promises";
+import {
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  symlink,
+  unlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../core.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
@@ -164,6 +174,82 @@ Deno.test("jsonl lock: an owner-less lock left by a crash is broken within the w
     await store.append("ownerless", [c]);
     assertEquals((await store.load("ownerless")).entries, [a, b, c]);
     assertEquals(await readdir(dir).then((names) => names.filter((n) => n.includes(".lock"))), []);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+/**
+ * Run `append` with a watchdog that removes `blocker` only if the append has not answered
+ * long after its lock wait: order, not time. Resolves whether the watchdog had to act.
+ */
+async function answeredWithoutHelp(append: () => Promise<unknown>, blocker: string) {
+  let removed = false;
+  const watchdog = setTimeout(() => {
+    removed = true;
+    unlink(blocker).catch(() => {});
+  }, 30_000);
+  try {
+    await append();
+  } finally {
+    clearTimeout(watchdog);
+  }
+  return !removed;
+}
+
+Deno.test("jsonl lock: a lock file that is a symlink is never followed: dangling or to a file outside, it is broken like an owner-less lock", async () => {
+  const dir = await tempDir();
+  const outside = await tempDir();
+  try {
+    const store = await openJsonlFsStore(dir, { lockTimeoutMs: 5_000 });
+    const [a, b, c] = chain("y", 3);
+    const { path } = await store.create(v4Header("linked"), [a]);
+    const lock = `${path}.lock`;
+
+    // Dangling: O_EXCL/link see it as existing, stat through it finds nothing.
+    await symlink(join(outside, "missing"), lock);
+    assert(
+      await answeredWithoutHelp(() => store.append("linked", [b]), lock),
+      "the append answered by itself (it spun on the dangling link before)",
+    );
+    assertEquals(await readdir(outside), [], "nothing created through the link");
+
+    // To a file outside that names a live owner: the link, not the file, is the lock.
+    const victim = join(outside, "victim");
+    const live = JSON.stringify({
+      pid: process.ppid,
+      host: lockHost(),
+      token: crypto.randomUUID(),
+      acquiredAt: "then",
+    });
+    await writeFile(victim, live);
+    await symlink(victim, lock);
+    assert(await answeredWithoutHelp(() => store.append("linked", [c]), lock));
+    assertEquals(await readFile(victim, "utf8"), live, "the file outside is untouched");
+    assertEquals((await store.load("linked")).entries, [a, b, c]);
+    assertEquals(await lstat(lock).catch(() => "gone"), "gone");
+  } finally {
+    await removeDir(dir);
+    await removeDir(outside);
+  }
+});
+
+Deno.test("jsonl lock: a directory at the lock path ends in a typed timeout, nothing written", async () => {
+  const dir = await tempDir();
+  try {
+    const store = await openJsonlFsStore(dir, { lockTimeoutMs: 1_500 });
+    const [a, b] = chain("z", 2);
+    const { path } = await store.create(v4Header("dirlock"), [a]);
+    // Not empty, so no runtime's unlink can take it away (Deno's removes empty folders).
+    await mkdir(`${path}.lock`);
+    await writeFile(`${path}.lock/inside`, "");
+    const before = await readFile(path!);
+    await assertRejects(
+      () => store.append("dirlock", [b]),
+      SessionStorageError,
+      "not a regular file",
+    );
+    assertEquals(await readFile(path!), before);
   } finally {
     await removeDir(dir);
   }

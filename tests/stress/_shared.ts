@@ -1,9 +1,8 @@
 /**
- * Helpers shared by the stress suite (`tests/stress/run.ts`): a seeded random source,
- * the check collector that knows which failures are open findings of issue 11, child
- * processes (Deno, or Node 20 through an esbuild bundle) that print one line per
- * acknowledged write, entry builders, the session invariants checked after every kill, and
- * directory-tree snapshots.
+ * Helpers shared by the stress suite (`tests/stress/run.ts`): a seeded random source, the
+ * check collector, child processes (Deno, or Node 20 through an esbuild bundle) that print
+ * one line per acknowledged write, entry builders, the session invariants checked after
+ * every kill, and directory-tree snapshots.
  *
  * @module
  */
@@ -42,36 +41,21 @@ export function deriveSeed(seed: number, label: string | number): number {
   return h;
 }
 
-// ---------------------------------------------------------------- checks and findings
-
-/** Issue 11 lists findings 1-14; higher numbers are defects this suite found after it. */
-export const ISSUE_11_FINDINGS = 14;
+// ---------------------------------------------------------------- checks
 
 /**
  * Collects failed checks instead of stopping at the first, so a full run still reports its
- * figures. A check tied to an open issue-11 finding fails the full run (it turns green when
- * the fix lands) but is only counted, not failed, in the CI slice: each such place names
- * the finding; re-enable by removing the finding number from the check.
+ * figures. Every failure fails the run, the CI slice included; a check that guards a fixed
+ * finding (issue 11, or a later one in RESULTS.md) names it in its message.
  */
 export class Checks {
   readonly failures: string[] = [];
-  /** Occurrences per open finding (counted in both modes). */
-  readonly findings = new Map<number, number>();
   constructor(readonly ci: boolean, readonly seed: number) {}
 
-  check(ok: boolean, message: string, finding?: number): boolean {
+  check(ok: boolean, message: string): boolean {
     if (ok) return true;
-    if (finding !== undefined) this.findings.set(finding, (this.findings.get(finding) ?? 0) + 1);
-    // TODO(issue 11): the CI slice skips checks of findings rel is fixing; drop the skip
-    // by calling check() without a finding once the fix is merged.
-    if (finding !== undefined && this.ci) return false;
-    const tag = finding === undefined
-      ? ""
-      : finding <= ISSUE_11_FINDINGS
-      ? ` (issue 11 finding ${finding})`
-      : ` (new finding ${finding}, see RESULTS.md)`;
-    this.failures.push(`${message}${tag} [seed ${this.seed}]`);
-    console.error(`  FAIL ${message}${tag}`);
+    this.failures.push(`${message} [seed ${this.seed}]`);
+    console.error(`  FAIL ${message}`);
     return false;
   }
 }

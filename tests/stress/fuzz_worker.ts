@@ -35,16 +35,17 @@ export interface FuzzJob {
   progress: SharedArrayBuffer;
 }
 
-/** One failed check (the parent files it under its finding, if any). */
+/** One failed check. */
 export interface FuzzFailure {
   message: string;
-  finding?: number;
 }
 
 /** What the worker answers. */
 export interface FuzzResult {
   accepted: number;
   rejected: number;
+  /** Rejected for nesting deeper than MAX_NESTING_DEPTH (finding 6 exercised). */
+  tooDeep: number;
   failures: FuzzFailure[];
 }
 
@@ -72,21 +73,27 @@ function describe(result: Outcome): string {
   return `${error?.name}: ${error?.message} @${error?.byteOffset}`;
 }
 
+/** Names the finding a stack overflow (too deep a nesting got through) regresses. */
+const deep = (error: unknown) => error instanceof RangeError ? " (issue 11 finding 6)" : "";
+
 /** A canonical text of parsed data, or why there is none (too deep to serialise). */
 function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
+
+/** The parser's reason for a record nested past MAX_NESTING_DEPTH. */
+const TOO_DEEP = /^SessionFormatError: .*deeper than \d+ levels/;
 
 async function runCase(
   index: number,
   seed: number,
   corpus: Uint8Array[],
   fail: (f: FuzzFailure) => void,
-) {
+): Promise<"accepted" | "rejected" | "too deep"> {
   const rng = new Rng(deriveSeed(seed, `fuzz ${index}`));
   const input: Mutated = mutate(rng, corpus);
   const label = `fuzz case ${index} [${input.steps.join("; ")}]`;
-  const bad = (what: string, finding?: number) => fail({ message: `${label}: ${what}`, finding });
+  const bad = (what: string) => fail({ message: `${label}: ${what}` });
 
   const fromBytes = await outcome(() => parseSessionJsonlSync(input.bytes));
   const fromStream = await outcome(() => parseSessionJsonl(chunkedStream(rng, input.bytes)));
@@ -104,40 +111,38 @@ async function runCase(
   );
   if (unexpected && !unexpected.ok) {
     const error = unexpected.error as Error;
-    // Finding 6: nesting deep enough to overflow a recursive path is not a typed error.
-    bad(
-      `parse threw ${error?.name}: ${error?.message}`,
-      error instanceof RangeError ? 6 : undefined,
-    );
+    // Issue 11 finding 6: nesting past MAX_NESTING_DEPTH is a SessionFormatError at parse,
+    // so a RangeError (a recursive path overflowing) is a regression.
+    bad(`parse threw ${error?.name}: ${error?.message}${deep(error)}`);
   }
   const seen = results.map(describe);
   if (new Set(seen).size > 1) bad(`bytes, stream and string disagree: ${seen.join(" | ")}`);
 
   if (input.pureTruncation && !fromBytes.ok && fromBytes.error instanceof SessionFormatError) {
     const sourceOk = await outcome(() => parseSessionJsonlSync(input.source));
-    // Finding 10: a record cut inside a multi-byte character must be reported as torn.
+    // Issue 11 finding 10: a record cut inside a multi-byte character is torn, not invalid.
     if (sourceOk.ok && /UTF-8/.test(fromBytes.error.reason)) {
-      bad(`a cut record is reported as "${fromBytes.error.reason}", not torn`, 10);
+      bad(`a cut record is reported as "${fromBytes.error.reason}", not torn (finding 10)`);
     }
   }
-  if (!fromBytes.ok) return false;
+  if (!fromBytes.ok) return TOO_DEEP.test(describe(fromBytes)) ? "too deep" : "rejected";
   await acceptedChecks(rng, fromBytes.parsed, input.bytes, bad);
-  return true;
+  return "accepted";
 }
 
 async function acceptedChecks(
   rng: Rng,
   parsed: ParsedSession,
   bytes: Uint8Array,
-  bad: (what: string, finding?: number) => void,
+  bad: (what: string) => void,
 ): Promise<void> {
   const { header, entries } = parsed;
   let before: string;
   try {
     before = canonical({ header, entries });
   } catch (error) {
-    // Finding 6: accepted data that cannot be copied or JSON-encoded by consumers.
-    return bad(`accepted data cannot be JSON-encoded: ${error}`, 6);
+    // Issue 11 finding 6: what parses is never too deep for consumers to copy or encode.
+    return bad(`accepted data cannot be JSON-encoded: ${error}${deep(error)}`);
   }
   // Round trips: the kept raw text, and plain JSON (what stores without raw text export).
   for (const retainRaw of [true, false]) {
@@ -158,9 +163,7 @@ async function acceptedChecks(
       buildContextEntries(entries, leaf);
       canonical(projection);
     } catch (error) {
-      if (!(error instanceof SessionError)) {
-        bad(`projection threw ${error}`, error instanceof RangeError ? 6 : undefined);
-      }
+      if (!(error instanceof SessionError)) bad(`projection threw ${error}${deep(error)}`);
     }
   }
   // Export through a store and back.
@@ -172,9 +175,7 @@ async function acceptedChecks(
       bad("export through a memory store changed the data");
     }
   } catch (error) {
-    if (!(error instanceof SessionError)) {
-      bad(`export threw ${error}`, error instanceof RangeError ? 6 : undefined);
-    }
+    if (!(error instanceof SessionError)) bad(`export threw ${error}${deep(error)}`);
   }
   // Upgrade of the raw records straight from the file never mutates them.
   const records = new TextDecoder().decode(bytes).split("\n").filter((line) => line.trim())
@@ -193,15 +194,17 @@ async function acceptedChecks(
 self.onmessage = async (event: MessageEvent<FuzzJob>) => {
   const { seed, from, count, corpus, progress } = event.data;
   const current = new Int32Array(progress);
-  const result: FuzzResult = { accepted: 0, rejected: 0, failures: [] };
+  const result: FuzzResult = { accepted: 0, rejected: 0, tooDeep: 0, failures: [] };
   const fail = (failure: FuzzFailure) => {
     if (result.failures.length < 200) result.failures.push(failure);
   };
   for (let index = from; index < from + count; index++) {
     Atomics.store(current, 0, index);
     try {
-      if (await runCase(index, seed, corpus, fail)) result.accepted++;
+      const verdict = await runCase(index, seed, corpus, fail);
+      if (verdict === "accepted") result.accepted++;
       else result.rejected++;
+      if (verdict === "too deep") result.tooDeep++;
     } catch (error) {
       fail({ message: `fuzz case ${index}: the harness itself threw ${error}` });
     }

@@ -14,6 +14,8 @@ import { SessionFormatError, type SessionStore } from "../../core.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import type { JsonlSessionStore } from "../../stores/jsonl/store.ts";
 import { hashSessionId, sessionFileName } from "../../stores/jsonl/_folder.ts";
+import { DAY_MS, TEMP_NAME, TEMP_STALE_MS } from "../../stores/jsonl/_leftovers.ts";
+import { processAlive } from "../../stores/jsonl/_lockfile.ts";
 import { openSqliteStore } from "../../stores/sqlite/file.ts";
 import type { ChildArgs } from "./child.ts";
 import { exportIds, exportText, KILL_SIZES } from "./_sources.ts";
@@ -54,6 +56,8 @@ export interface KillFigures {
   repairs: number;
   /** The most attempts the next append needed after a kill. */
   maxAppendAttempts: number;
+  /** Crash leftovers (temp copies, locks, break guards) found at the end, all swept. */
+  leftovers: number;
 }
 
 interface Series {
@@ -95,7 +99,8 @@ async function loadOrRepair(store: SessionStore, series: Series, id: string) {
 
 /**
  * Lock files left by a kill with no owner written, and lock-break guards left by a kill
- * (both hold others up for seconds: finding 1), removed so the series goes on.
+ * (both would hold the next writer up for seconds: issue 11 finding 1), removed so the
+ * series goes on.
  */
 async function ownerlessLocks(series: Series): Promise<string[]> {
   const found: string[] = [];
@@ -115,14 +120,59 @@ async function ownerlessLocks(series: Series): Promise<string[]> {
   return found;
 }
 
-/** Crash leftovers never cleaned (finding 11): temp copies and create locks. */
+/** What a kill can leave in a JSONL folder: temp copies, lock files, break guards. */
+const LEFTOVER = /\.(tmp|lock|lock\.break)$/;
+
 async function leftovers(series: Series): Promise<string[]> {
-  if (series.store !== "jsonl") return [];
   const found: string[] = [];
   for await (const item of Deno.readDir(series.location)) {
-    if (item.name.endsWith(".tmp") || item.name.endsWith(".create.lock")) found.push(item.name);
+    if (LEFTOVER.test(item.name)) found.push(item.name);
   }
-  return found;
+  return found.sort();
+}
+
+/**
+ * Issue 11 finding 11: a store's first listing sweeps crash leftovers once provably dead.
+ * The rule waits {@link TEMP_STALE_MS} after a temp file's last write, so what the kills
+ * left is backdated: past that bound everything whose writer is gone must go (a temp file
+ * whose pid now runs again may stay: the pid was reused), past a day everything. Returns
+ * how many there were.
+ */
+async function sweptOnceOld(series: Series, where: string): Promise<number> {
+  if (series.store !== "jsonl") return 0;
+  const found = await leftovers(series);
+  const ageAll = async (ms: number) => {
+    const then = new Date(Date.now() - ms);
+    for (const name of await leftovers(series)) {
+      await Deno.utime(`${series.location}/${name}`, then, then).catch(() => {});
+    }
+  };
+  const listFresh = async () => {
+    const store = await openFresh(series);
+    try {
+      await store.list({ includeInternal: true });
+    } finally {
+      await store.close();
+    }
+  };
+  await ageAll(TEMP_STALE_MS + 60_000);
+  await listFresh();
+  const kept = (await leftovers(series)).filter((name) => {
+    const pid = TEMP_NAME.exec(name)?.[1];
+    return pid === undefined || !processAlive(Number(pid));
+  });
+  series.checks.check(
+    kept.length === 0,
+    `${where}: crash leftovers not swept a minute after their writer died (finding 11): ${kept}`,
+  );
+  await ageAll(2 * DAY_MS);
+  await listFresh();
+  const left = await leftovers(series);
+  series.checks.check(
+    left.length === 0,
+    `${where}: crash leftovers not swept after a day (finding 11): ${left}`,
+  );
+  return found.length;
 }
 
 /** The checks after one kill, in this (parent) process with a fresh store. */
@@ -131,8 +181,7 @@ async function verify(series: Series, round: number, appendTo: string): Promise<
   const where = `${figures.label} ${figures.op} kill ${round}`;
   if (series.store === "jsonl") {
     const stale = await ownerlessLocks(series);
-    // Finding 1: a lock file created before its owner was written blocks others ~30 s.
-    checks.check(stale.length === 0, `${where}: owner-less lock left: ${stale.join(", ")}`, 1);
+    checks.check(stale.length === 0, `${where}: owner-less lock left (finding 1): ${stale}`);
     for (const path of stale) await Deno.remove(path).catch(() => {});
   }
   const store = await openFresh(series);
@@ -140,6 +189,11 @@ async function verify(series: Series, round: number, appendTo: string): Promise<
     const rows = await store.list({ includeInternal: true });
     const listed = new Set(rows.map((row) => row.id));
     checks.check(listed.size === rows.length, `${where}: a session is listed twice`);
+    const notSessions = rows.filter((row) => LEFTOVER.test(row.path)).map((row) => row.path);
+    checks.check(
+      notSessions.length === 0,
+      `${where}: crash leftovers listed as sessions (finding 11): ${notSessions}`,
+    );
     for (const id of series.touched) {
       const ids = series.acked.get(id)!;
       checks.check(listed.has(id), `${where}: acknowledged session ${id} not listed`);
@@ -250,6 +304,7 @@ async function runSeries(
       lost: 0,
       repairs: 0,
       maxAppendAttempts: 0,
+      leftovers: 0,
     },
     acked: new Map(),
     touched: new Set(),
@@ -294,9 +349,7 @@ async function runSeries(
       await verify(series, round, mainId);
       series.touched.clear();
     }
-    const left = await leftovers(series);
-    // Finding 11: orphaned .tmp copies and .create.lock files are never cleaned.
-    checks.check(left.length === 0, `${target.label} ${op}: crash leftovers ${left.length}`, 11);
+    series.figures.leftovers = await sweptOnceOld(series, `${target.label} ${op}`);
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
@@ -315,7 +368,8 @@ export async function killSection(checks: Checks, kills: number): Promise<KillFi
       console.log(
         `  ${result.label} ${op}: ${result.kills} kills, ${result.acknowledged} acknowledged, ` +
           `${result.lost} lost, ${result.repairs} torn tails repaired, ` +
-          `next append <= ${result.maxAppendAttempts} attempt(s)`,
+          `next append <= ${result.maxAppendAttempts} attempt(s), ` +
+          `${result.leftovers} crash leftovers swept`,
       );
       figures.push(result);
     }

@@ -6,10 +6,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  InvalidArgumentError,
   MAX_NESTING_DEPTH,
   parseSessionJsonl,
   parseSessionJsonlSync,
+  type SessionEntry,
   SessionFormatError,
+  SessionManager,
 } from "../../core.ts";
 
 const HEAD =
@@ -127,4 +130,23 @@ test("records nested deeper than MAX_NESTING_DEPTH are a SessionFormatError at t
     `${HEAD}\n${line({})}\n${deepToolCall(MAX_NESTING_DEPTH - 6)}\n`,
   );
   assert.equal(JSON.stringify(structuredClone(ok.entries)).length > 0, true);
+});
+
+test("a deeply nested value in the type field is a typed error, not a stack overflow in the message", async () => {
+  // Found by the stress fuzzer: the error text converted `type` with String(), and an
+  // array's toString recurses once per level.
+  const deepType = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
+  const text = `${HEAD}\n${line({})}\n${
+    line({ id: "a2", parentId: "a1" }).replace('"message"', deepType)
+  }\n`;
+  assertFormatErrorAt(text, 3, /deeper than 512 levels/);
+  await assert.rejects(
+    () => parseSessionJsonl(chunks(new TextEncoder().encode(text))),
+    (e: unknown) => e instanceof SessionFormatError && e.line === 3,
+  );
+  const entry = { ...JSON.parse(line({})), type: JSON.parse(deepType) } as SessionEntry;
+  assert.throws(
+    () => SessionManager.inMemory("/p", {}, [entry]),
+    (e: unknown) => e instanceof InvalidArgumentError && /deeper than 512 levels/.test(e.message),
+  );
 });
