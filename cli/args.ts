@@ -41,6 +41,11 @@ export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
       "postgres: the server in $MU_SESSIONS_POSTGRES_URL or the global settings",
   },
   "session-dir": { type: "string", value: "DIR", help: "JSONL session folder to use" },
+  approve: {
+    type: "boolean",
+    help: "trust this project's .pi/settings.json for this run (storage settings included)",
+  },
+  "no-approve": { type: "boolean", help: "do not trust this project's settings for this run" },
   json: { type: "boolean", help: "print data as JSON" },
   help: { type: "boolean", short: "h", help: "show this help" },
 };
@@ -52,6 +57,8 @@ export interface Invocation {
   json: boolean;
   store?: string;
   sessionDir?: string;
+  /** `--approve` (true) / `--no-approve` (false): the one-run project trust override. */
+  approve?: boolean;
 }
 
 /** Parse `argv` (after the command name) for `command`; usage problems throw {@link UsageError}. */
@@ -83,12 +90,16 @@ export function parseInvocation(command: Command, argv: string[]): Invocation {
   if (store !== undefined && !["sqlite", "jsonl", "postgres"].includes(store)) {
     throw new UsageError(`--store must be sqlite, jsonl or postgres, not ${JSON.stringify(store)}`);
   }
+  if (flags.approve && flags["no-approve"]) {
+    throw new UsageError("--approve and --no-approve cannot be used together");
+  }
   return {
     operands: parsed.positionals,
     flags,
     json: flags.json === true,
     store,
     sessionDir: flags["session-dir"] as string | undefined,
+    approve: flags.approve ? true : flags["no-approve"] ? false : undefined,
   };
 }
 

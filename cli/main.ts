@@ -70,8 +70,20 @@ function callerDirectory(): string {
   return passed || process.cwd();
 }
 
+/**
+ * Standard output closed early (`mu ls | head`) is not an error: stop writing quietly.
+ * Other stream errors still surface.
+ */
+function exitQuietlyOnClosedPipe(): void {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 /** The real process as a {@link CliContext}. */
 export function processContext(): CliContext {
+  exitQuietlyOnClosedPipe();
   return {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),

@@ -45,7 +45,11 @@ export async function openStore(
     // Only the user's own configuration names the server, never a project's settings.
     return await openStorage(await resolvePostgresChoice({ env: context.env }));
   }
-  return await resolveDefaultStore({ cwd: context.cwd, env: context.env });
+  return await resolveDefaultStore({
+    cwd: context.cwd,
+    env: context.env,
+    approve: invocation.approve,
+  });
 }
 
 /** A session read from a file or a store. */

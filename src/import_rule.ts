@@ -39,6 +39,7 @@ export interface SessionContent {
  */
 export type StoredComparison =
   | { kind: "identical" }
+  | { kind: "contained"; missing: number }
   | { kind: "extends"; extra: SessionEntry[] }
   | { kind: "conflict"; shared: number };
 
@@ -140,10 +141,16 @@ export function compareWithStored(
     prefix < storedKeys.length && prefix < importedKeys.length &&
     storedKeys[prefix] === importedKeys[prefix]
   ) prefix++;
-  if (canonical(stored.header) === canonical(imported.header) && prefix === storedKeys.length) {
-    return prefix === importedKeys.length
-      ? { kind: "identical" }
-      : { kind: "extends", extra: imported.entries.slice(prefix) };
+  if (canonical(stored.header) === canonical(imported.header)) {
+    if (prefix === storedKeys.length) {
+      return prefix === importedKeys.length
+        ? { kind: "identical" }
+        : { kind: "extends", extra: imported.entries.slice(prefix) };
+    }
+    // An older, shorter copy of the stored session: everything in it is stored already.
+    if (prefix === importedKeys.length) {
+      return { kind: "contained", missing: storedKeys.length - prefix };
+    }
   }
   const storedSet = new Set(storedKeys);
   return { kind: "conflict", shared: importedKeys.filter((key) => storedSet.has(key)).length };
@@ -183,7 +190,7 @@ export async function importParsedSession(
     sessionId,
     storedEntries: stored.entries.length,
     importedEntries: entries.length,
-    sharedEntries: comparison.shared,
+    sharedEntries: comparison.kind === "contained" ? entries.length : comparison.shared,
   };
   const choice = options.onConflict ? await options.onConflict(conflict) : undefined;
   if (choice === "replace") {
@@ -199,7 +206,9 @@ export async function importParsedSession(
     status: "conflict",
     sessionId,
     conflict,
-    reason: `a different session with id ${sessionId} is already stored (not overwritten)`,
+    reason: comparison.kind === "contained"
+      ? `an older copy of the stored session ${sessionId} (the store has ${comparison.missing} more entries); nothing imported`
+      : `a different session with id ${sessionId} is already stored (not overwritten)`,
   };
 }
 

@@ -365,7 +365,7 @@ export function createProjectionHandler(
       if (error instanceof EntryNotFoundError) {
         // The projection's own answer for an unknown leaf, as a 404.
         return json(404, {
-          error: "EntryNotFound",
+          error: "EntryNotFoundError",
           message: `no entry ${error.entryId} in this session`,
           leafId: error.entryId,
         });

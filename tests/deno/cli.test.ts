@@ -294,3 +294,22 @@ cliTest("empty and non-JSON files are refused with the parser's reasons", async 
   assertEquals(text.code, 1);
   assert(text.stderr.includes("invalid JSON") && !text.stderr.includes("torn"), text.stderr);
 });
+
+cliTest(
+  "--approve trusts this project's storage settings for one run; without it they are ignored",
+  async (world) => {
+    await Deno.mkdir(join(world.cwd, ".pi"), { recursive: true });
+    await writeFile(
+      join(world.cwd, ".pi", "settings.json"),
+      JSON.stringify({ sessions: { storage: { type: "jsonl", dir: "./project-sessions" } } }),
+    );
+    assertEquals((await world.mu(["import", V4, "--approve"])).code, 0);
+    const files = await readdir(join(world.cwd, "project-sessions"));
+    assertEquals(files.filter((name) => name.endsWith(".jsonl")).length, 1);
+    const untrusted = JSON.parse(
+      (await world.mu(["ls", "--all", "--json", "--no-approve"])).stdout,
+    );
+    assertEquals(untrusted.sessions, [], "without trust the default SQLite store is used");
+    assertEquals((await world.mu(["ls", "--approve", "--no-approve"])).code, 2);
+  },
+);

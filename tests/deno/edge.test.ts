@@ -131,7 +131,7 @@ Deno.test("future version and invalid JSON → 400 with the line", async () => {
 Deno.test("unknown leaf → 404; empty leaf → 400", async () => {
   const missing = await call(post(REALISTIC, "?leaf=deadbeef"));
   assertEquals(missing.status, 404);
-  assertEquals(missing.body.error, "EntryNotFound");
+  assertEquals(missing.body.error, "EntryNotFoundError");
   assertEquals(missing.body.leafId, "deadbeef");
   assertEquals((await call(post(REALISTIC, "?leaf="))).status, 400);
 });

@@ -70,7 +70,7 @@ test("import: a file that extends the stored session appends the new entries", a
 test("import: a branch of the stored session under its id asks; the default keeps both", async () => {
   // What the old viewer's "Export this branch" wrote: the same header, fewer entries.
   const branch = file(header, entries.slice(0, 2));
-  assert.equal(compareWithStored({ header, entries }, branch).kind, "conflict");
+  assert.equal(compareWithStored({ header, entries }, branch).kind, "contained");
   for (const answer of ["keep-both", "replace", "skip"] as const) {
     const store = await stored();
     const { ask, asked } = asker(answer);
