@@ -21,6 +21,7 @@ import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
 import { parseSessionKey } from "./session_key.ts";
 import { OpenedSession } from "./worker/opened_session.ts";
+import { searchViews } from "./worker/search.ts";
 import { openViewerStorage, storageCandidates } from "./worker/storage.ts";
 
 let storage: Promise<{ store: SessionStore; view: StorageView }> | undefined;
@@ -142,6 +143,10 @@ const api: ViewerApi = {
       else sessions.push(rowView(info, source));
     }
     return { sessions, hiddenInternal, skipped } satisfies ListView;
+  },
+
+  async search(query, options) {
+    return await searchViews(await sources.store(options.source), query, options);
   },
 
   async openSession(key) {

@@ -48,6 +48,9 @@ export class SessionPage {
   #leafId: string | null;
   #tab: SessionTab;
   #renderToken = 0;
+  /** The entry to scroll to and highlight once the raw entries are shown (a search hit). */
+  #focus: string | undefined;
+  #raw: RawPane | undefined;
 
   constructor(
     readonly client: ViewerClient,
@@ -177,6 +180,13 @@ export class SessionPage {
     void this.#renderRight();
   }
 
+  /** Scroll to and highlight an entry of the current branch (and its tree row). */
+  focus(entryId: string): void {
+    this.#focus = entryId;
+    void this.#tree.reveal(entryId);
+    if (this.#raw?.element.isConnected) void this.#raw.reveal(entryId);
+  }
+
   /** Switch tabs. */
   setTab(tab: SessionTab, fromUser = false): void {
     if (tab === this.#tab) return;
@@ -194,6 +204,7 @@ export class SessionPage {
     }
     for (const pane of this.#panes) pane.dispose();
     this.#panes = [];
+    this.#raw = undefined;
     const source = { client: this.client, sessionId: this.overview.key, leafId: this.#leafId };
     try {
       if (this.#tab === "usage") {
@@ -220,6 +231,8 @@ export class SessionPage {
           raw.element,
         ),
       );
+      this.#raw = raw;
+      if (this.#focus) await raw.reveal(this.#focus);
     } catch (error) {
       if (token !== this.#renderToken) return;
       replaceChildren(

@@ -1,0 +1,66 @@
+/**
+ * The viewer's search over one source: the library's `searchSessions` on that source's
+ * store (SQLite FTS in the OPFS worker, the scan elsewhere, the server's sessions through
+ * the HTTP store), the hits grouped by session under the session's list title.
+ *
+ * @module
+ */
+import { searchSessions } from "../../src/search.ts";
+import type { SessionStore } from "../../src/store.ts";
+import { sessionKey, type SessionSource } from "../session_key.ts";
+import type { SearchGroupView, SearchView } from "../types.ts";
+import { rowView } from "./sources.ts";
+
+/** Options of the worker's `search`. */
+export interface ViewerSearchOptions {
+  source: SessionSource;
+  /** At most this many hits (default 100). */
+  limit?: number;
+  includeInternal?: boolean;
+}
+
+/**
+ * Search `store` and group the hits by session, keeping the library's order (best first):
+ * a session's place is that of its best hit.
+ *
+ * @example
+ * ```ts
+ * import { searchViews } from "./search.ts";
+ * import { MemorySessionStore } from "../../src/memory_store.ts";
+ * const view = await searchViews(new MemorySessionStore(), "token", { source: "browser" });
+ * console.log(view.groups.length);
+ * ```
+ */
+export async function searchViews(
+  store: SessionStore,
+  query: string,
+  options: ViewerSearchOptions,
+): Promise<SearchView> {
+  const hits = await searchSessions(store, query, {
+    limit: options.limit ?? 100,
+    includeInternal: options.includeInternal,
+  });
+  const groups = new Map<string, SearchGroupView>();
+  for (const hit of hits) {
+    let group = groups.get(hit.sessionId);
+    if (!group) {
+      group = {
+        key: sessionKey(options.source, hit.sessionId),
+        sessionId: hit.sessionId,
+        title: hit.sessionId,
+        hits: [],
+      };
+      groups.set(hit.sessionId, group);
+    }
+    const { entryId, role, snippet, ranges, timestamp } = hit;
+    group.hits.push({ entryId, role, snippet, ranges, timestamp });
+  }
+  if (groups.size) {
+    // Titles as the list shows them (name, summary or first message).
+    for (const info of await store.list({ includeInternal: true })) {
+      const group = groups.get(info.id);
+      if (group) group.title = rowView(info, options.source).title || "(untitled)";
+    }
+  }
+  return { query, groups: [...groups.values()], total: hits.length };
+}
