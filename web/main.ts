@@ -63,7 +63,7 @@ const live = new LiveUpdates({
 
 const search = new SearchPanel(
   client,
-  () => ({ source: state.source, includeInternal: state.includeInternal }),
+  () => ({ includeInternal: state.includeInternal }),
 );
 
 let unloadable = loadUnloadable();

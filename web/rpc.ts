@@ -53,7 +53,10 @@ export interface ViewerApi {
   keepCopy(key: string): Promise<ImportResultView[]>;
   /** The session list of a source (default: this browser's store). */
   list(options: { includeInternal: boolean; source?: SessionSource }): Promise<ListView>;
-  /** Full-text search over one source's sessions, hits grouped by session. */
+  /**
+   * Full-text search, hits grouped by session: over one source, or without `source` over
+   * every source there is (this browser's store and, under `mu serve`, this computer's).
+   */
   search(query: string, options: ViewerSearchOptions): Promise<SearchView>;
   /**
    * Load and index a session; later calls page through it. Every `sessionId` of these

@@ -263,6 +263,8 @@ export interface SearchHitView {
   /** Matched spans of `snippet`, `[start, end)`. */
   ranges: [number, number][];
   timestamp: string;
+  /** The library's score (higher is better), to merge sources. */
+  score: number;
 }
 
 /** The hits of one session, best session first (ordered by its best hit). */
@@ -270,6 +272,7 @@ export interface SearchGroupView {
   /** The session key (`session_key.ts`). */
   key: string;
   sessionId: string;
+  source: "browser" | "computer";
   title: string;
   hits: SearchHitView[];
 }

@@ -21,7 +21,7 @@ import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
 import { parseSessionKey } from "./session_key.ts";
 import { OpenedSession } from "./worker/opened_session.ts";
-import { searchViews } from "./worker/search.ts";
+import { mergeSearchViews, searchViews } from "./worker/search.ts";
 import { openViewerStorage, storageCandidates } from "./worker/storage.ts";
 
 let storage: Promise<{ store: SessionStore; view: StorageView }> | undefined;
@@ -146,7 +146,18 @@ const api: ViewerApi = {
   },
 
   async search(query, options) {
-    return await searchViews(await sources.store(options.source), query, options);
+    const limit = options.limit ?? 100;
+    const which = options.source
+      ? [options.source]
+      : (await sources.computer())
+      ? ["computer", "browser"] as const
+      : ["browser"] as const;
+    const views = await Promise.all(
+      which.map(async (source) =>
+        searchViews(await sources.store(source), query, { ...options, source, limit })
+      ),
+    );
+    return views.length === 1 ? views[0] : mergeSearchViews(query, views, limit);
   },
 
   async openSession(key) {

@@ -74,6 +74,7 @@ Deno.test({
     await page.press("#session-search", "Enter");
     await page.waitForSelector(`.search-group[data-key="computer/${ID}"] .search-hit-link`);
     assertEquals(await page.locator(".search-hit mark").allTextContents(), ["Hello"]);
+    assertEquals(await page.locator(".search-group").count(), 1, "the browser has none yet");
     await page.locator(".search-hit-link").first().click();
     await page.waitForSelector('.raw-item.highlight[data-id="a1b2c3d4"]');
     assertEquals(await page.textContent("#current-leaf"), "a1b2c3d4");
@@ -112,6 +113,14 @@ Deno.test({
     await page.waitForSelector('#source-browser[aria-selected="true"]');
     assertEquals(await sessionTitles(page), ["Hello"]);
     assertEquals(await page.locator("#session-table .row-actions .danger").count(), 1);
+    // One search covers both stores: the kept copy and the computer's original.
+    await page.fill("#session-search", "hello");
+    await page.press("#session-search", "Enter");
+    await page.waitForSelector(`.search-group[data-key="${ID}"]`);
+    const keys = await page.locator(".search-group").evaluateAll((groups) =>
+      groups.map((group) => (group as HTMLElement).dataset.key).sort()
+    );
+    assertEquals(keys, [ID, `computer/${ID}`]);
     assertEquals(watch.errors, []);
     assertEquals(watch.outside, []);
   } finally {

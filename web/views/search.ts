@@ -1,6 +1,6 @@
 /**
- * The search box of the session list: full-text search over the listed source (this
- * browser's store, or this computer's through `mu serve`), results grouped by session with
+ * The search box of the session list: full-text search over all sessions (this browser's
+ * store and, under `mu serve`, this computer's), results grouped by session with
  * their snippets, the matched text in `<mark>` elements built from text (never HTML). A hit
  * links to its session with the entry as the leaf (what clicking it in the tree does, so the
  * session opens on the hit's branch) and asks the page to scroll to and highlight it.
@@ -74,7 +74,17 @@ function renderResults(view: SearchView): HTMLElement {
       el(
         "section",
         { class: "search-group", dataset: { key: group.key } },
-        el("h4", {}, hashLink(sessionHash(group.key), { class: "session-link" }, group.title)),
+        el(
+          "h4",
+          {},
+          hashLink(sessionHash(group.key), { class: "session-link" }, group.title),
+          " ",
+          el(
+            "span",
+            { class: "chip tone-meta source" },
+            group.source === "computer" ? "this computer" : "this browser",
+          ),
+        ),
         el("ul", { class: "search-hits" }, ...group.hits.map((hit) => hitItem(group.key, hit))),
       )
     ),
@@ -93,7 +103,8 @@ export class SearchPanel {
 
   constructor(
     readonly client: ViewerClient,
-    readonly scope: () => { source: SessionSource; includeInternal: boolean },
+    /** What to search: every source (no `source`) unless the page pins one. */
+    readonly scope: () => { source?: SessionSource; includeInternal: boolean },
   ) {
     this.#input = el("input", {
       class: "search",
@@ -121,7 +132,7 @@ export class SearchPanel {
     this.element = el("div", { class: "search-panel" }, form, this.#results);
   }
 
-  /** Search again if the list's source or internal toggle changed since the last search. */
+  /** Search again if the scope (the internal toggle) changed since the last search. */
   sync(): void {
     if (this.#input.value.trim() && JSON.stringify(this.scope()) !== this.#searched) {
       void this.run();

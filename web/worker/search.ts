@@ -13,7 +13,8 @@ import { rowView } from "./sources.ts";
 
 /** Options of the worker's `search`. */
 export interface ViewerSearchOptions {
-  source: SessionSource;
+  /** One source; the worker's `search` without it searches every source there is. */
+  source?: SessionSource;
   /** At most this many hits (default 100). */
   limit?: number;
   includeInternal?: boolean;
@@ -34,7 +35,7 @@ export interface ViewerSearchOptions {
 export async function searchViews(
   store: SessionStore,
   query: string,
-  options: ViewerSearchOptions,
+  options: ViewerSearchOptions & { source: SessionSource },
 ): Promise<SearchView> {
   const hits = await searchSessions(store, query, {
     limit: options.limit ?? 100,
@@ -47,13 +48,14 @@ export async function searchViews(
       group = {
         key: sessionKey(options.source, hit.sessionId),
         sessionId: hit.sessionId,
+        source: options.source,
         title: hit.sessionId,
         hits: [],
       };
       groups.set(hit.sessionId, group);
     }
-    const { entryId, role, snippet, ranges, timestamp } = hit;
-    group.hits.push({ entryId, role, snippet, ranges, timestamp });
+    const { entryId, role, snippet, ranges, timestamp, score } = hit;
+    group.hits.push({ entryId, role, snippet, ranges, timestamp, score });
   }
   if (groups.size) {
     // Titles as the list shows them (name, summary or first message).
@@ -63,4 +65,29 @@ export async function searchViews(
     }
   }
   return { query, groups: [...groups.values()], total: hits.length };
+}
+
+/**
+ * Merge the results of several sources: sessions ordered by their best hit's score (the
+ * library's order within a source is kept for equal scores), at most `limit` hits in all.
+ *
+ * @example
+ * ```ts
+ * import { mergeSearchViews } from "./search.ts";
+ * const view = mergeSearchViews("token", [], 100);
+ * console.log(view.total); // 0
+ * ```
+ */
+export function mergeSearchViews(query: string, views: SearchView[], limit: number): SearchView {
+  const best = (group: SearchGroupView) => group.hits[0]?.score ?? 0;
+  const groups = views.flatMap((view) => view.groups).sort((a, b) => best(b) - best(a));
+  let left = limit;
+  const kept: SearchGroupView[] = [];
+  for (const group of groups) {
+    if (left <= 0) break;
+    const hits = group.hits.slice(0, left);
+    left -= hits.length;
+    kept.push({ ...group, hits });
+  }
+  return { query, groups: kept, total: limit - left };
 }
