@@ -147,6 +147,10 @@ const api: ViewerApi = {
 
   async search(query, options) {
     const limit = options.limit ?? 100;
+    if (options.sessionKey !== undefined) {
+      const { store, sessionId, source } = await sources.resolve(options.sessionKey);
+      return await searchViews(store, query, { ...options, source, sessionId, limit });
+    }
     const which = options.source
       ? [options.source]
       : (await sources.computer())

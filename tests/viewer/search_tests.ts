@@ -2,7 +2,8 @@
  * Viewer search (issue 14), registered from `tests/deno/viewer.test.ts`: a term that appears
  * only on an abandoned branch is found from the list's search box, the hit's snippet marks
  * the term, and opening the hit lands on that branch (the entry is the leaf) with the entry
- * scrolled into view and highlighted.
+ * scrolled into view and highlighted; find in session steps through matches with next /
+ * previous, switching branch as needed.
  *
  * @module
  */
@@ -104,6 +105,26 @@ Deno.test({
       );
       assert((await entry.textContent())?.includes(TERM), "the highlighted entry is the hit");
       await screenshot(page, "search-hit");
+
+      // Find in session: next / previous walk the matches in time order, across branches,
+      // each one made the leaf and highlighted.
+      const expectFocus = async (id: string, status: string) => {
+        await page.waitForSelector(`.raw-item.highlight[data-id="${id}"]`);
+        assertEquals(await page.textContent("#current-leaf"), id);
+        assertEquals(await page.textContent("#find-status"), status);
+      };
+      await page.fill("#find-in-session", "main line");
+      await page.press("#find-in-session", "Enter");
+      await expectFocus("b0000004", "1 of 2");
+      await page.click("#find-next");
+      await expectFocus(TIP, "2 of 2");
+      await page.click("#find-next");
+      await expectFocus("b0000004", "1 of 2");
+      await page.click("#find-prev");
+      await expectFocus(TIP, "2 of 2");
+      await page.fill("#find-in-session", TERM);
+      await page.click("#find-next");
+      await expectFocus(HIT, "1 of 1");
       assertEquals(watch.errors, [], "page errors");
     });
   } finally {

@@ -9,6 +9,7 @@ import { button, el, factList, formatDate, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
 import { ContextPane, RawPane } from "./context.ts";
+import { FindBar } from "./find.ts";
 import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 
@@ -132,6 +133,10 @@ export class SessionPage {
             })
             : null,
         ),
+        new FindBar(client, overview.key, (entryId) => {
+          this.setLeaf(entryId, true);
+          this.focus(entryId);
+        }).element,
       ),
       el(
         "div",

@@ -18,6 +18,8 @@ export interface ViewerSearchOptions {
   /** At most this many hits (default 100). */
   limit?: number;
   includeInternal?: boolean;
+  /** Only this session (find in session); its key names the source. */
+  sessionKey?: string;
 }
 
 /**
@@ -35,11 +37,13 @@ export interface ViewerSearchOptions {
 export async function searchViews(
   store: SessionStore,
   query: string,
-  options: ViewerSearchOptions & { source: SessionSource },
+  options: ViewerSearchOptions & { source: SessionSource; sessionId?: string },
 ): Promise<SearchView> {
   const hits = await searchSessions(store, query, {
     limit: options.limit ?? 100,
-    includeInternal: options.includeInternal,
+    // A session searched by id is searched whatever its kind.
+    includeInternal: options.includeInternal || options.sessionId !== undefined,
+    sessionId: options.sessionId,
   });
   const groups = new Map<string, SearchGroupView>();
   for (const hit of hits) {
