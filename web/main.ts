@@ -15,6 +15,7 @@ import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
 import { SessionPage, type SessionTab } from "./views/session.ts";
+import { SearchPanel } from "./views/search.ts";
 import { LiveUpdates } from "./live.ts";
 import { loadOrigins, loadUnloadable, saveUnloadable, storeOrigins } from "./local_memory.ts";
 import { parseSessionKey, sessionKey, type SessionSource } from "./session_key.ts";
@@ -59,6 +60,11 @@ const live = new LiveUpdates({
     if (!state.page && state.source === "computer" && !parseHash().sessionId) void showList();
   },
 });
+
+const search = new SearchPanel(
+  client,
+  () => ({ includeInternal: state.includeInternal }),
+);
 
 let unloadable = loadUnloadable();
 /** Where each imported session came from (file path, format version); a Map, so any id is safe. */
@@ -227,6 +233,7 @@ async function showList(): Promise<void> {
           filter: state.filter,
           source,
           computer: state.computer,
+          search: search.element,
         },
         listActions,
         (text) => {
@@ -242,12 +249,15 @@ async function showList(): Promise<void> {
     }
   };
   draw();
+  search.sync();
 }
 
 interface Route {
   sessionId?: string;
   leafId?: string | null;
   tab: SessionTab;
+  /** An entry to scroll to and highlight (a search hit). */
+  focus?: string;
 }
 
 function parseHash(): Route {
@@ -259,6 +269,7 @@ function parseHash(): Route {
     sessionId: decodeURIComponent(match[1]),
     leafId: leaf === null ? undefined : leaf === "" ? null : leaf,
     tab: params.get("tab") === "usage" ? "usage" : "context",
+    focus: params.get("focus") ?? undefined,
   };
 }
 
@@ -278,6 +289,7 @@ async function showSession(route: Route): Promise<void> {
   if (current && current.overview.key === sessionId) {
     if (route.leafId !== undefined) current.setLeaf(route.leafId);
     current.setTab(route.tab);
+    if (route.focus) current.focus(route.focus);
     return;
   }
   replaceChildren(app, el("p", { class: "muted loading" }, "Opening session…"));
@@ -288,6 +300,7 @@ async function showSession(route: Route): Promise<void> {
       route.leafId === undefined ? overview.defaultLeafId : route.leafId,
       route.tab,
     );
+    if (route.focus) state.page!.focus(route.focus);
   } catch (error) {
     state.page = undefined;
     replaceChildren(

@@ -18,12 +18,14 @@ import type {
   ImportResultView,
   ListView,
   RawPageView,
+  SearchView,
   SessionOverview,
   StorageView,
   TreeRowView,
   UsageView,
 } from "./types.ts";
 import type { SessionSource } from "./session_key.ts";
+import type { ViewerSearchOptions } from "./worker/search.ts";
 
 /** A file handed to the worker for import, with its path inside a picked folder. */
 export interface ImportFile {
@@ -51,6 +53,11 @@ export interface ViewerApi {
   keepCopy(key: string): Promise<ImportResultView[]>;
   /** The session list of a source (default: this browser's store). */
   list(options: { includeInternal: boolean; source?: SessionSource }): Promise<ListView>;
+  /**
+   * Full-text search, hits grouped by session: over one source, or without `source` over
+   * every source there is (this browser's store and, under `mu serve`, this computer's).
+   */
+  search(query: string, options: ViewerSearchOptions): Promise<SearchView>;
   /**
    * Load and index a session; later calls page through it. Every `sessionId` of these
    * methods is a key (`session_key.ts`): a browser session's id, or `computer/<id>`.

@@ -254,3 +254,33 @@ export interface UsageView {
   /** Per model, whole session: `provider/model` → totals. */
   byModel: Array<{ model: string; totals: UsageTotals }>;
 }
+
+/** One search hit, as the page shows it (the library's `SearchHit` plus its session key). */
+export interface SearchHitView {
+  entryId: string;
+  role: string;
+  snippet: string;
+  /** Matched spans of `snippet`, `[start, end)`. */
+  ranges: [number, number][];
+  timestamp: string;
+  /** The library's score (higher is better), to merge sources. */
+  score: number;
+}
+
+/** The hits of one session, best session first (ordered by its best hit). */
+export interface SearchGroupView {
+  /** The session key (`session_key.ts`). */
+  key: string;
+  sessionId: string;
+  source: "browser" | "computer";
+  title: string;
+  hits: SearchHitView[];
+}
+
+/** Search results of one source. */
+export interface SearchView {
+  query: string;
+  groups: SearchGroupView[];
+  /** Total hits (at most the limit). */
+  total: number;
+}

@@ -21,6 +21,7 @@ import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
 import { parseSessionKey } from "./session_key.ts";
 import { OpenedSession } from "./worker/opened_session.ts";
+import { mergeSearchViews, searchViews } from "./worker/search.ts";
 import { openViewerStorage, storageCandidates } from "./worker/storage.ts";
 
 let storage: Promise<{ store: SessionStore; view: StorageView }> | undefined;
@@ -142,6 +143,25 @@ const api: ViewerApi = {
       else sessions.push(rowView(info, source));
     }
     return { sessions, hiddenInternal, skipped } satisfies ListView;
+  },
+
+  async search(query, options) {
+    const limit = options.limit ?? 100;
+    if (options.sessionKey !== undefined) {
+      const { store, sessionId, source } = await sources.resolve(options.sessionKey);
+      return await searchViews(store, query, { ...options, source, sessionId, limit });
+    }
+    const which = options.source
+      ? [options.source]
+      : (await sources.computer())
+      ? ["computer", "browser"] as const
+      : ["browser"] as const;
+    const views = await Promise.all(
+      which.map(async (source) =>
+        searchViews(await sources.store(source), query, { ...options, source, limit })
+      ),
+    );
+    return views.length === 1 ? views[0] : mergeSearchViews(query, views, limit);
   },
 
   async openSession(key) {

@@ -19,6 +19,7 @@ import {
   SessionStorageError,
 } from "../../src/errors.ts";
 import { serializeSessionJsonl } from "../../src/jsonl.ts";
+import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import type { SessionInfo } from "../../src/listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
@@ -202,6 +203,25 @@ export class HttpSessionStore implements SessionStore {
       if (error instanceof SessionNotFoundError) return false;
       throw error;
     }
+  }
+
+  /**
+   * Full-text search on the server (`GET /api/search`): one request, however many sessions
+   * it holds, instead of loading each one. Options are checked here first, so a bad limit or
+   * role rejects with the same `InvalidArgumentError` as in every other store.
+   */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    const { limit } = prepareSearch(query, options);
+    const url = this.#url("search", {
+      q: query,
+      cwd: options.cwd,
+      session: options.sessionId,
+      role: options.roles?.length ? options.roles.join(",") : undefined,
+      internal: options.includeInternal ? 1 : undefined,
+      limit,
+    });
+    const page: { hits: SearchHit[] } = await this.#json("search", url, undefined, options.signal);
+    return page.hits;
   }
 
   async exportJsonl(sessionId: string): Promise<string> {

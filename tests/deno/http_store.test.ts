@@ -5,6 +5,7 @@
  * nothing.
  */
 import {
+  InvalidArgumentError,
   MemorySessionStore,
   SessionExistsError,
   SessionFormatError,
@@ -13,6 +14,7 @@ import {
 } from "../../core.ts";
 import { importSession } from "../../src/import_rule.ts";
 import { exportSessionJsonl } from "../../src/store.ts";
+import { searchSessions } from "../../src/search.ts";
 import { HttpSessionStore, isSessionServer } from "../../stores/http/store.ts";
 import { createSessionApi } from "../../web/api/routes.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
@@ -126,4 +128,29 @@ Deno.test("http store: isSessionServer tells mu serve from a static site", async
   const staticSite = async () => new Response("<!doctype html>", { status: 200 });
   assertEquals(await isSessionServer(BASE, staticSite), false);
   assertEquals(await isSessionServer(BASE, async () => new Response("", { status: 404 })), false);
+});
+
+Deno.test("http store: search is one request to the server and equals its hits", async () => {
+  const { server, client, requests } = await setup();
+  for (
+    const [query, options] of [
+      ["hello", { limit: 5 }],
+      ["hello", { roles: ["user" as const], includeInternal: true }],
+      ["nothing-like-this-anywhere", {}],
+    ] as const
+  ) {
+    const before = requests();
+    const hits = await searchSessions(client, query, options);
+    // One request, not a load of every session (the viewer's "This computer" search).
+    assertEquals(requests() - before, 1, query);
+    assertEquals(hits, await searchSessions(server, query, options), query);
+  }
+  assert((await searchSessions(client, "hello")).length > 0, "the fixtures say hello");
+  const before = requests();
+  await assertRejects(() => searchSessions(client, "hello", { limit: 0 }), InvalidArgumentError);
+  await assertRejects(
+    () => searchSessions(client, "hello", { roles: ["nobody" as never] }),
+    InvalidArgumentError,
+  );
+  assertEquals(requests() - before, 0, "bad options are refused before any request");
 });

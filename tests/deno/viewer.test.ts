@@ -32,6 +32,7 @@ import "../viewer/safety_tests.ts"; // demo load, IndexedDB fallback, hostile co
 import "../viewer/import_tests.ts"; // re-import never loses entries, branch export, conflicts
 import "../viewer/text_tests.ts"; // bidi controls shown and isolated, long text folded
 import "../viewer/computer_tests.ts"; // served by mu serve: this computer's sessions, live appends
+import "../viewer/search_tests.ts"; // search box: a hit on an abandoned branch opens there
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

@@ -3,7 +3,8 @@
  * no sessions anywhere it offers the demo sessions; then the list shows "this computer"'s
  * session, which lives only in the server's SQLite store (put there by `mu import`); it
  * opens without importing; an entry appended by another process shows up in the open page;
- * "Keep a copy in this browser" copies it into the browser's own store. Imported by
+ * "Keep a copy in this browser" copies it into the browser's own store; the search box finds
+ * its text and opens the hit. Imported by
  * `tests/deno/viewer.test.ts`; runs alone too.
  */
 import { buildViewer } from "../../web/build.ts";
@@ -67,6 +68,18 @@ Deno.test({
     assertEquals(await page.getAttribute("#source-computer", "aria-selected"), "true");
     assertEquals(await sessionTitles(page), ["Hello"]);
     await screenshot(page, "20-computer-list");
+    // The search box searches this computer's sessions (the server's /api/search); a hit
+    // opens the computer session at that entry.
+    await page.fill("#session-search", "hello");
+    await page.press("#session-search", "Enter");
+    await page.waitForSelector(`.search-group[data-key="computer/${ID}"] .search-hit-link`);
+    assertEquals(await page.locator(".search-hit mark").allTextContents(), ["Hello"]);
+    assertEquals(await page.locator(".search-group").count(), 1, "the browser has none yet");
+    await page.locator(".search-hit-link").first().click();
+    await page.waitForSelector('.raw-item.highlight[data-id="a1b2c3d4"]');
+    assertEquals(await page.textContent("#current-leaf"), "a1b2c3d4");
+    await page.goto(`${server.origin}/#/`);
+    await page.waitForSelector("#session-table .session-link");
     await page.locator("#session-table .session-link").first().click();
     await page.waitForSelector(".session-page #context-view .context-item");
     assert((await contextText(page)).includes("Hi!"), "the session's messages show");
@@ -100,6 +113,14 @@ Deno.test({
     await page.waitForSelector('#source-browser[aria-selected="true"]');
     assertEquals(await sessionTitles(page), ["Hello"]);
     assertEquals(await page.locator("#session-table .row-actions .danger").count(), 1);
+    // One search covers both stores: the kept copy and the computer's original.
+    await page.fill("#session-search", "hello");
+    await page.press("#session-search", "Enter");
+    await page.waitForSelector(`.search-group[data-key="${ID}"]`);
+    const keys = await page.locator(".search-group").evaluateAll((groups) =>
+      groups.map((group) => (group as HTMLElement).dataset.key).sort()
+    );
+    assertEquals(keys, [ID, `computer/${ID}`]);
     assertEquals(watch.errors, []);
     assertEquals(watch.outside, []);
   } finally {

@@ -37,6 +37,8 @@ export interface ListState {
   source: SessionSource;
   /** Whether the page is served by `mu serve` (the computer source exists). */
   computer: boolean;
+  /** The full-text search panel (kept by the page across redraws). */
+  search?: HTMLElement;
 }
 
 /** Most rows drawn at once (a filter narrows the rest). */
@@ -253,6 +255,7 @@ export function renderList(
     "div",
     { class: "list-page" },
     sourceTabs(state, actions),
+    state.search ?? null,
     el(
       "div",
       { class: "toolbar" },

@@ -9,6 +9,7 @@ import { button, el, factList, formatDate, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
 import { ContextPane, RawPane } from "./context.ts";
+import { FindBar } from "./find.ts";
 import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 
@@ -48,6 +49,9 @@ export class SessionPage {
   #leafId: string | null;
   #tab: SessionTab;
   #renderToken = 0;
+  /** The entry to scroll to and highlight once the raw entries are shown (a search hit). */
+  #focus: string | undefined;
+  #raw: RawPane | undefined;
 
   constructor(
     readonly client: ViewerClient,
@@ -129,6 +133,10 @@ export class SessionPage {
             })
             : null,
         ),
+        new FindBar(client, overview.key, (entryId) => {
+          this.setLeaf(entryId, true);
+          this.focus(entryId);
+        }).element,
       ),
       el(
         "div",
@@ -177,6 +185,13 @@ export class SessionPage {
     void this.#renderRight();
   }
 
+  /** Scroll to and highlight an entry of the current branch (and its tree row). */
+  focus(entryId: string): void {
+    this.#focus = entryId;
+    void this.#tree.reveal(entryId);
+    if (this.#raw?.element.isConnected) void this.#raw.reveal(entryId);
+  }
+
   /** Switch tabs. */
   setTab(tab: SessionTab, fromUser = false): void {
     if (tab === this.#tab) return;
@@ -194,6 +209,7 @@ export class SessionPage {
     }
     for (const pane of this.#panes) pane.dispose();
     this.#panes = [];
+    this.#raw = undefined;
     const source = { client: this.client, sessionId: this.overview.key, leafId: this.#leafId };
     try {
       if (this.#tab === "usage") {
@@ -220,6 +236,8 @@ export class SessionPage {
           raw.element,
         ),
       );
+      this.#raw = raw;
+      if (this.#focus) await raw.reveal(this.#focus);
     } catch (error) {
       if (token !== this.#renderToken) return;
       replaceChildren(
