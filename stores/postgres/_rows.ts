@@ -9,6 +9,7 @@ import { encodeEntries } from "../../src/records.ts";
 import { type ListingState, listingToInfo } from "../../src/listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { PostgresClient } from "./_connect.ts";
+import { SEARCH_INSERT, type SearchRows, toSearchRows } from "./_search.ts";
 
 /** A row of `entries` as written. */
 export interface EntryRows {
@@ -16,6 +17,8 @@ export interface EntryRows {
   parents: (string | null)[];
   types: string[];
   json: string[];
+  /** Their searchable texts (`search_text` rows), written with them. */
+  search: SearchRows;
 }
 
 /** Entries as rows: their ids, parents and types beside the exact JSON text of each. */
@@ -28,6 +31,7 @@ export function toEntryRows(
     parents: entries.map((entry) => typeof entry.parentId === "string" ? entry.parentId : null),
     types: entries.map((entry) => String(entry.type)),
     json,
+    search: toSearchRows(entries),
   };
 }
 
@@ -66,7 +70,10 @@ export const decoding = (sessionId: string) => ({
 /** The query surface of a client or a transaction. */
 export type Runner = Pick<PostgresClient, "unsafe">;
 
-/** All rows in one statement: four parallel arrays, numbered from `firstSeq`. */
+/**
+ * All rows in one statement: four parallel arrays, numbered from `firstSeq`, and their
+ * search texts (a data-modifying CTE; the foreign key is checked at the statement's end).
+ */
 export async function insertEntries(
   tx: Runner,
   s: string,
@@ -75,12 +82,17 @@ export async function insertEntries(
   rows: EntryRows,
 ): Promise<void> {
   if (rows.json.length === 0) return;
+  const search = rows.search;
   await tx.unsafe(
-    `INSERT INTO ${s}.entries (session_id, seq, entry_id, parent_id, type, json)
+    `WITH inserted AS (INSERT INTO ${s}.entries (session_id, seq, entry_id, parent_id, type, json)
      SELECT $1, $2::bigint + n - 1, e, p, t, j
        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
-         AS u(e, p, t, j, n)`,
-    [sessionId, firstSeq, rows.ids, rows.parents, rows.types, rows.json] as string[],
+         AS u(e, p, t, j, n))
+     ${SEARCH_INSERT(s, 7)}`,
+    [
+      ...[sessionId, firstSeq, rows.ids, rows.parents, rows.types, rows.json],
+      ...[search.index, search.roles, search.ids, search.ts, search.texts],
+    ] as string[],
   );
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
+import { searchMigration } from "./_search.ts";
 
 /** A schema name the store accepts: a plain SQL identifier (it is spliced into statements). */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -58,6 +59,7 @@ export function postgresMigrations(s: string): readonly (readonly string[])[] {
       `CREATE INDEX sessions_by_modified ON ${s}.sessions (modified DESC, created_at DESC, id)`,
       `CREATE INDEX sessions_by_cwd ON ${s}.sessions (cwd, modified DESC, created_at DESC, id)`,
     ],
+    searchMigration(s),
   ];
 }
 

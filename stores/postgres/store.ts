@@ -14,12 +14,13 @@
  * entries(session_id REFERENCES sessions ON DELETE CASCADE, seq, entry_id, parent_id, type,
  *         json text,                                       -- exact entry JSON
  *         PRIMARY KEY (session_id, seq))
+ * search_text, search_pending                              -- search, see _search.ts
  * ```
  * Entries keep the JSON text they were written or imported with, so `exportJsonl` is
  * byte-identical. Every write locks its session's row (`SELECT ... FOR UPDATE`) and keeps
  * the listing fold on it current in the same transaction: two writers on one session take
  * turns and each append is all-or-nothing, while writers on different sessions never wait
- * for each other. Listing reads only `sessions` rows.
+ * for each other. Listing reads only `sessions` rows; search is one query (`_search.ts`).
  *
  * @module
  */
@@ -43,6 +44,7 @@ import {
   recordsToJsonl,
 } from "../../src/records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import {
   assertOpen,
   assertStorableEntries,
@@ -75,6 +77,7 @@ import {
   toEntryRows,
 } from "./_rows.ts";
 import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
+import { postgresSearch } from "./_search.ts";
 
 /**
  * Options for {@link openPostgresStore}: a server URL, or a postgres.js client you own.
@@ -282,6 +285,12 @@ export class PostgresSessionStore implements BranchLoadingStore {
       listing: row.listing,
     }));
     return listRecords(records, "postgres", options); // one fold and ordering for every store
+  }
+
+  /** A query: the server narrows by trigram index, the shared matcher decides (`_search.ts`). */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    const prepared = prepareSearch(query, options);
+    return await this.#run("search", (sql) => postgresSearch(sql, this.#s, prepared));
   }
 
   async delete(sessionId: string): Promise<void> {

@@ -7,6 +7,7 @@
 import { conformance } from "../conformance/mod.ts";
 import { appendsPerWriter, postgresCases } from "../postgres/cases.ts";
 import { postgresCliCases } from "../postgres/cli_cases.ts";
+import { postgresSearchCases } from "../postgres/search_cases.ts";
 import { postgresSubject, stopSharedCluster } from "../postgres/subject.ts";
 import type { WriterArgs } from "../postgres/writer_core.ts";
 
@@ -29,4 +30,5 @@ postgresCases((name, fn) => Deno.test(name, fn), {
   appends: appendsPerWriter((name) => Deno.env.get(name)),
 });
 postgresCliCases((name, fn) => Deno.test(name, fn));
+postgresSearchCases((name, fn) => Deno.test(name, fn), "deno");
 Deno.test("postgres: stop the test cluster", stopSharedCluster);
