@@ -296,6 +296,7 @@ export function postgresCases(
         await store.create(head("s"));
         const acknowledged: number[] = [];
         let crashed = false;
+        let crashing: Promise<void> | undefined;
         let failure: unknown;
         const pair = (i: number) => [message(`${i}a`, null), message(`${i}b`, `${i}a`)];
         const writing = (async () => {
@@ -308,11 +309,15 @@ export function postgresCases(
             }
             if (acknowledged.length === 50 && !crashed) {
               crashed = true;
-              void cluster.crash(); // the next appends are in flight when the server dies
+              // Not awaited: the next appends are in flight when the server dies.
+              crashing = cluster.crash();
             }
           }
         })();
         await writing;
+        // The server is gone once pg_ctl returns; restarting before that left pg_ctl waiting
+        // on the new server, and its late failure surfaced as an uncaught error at teardown.
+        await crashing;
         assert(failure instanceof SessionStorageError, `typed failure: ${failure}`);
         assert((failure as Error).message.includes(`127.0.0.1:${cluster.port}`), "names server");
         while (crashed) {
