@@ -300,6 +300,53 @@ export function listRecords(
   return finishListing(rows, options);
 }
 
+/**
+ * The per-session columns a database store keeps beside the entries, so listing is a query:
+ * the listing's indexed facts, the header's and listing's stored text. One derivation for
+ * every database store (SQLite, PostgreSQL); each maps it to its own column types.
+ */
+export interface SessionRowFields {
+  cwd: string;
+  createdMs: number;
+  modifiedMs: number;
+  headerText: string;
+  internal: boolean;
+  /** The workflow marker as JSON, or null. */
+  workflow: string | null;
+  parentSessionId: string | null;
+  /** The listing fold state as JSON. */
+  listing: string;
+}
+
+/**
+ * The per-session columns of a header, its stored text and its listing fold state.
+ *
+ * @example
+ * ```ts
+ * import { emptyListingState } from "./listing.ts";
+ * import { sessionRowFields } from "./records.ts";
+ * const header = { type: "session" as const, version: 4 as const, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" };
+ * sessionRowFields(header, JSON.stringify(header), emptyListingState()).cwd; // "/p"
+ * ```
+ */
+export function sessionRowFields(
+  header: SessionHeader,
+  headerText: string,
+  listing: ListingState,
+): SessionRowFields {
+  const info = listingToInfo(header, listing);
+  return {
+    cwd: info.cwd,
+    createdMs: info.created.getTime(),
+    modifiedMs: info.modified.getTime(),
+    headerText,
+    internal: info.internal === true,
+    workflow: header.workflow === undefined ? null : JSON.stringify(header.workflow) ?? null,
+    parentSessionId: info.parentSessionId ?? null,
+    listing: JSON.stringify(listing),
+  };
+}
+
 function describe(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "a list" : `a ${typeof value}`;
 }

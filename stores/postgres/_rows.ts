@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { encodeEntries } from "../../src/records.ts";
-import { type ListingState, listingToInfo } from "../../src/listing.ts";
+import { encodeEntries, sessionRowFields } from "../../src/records.ts";
+import type { ListingState } from "../../src/listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { PostgresClient } from "./_connect.ts";
 import { SEARCH_INSERT, type SearchRows, toSearchRows } from "./_search.ts";
@@ -41,16 +41,16 @@ export function sessionColumns(
   headerText: string,
   listing: ListingState,
 ): unknown[] {
-  const info = listingToInfo(header, listing);
+  const row = sessionRowFields(header, headerText, listing);
   return [
-    info.cwd,
-    info.created.getTime(),
-    info.modified.getTime(),
-    headerText,
-    info.internal === true,
-    header.workflow === undefined ? null : JSON.stringify(header.workflow) ?? null,
-    info.parentSessionId ?? null,
-    JSON.stringify(listing),
+    row.cwd,
+    row.createdMs,
+    row.modifiedMs,
+    row.headerText,
+    row.internal,
+    row.workflow,
+    row.parentSessionId,
+    row.listing,
   ];
 }
 

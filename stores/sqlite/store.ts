@@ -52,6 +52,7 @@ import {
   foldEntries,
   listRecords,
   recordsToJsonl,
+  sessionRowFields,
 } from "../../src/records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
@@ -126,16 +127,16 @@ function sessionColumns(
   headerText: string,
   listing: ListingState,
 ): SqliteValue[] {
-  const info = listingToInfo(header, listing);
+  const row = sessionRowFields(header, headerText, listing);
   return [
-    info.cwd,
-    info.created.getTime(),
-    info.modified.getTime(),
-    headerText,
-    info.internal ? 1 : 0,
-    header.workflow === undefined ? null : JSON.stringify(header.workflow) ?? null,
-    info.parentSessionId ?? null,
-    JSON.stringify(listing),
+    row.cwd,
+    row.createdMs,
+    row.modifiedMs,
+    row.headerText,
+    row.internal ? 1 : 0,
+    row.workflow,
+    row.parentSessionId,
+    row.listing,
   ];
 }
 
