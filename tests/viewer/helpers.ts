@@ -223,3 +223,21 @@ export async function withViewerBrowser(
     await bounded(viewer.close(), 5000);
   }
 }
+
+/**
+ * Open a new page of the served viewer, watched for errors and outside requests, and import
+ * `files` through its file input; resolves once the session list shows them.
+ */
+export async function openWithImported(
+  viewer: ServedViewer,
+  browser: LaunchedBrowser,
+  files: string[],
+): Promise<{ page: Page; watch: ReturnType<typeof watchPage> }> {
+  const page = await browser.context.newPage();
+  const watch = watchPage(page, viewer.url.replace(/\/$/, ""));
+  await page.goto(viewer.url);
+  await waitReady(page);
+  await page.setInputFiles("#file-input", files);
+  await page.waitForSelector("#session-table .session-link");
+  return { page, watch };
+}

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { screenshot, waitReady, watchPage, withViewerBrowser } from "./helpers.ts";
+import { openWithImported, screenshot, withViewerBrowser } from "./helpers.ts";
 import { assert, assertEquals } from "./page.ts";
 
 const TERM = "zanzibarquux";
@@ -58,12 +58,7 @@ Deno.test({
     const file = `${work}/branched.jsonl`;
     await Deno.writeTextFile(file, branchedSession());
     await withViewerBrowser({}, 180_000, async (viewer, browser) => {
-      const page = await browser.context.newPage();
-      const watch = watchPage(page, viewer.url.replace(/\/$/, ""));
-      await page.goto(viewer.url);
-      await waitReady(page);
-      await page.setInputFiles("#file-input", [file]);
-      await page.waitForSelector("#session-table .session-link");
+      const { page, watch } = await openWithImported(viewer, browser, [file]);
 
       // The list filter knows only titles; the search box finds message text.
       await page.fill("#session-search", TERM);

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { screenshot, waitReady, watchPage, withViewerBrowser } from "./helpers.ts";
+import { openWithImported, screenshot, withViewerBrowser } from "./helpers.ts";
 import { assert, assertEquals, openFromList } from "./page.ts";
 
 const RLO = "\u202e";
@@ -55,12 +55,7 @@ Deno.test({
     const file = `${work}/bidi.jsonl`;
     await Deno.writeTextFile(file, hostileTextSession());
     await withViewerBrowser({}, 180_000, async (viewer, browser) => {
-      const page = await browser.context.newPage();
-      const watch = watchPage(page, viewer.url.replace(/\/$/, ""));
-      await page.goto(viewer.url);
-      await waitReady(page);
-      await page.setInputFiles("#file-input", [file]);
-      await page.waitForSelector("#session-table .session-link");
+      const { page, watch } = await openWithImported(viewer, browser, [file]);
 
       const rawControls = (selector: string) =>
         page.locator(selector).evaluateAll((nodes) =>
