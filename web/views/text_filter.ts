@@ -16,6 +16,7 @@ export class TextFilter {
   #query = "";
   #scope = "";
   #keys: ReadonlySet<string> | undefined;
+  #stale = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #token = 0;
 
@@ -43,10 +44,14 @@ export class TextFilter {
   matches(filter: string, scope: string): ReadonlySet<string> | undefined {
     const query = filter.trim();
     if (!query) return new Set();
-    if (query === this.#query && scope === this.#scope) return this.#keys;
+    const same = query === this.#query && scope === this.#scope;
+    if (same && !this.#stale) return this.#keys;
+    // A stale answer for the same query stays shown until the fresh one replaces it.
+    const shown = same ? this.#keys : undefined;
     this.#query = query;
     this.#scope = scope;
-    this.#keys = undefined;
+    this.#keys = shown;
+    this.#stale = false;
     clearTimeout(this.#timer);
     const token = ++this.#token;
     this.#timer = setTimeout(() => {
@@ -60,15 +65,11 @@ export class TextFilter {
         this.onChange();
       });
     }, DEBOUNCE_MS);
-    return undefined;
+    return shown;
   }
 
-  /** Forget the cached answer (the listed sessions changed). */
+  /** The listed sessions changed: search again on the next draw, showing the old answer meanwhile. */
   reset(): void {
-    clearTimeout(this.#timer);
-    this.#token++;
-    this.#query = "";
-    this.#scope = "";
-    this.#keys = undefined;
+    this.#stale = true;
   }
 }

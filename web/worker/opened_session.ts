@@ -23,7 +23,7 @@ import type {
 import { contextPage, projectionItems } from "./context_page.ts";
 import { describeMessage } from "./describe.ts";
 import { buildSessionProjection } from "../../src/projection.ts";
-import { lastRetiredIndex, olderAgentProjection } from "./older_agent.ts";
+import { olderAgentProjection } from "./older_agent.ts";
 import { countBranchPoints, flattenTree, type TreeRow, treeRowViews } from "./tree_rows.ts";
 import { computeUsage } from "./usage.ts";
 
@@ -140,11 +140,12 @@ export class OpenedSession {
     count: number,
     as?: ContextAs,
   ): ContextPageView {
-    const projection = this.#projectionAs(leafId, as);
-    const page = contextPage(projection, leafId, start, count);
+    const page = contextPage(this.#projectionAs(leafId, as), leafId, start, count);
     if (as === undefined) {
-      const items = projectionItems(projection);
-      const retired = items[lastRetiredIndex(items)]?.sourceEntry as Json | undefined;
+      // The older reading starts with the retired record; cached per leaf, so a page of a
+      // long session does not scan it again.
+      const older = projectionItems(this.olderAgent(leafId) ?? {})[0];
+      const retired = older?.sourceEntry as Json | undefined;
       if (retired) {
         page.retired = {
           id: String(retired.id),
