@@ -14,12 +14,18 @@ import { importSummary } from "./import_summary.ts";
 import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
-import { isListSort, type ListSort } from "./views/list_groups.ts";
 import { TextFilter } from "./views/text_filter.ts";
 import { SessionPage, type SessionTab } from "./views/session.ts";
 import { SearchPanel } from "./views/search.ts";
 import { LiveUpdates } from "./live.ts";
-import { loadOrigins, loadUnloadable, saveUnloadable, storeOrigins } from "./local_memory.ts";
+import {
+  loadListSort,
+  loadOrigins,
+  loadUnloadable,
+  saveListSort,
+  saveUnloadable,
+  storeOrigins,
+} from "./local_memory.ts";
 import { parseSessionKey, sessionKey, type SessionSource } from "./session_key.ts";
 
 const app = document.getElementById("app")!;
@@ -53,10 +59,7 @@ const state = {
   /** Which store the list shows; "computer" only when served by `mu serve`. */
   source: "browser" as SessionSource,
   computer: false,
-  sort:
-    (isListSort(localStorage.getItem("mu-list-sort"))
-      ? localStorage.getItem("mu-list-sort")
-      : "modified") as ListSort,
+  sort: loadListSort(),
 };
 
 /** Server-sent changes: re-open the shown computer session, refresh its list. */
@@ -182,7 +185,7 @@ const listActions: ListActions = {
   },
   setSort(sort) {
     state.sort = sort;
-    localStorage.setItem("mu-list-sort", sort);
+    saveListSort(sort);
     redrawList();
   },
   async deleteSession(id) {
