@@ -22,6 +22,16 @@ const WIDTHS = [
 ];
 const DOCS = Deno.env.get("MU_WRITE_SCREENSHOTS") === "1" ? `${ROOT}docs/screenshots` : null;
 
+/** A file that cannot be imported, with a long path-like name, for the unloadable section. */
+async function writeTorn(dir: string): Promise<string> {
+  const path = `${dir}/${"a-very-long-session-file-name-".repeat(4)}torn.jsonl`;
+  await Deno.writeTextFile(
+    path,
+    '{"type":"session","version":4,"id":"torn-1","cwd":"/x"}\n{"type":',
+  );
+  return path;
+}
+
 /** Screenshot to test-output, and to docs/screenshots when asked. */
 async function shoot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => document.querySelectorAll(".toast").forEach((t) => t.remove()));
@@ -64,10 +74,12 @@ Deno.test({
       DEMO.v1,
       ...await writeListSessions(work),
       await writeRetiredCompaction(work),
+      await writeTorn(work),
     ];
     await withViewerBrowser({}, 300_000, async (viewer, browser) => {
       const { page, watch } = await openWithImported(viewer, browser, files);
       await page.waitForFunction(() => document.querySelectorAll("tr[data-id]").length === 8);
+      await page.waitForSelector("#unloadable"); // its long path and reason must wrap too
 
       for (const size of WIDTHS) {
         await t.step(`${size.width} px: list, session and usage pages`, async () => {
@@ -100,6 +112,14 @@ Deno.test({
             await page.click("#pane-tab-raw");
             await page.locator(".raw-item").first().waitFor();
             await assertNoSideScroll(page, `raw at ${size.width}`);
+            await page.click("#pane-tab-context");
+            // A search hit opens on the raw entries, where it is highlighted.
+            await page.goto(`${viewer.url}#/`);
+            await page.fill("#session-search", "mutex");
+            await page.press("#session-search", "Enter");
+            await page.locator(".search-hit-link").first().click();
+            await page.locator(".raw-item.highlight").waitFor();
+            assert(await page.locator(".raw-item.highlight").isVisible(), "the hit is shown");
             await page.click("#pane-tab-context");
           } else {
             assert(!(await page.locator(".pane-tabs").isVisible()), "no pane tabs when wide");

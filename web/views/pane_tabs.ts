@@ -73,8 +73,13 @@ export class PaneTabs {
 
   /** After a tree choice: on a small screen, show what it changed. */
   followLeaf(): void {
-    if (innerWidth >= SMALL_SCREEN_PX || this.page.dataset.pane !== "tree") return;
-    this.show("context");
-    this.onShow("context");
+    if (this.page.dataset.pane === "tree") this.showOnSmallScreen("context");
+  }
+
+  /** On a small screen, switch to `pane` (as if its tab was chosen); wide screens show all. */
+  showOnSmallScreen(pane: SmallPane): void {
+    if (innerWidth >= SMALL_SCREEN_PX || this.page.dataset.pane === pane) return;
+    this.show(pane);
+    this.onShow(pane);
   }
 }

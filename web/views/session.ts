@@ -199,6 +199,7 @@ export class SessionPage {
   /** Scroll to and highlight an entry of the current branch (and its tree row). */
   focus(entryId: string): void {
     this.#focus = entryId;
+    this.#paneTabs?.showOnSmallScreen("raw"); // where the entry is highlighted
     void this.#tree.reveal(entryId);
     if (this.#raw?.element.isConnected) void this.#raw.reveal(entryId);
   }
