@@ -1,17 +1,19 @@
 /**
  * What the viewer page remembers between visits in localStorage (never session content):
- * the files that could not be imported, with their reasons, and where each imported
- * session came from.
+ * the files that could not be imported, with their reasons, where each imported
+ * session came from, and the list's sort order.
  *
  * @module
  */
 import type { UnloadableView } from "./types.ts";
 import type { ImportOrigin } from "./views/session.ts";
+import { isListSort, type ListSort } from "./views/list_groups.ts";
 
 const UNLOADABLE_KEY = "mu-viewer:unloadable";
 const MAX_UNLOADABLE = 200;
 const ORIGINS_KEY = "mu-viewer:imports";
 const MAX_ORIGINS = 5000;
+const SORT_KEY = "mu-viewer:list-sort";
 
 /** Read a small JSON value the page keeps in localStorage. */
 function loadLocal<T>(key: string, fallback: T, valid: (value: unknown) => boolean): T {
@@ -53,4 +55,14 @@ export function loadOrigins(): Map<string, ImportOrigin> {
 /** Remember the import origins (the newest {@link MAX_ORIGINS}). */
 export function storeOrigins(origins: Map<string, ImportOrigin>): void {
   saveLocal(ORIGINS_KEY, [...origins].slice(-MAX_ORIGINS));
+}
+
+/** The list's remembered sort order ("modified" until one is chosen). */
+export function loadListSort(): ListSort {
+  return loadLocal<ListSort>(SORT_KEY, "modified", isListSort);
+}
+
+/** Remember the list's sort order. */
+export function saveListSort(sort: ListSort): void {
+  saveLocal(SORT_KEY, sort);
 }

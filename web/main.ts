@@ -14,10 +14,18 @@ import { importSummary } from "./import_summary.ts";
 import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
+import { TextFilter } from "./views/text_filter.ts";
 import { SessionPage, type SessionTab } from "./views/session.ts";
 import { SearchPanel } from "./views/search.ts";
 import { LiveUpdates } from "./live.ts";
-import { loadOrigins, loadUnloadable, saveUnloadable, storeOrigins } from "./local_memory.ts";
+import {
+  loadListSort,
+  loadOrigins,
+  loadUnloadable,
+  saveListSort,
+  saveUnloadable,
+  storeOrigins,
+} from "./local_memory.ts";
 import { parseSessionKey, sessionKey, type SessionSource } from "./session_key.ts";
 
 const app = document.getElementById("app")!;
@@ -51,6 +59,7 @@ const state = {
   /** Which store the list shows; "computer" only when served by `mu serve`. */
   source: "browser" as SessionSource,
   computer: false,
+  sort: loadListSort(),
 };
 
 /** Server-sent changes: re-open the shown computer session, refresh its list. */
@@ -174,6 +183,11 @@ const listActions: ListActions = {
     state.source = source;
     void showList();
   },
+  setSort(sort) {
+    state.sort = sort;
+    saveListSort(sort);
+    redrawList();
+  },
   async deleteSession(id) {
     if (!confirm(`Remove session ${id} from this browser? The original file is not touched.`)) {
       return;
@@ -212,6 +226,20 @@ async function keepCopy(key: string): Promise<void> {
   await runImport(() => client.call("keepCopy", key));
 }
 
+/** Redraws the shown list (sort, filter, message-text matches); set by {@link showList}. */
+let redrawList: () => void = () => {};
+
+/** The filter's message-text half: the store's search, for the sessions of the listed source. */
+const textFilter = new TextFilter(
+  (query) =>
+    client.call("search", query, {
+      source: state.source,
+      includeInternal: state.includeInternal,
+      limit: 500,
+    }),
+  () => redrawList(),
+);
+
 async function showList(): Promise<void> {
   state.page = undefined;
   setCrumb();
@@ -234,6 +262,8 @@ async function showList(): Promise<void> {
           source,
           computer: state.computer,
           search: search.element,
+          sort: state.sort,
+          textMatches: textFilter.matches(state.filter, `${source}|${state.includeInternal}`),
         },
         listActions,
         (text) => {
@@ -248,6 +278,11 @@ async function showList(): Promise<void> {
       input?.setSelectionRange(state.filter.length, state.filter.length);
     }
   };
+  // A search answer arriving after the user left the list must not draw it back.
+  redrawList = () => {
+    if (state.list === list && !state.page && !parseHash().sessionId) draw();
+  };
+  textFilter.reset();
   draw();
   search.sync();
 }

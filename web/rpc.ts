@@ -10,6 +10,7 @@
 import { InvalidArgumentError, SessionStorageError } from "../src/errors.ts";
 import { errorToWire, type MessageEndpoint, RpcClient, serveRpc } from "../src/rpc.ts";
 import type {
+  ContextAs,
   ContextPageView,
   ErrorView,
   ImportConflictChoice,
@@ -74,12 +75,13 @@ export interface ViewerApi {
   ): Promise<TreeRowView[]>;
   /** Row index of an entry in the flattened tree (-1 if absent). */
   treeRowIndex(sessionId: string, entryId: string): Promise<number>;
-  /** A page of `buildSessionProjection(entries, leafId)`. */
+  /** A page of `buildSessionProjection(entries, leafId)` (or its older-agent reading). */
   context(
     sessionId: string,
     leafId: string | null,
     start: number,
     count: number,
+    as?: ContextAs,
   ): Promise<ContextPageView>;
   /** The whole text of one (truncated) block of the projected context. */
   contextBlock(
@@ -88,6 +90,7 @@ export interface ViewerApi {
     itemIndex: number,
     messageIndex: number,
     blockIndex: number,
+    as?: ContextAs,
   ): Promise<string>;
   /** A page of the raw entries on the path to `leafId`. */
   raw(sessionId: string, leafId: string | null, start: number, count: number): Promise<RawPageView>;

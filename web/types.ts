@@ -208,8 +208,19 @@ export interface ContextPageView {
   system?: string;
   /** The active compaction boundary, if any. */
   boundary?: { id: string; firstKeptEntryId: string | null; summaryChars: number };
+  /**
+   * The last retired summary compaction on the branch (inert in format 4): the page offers
+   * the context as the older agent would have sent it.
+   */
+  retired?: { id: string; firstKeptEntryId: string | null };
   messageCount: number;
 }
+
+/**
+ * Which reading of the context: the projection (undefined), or `"older-agent"`: as a
+ * format-3 agent would have sent it, its last summary compaction replacing earlier context.
+ */
+export type ContextAs = "older-agent";
 
 /** One raw entry on the active path, as its JSON line. */
 export interface RawEntryView {

@@ -182,12 +182,12 @@ const api: ViewerApi = {
     return (await session(sessionId)).rowIndex(entryId);
   },
 
-  async context(sessionId, leafId, start, count) {
-    return (await session(sessionId)).context(leafId, start, count);
+  async context(sessionId, leafId, start, count, as) {
+    return (await session(sessionId)).context(leafId, start, count, as);
   },
 
-  async contextBlock(sessionId, leafId, item, message, block) {
-    return (await session(sessionId)).contextBlock(leafId, item, message, block);
+  async contextBlock(sessionId, leafId, item, message, block, as) {
+    return (await session(sessionId)).contextBlock(leafId, item, message, block, as);
   },
 
   async raw(sessionId, leafId, start, count) {

@@ -33,6 +33,8 @@ import "../viewer/import_tests.ts"; // re-import never loses entries, branch exp
 import "../viewer/text_tests.ts"; // bidi controls shown and isolated, long text folded
 import "../viewer/computer_tests.ts"; // served by mu serve: this computer's sessions, live appends
 import "../viewer/search_tests.ts"; // search box: a hit on an abandoned branch opens there
+import "../viewer/list_tests.ts"; // list by project, forks, sorts, text filter; retired compaction
+import "../viewer/layout_tests.ts"; // 390/768/1400 px without side scrolling, screenshots, contrast
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

@@ -12,11 +12,13 @@ import { button, el, factList, replaceChildren, safeImage, showFolded } from "..
 import type { ViewerClient } from "../rpc.ts";
 import type {
   BlockView,
+  ContextAs,
   ContextItemView,
   ContextPageView,
   MessageView,
   RawEntryView,
 } from "../types.ts";
+import { RETIRED_EXPLANATION, retiredNote } from "./older_agent.ts";
 
 const CONTEXT_PAGE = 15;
 const RAW_PAGE = 25;
@@ -28,6 +30,7 @@ export function flagTone(flag: string): string {
   if (flag.startsWith("edited") || flag.startsWith("omitted")) return "edit";
   if (flag.startsWith("kept tail")) return "tail";
   if (flag.startsWith("dropped")) return "dropped";
+  if (flag.startsWith("retired") || flag.startsWith("summary as the older")) return "retired";
   return "meta";
 }
 
@@ -36,6 +39,8 @@ export interface ContextSource {
   client: ViewerClient;
   sessionId: string;
   leafId: string | null;
+  /** Another reading of the context (the older agent's), read-only. */
+  as?: ContextAs;
 }
 
 function moreButton(full: number, load: () => Promise<string>, target: HTMLElement): HTMLElement {
@@ -121,6 +126,7 @@ function renderMessage(
 }
 
 function emptyNote(item: ContextItemView): string {
+  if (item.flags.some((f) => f.startsWith("retired"))) return RETIRED_EXPLANATION;
   if (item.flags.some((f) => f.startsWith("kept tail"))) {
     return "serialized into the boundary message";
   }
@@ -142,6 +148,7 @@ export class ContextPane {
   #total = 0;
   #loading = false;
   readonly #observer: IntersectionObserver;
+  #comparison: { element: HTMLElement; dispose(): void } | undefined;
 
   constructor(readonly source: ContextSource, readonly onSource: (entryId: string) => void) {
     this.#summary = el("div", { class: "context-summary" });
@@ -149,8 +156,8 @@ export class ContextPane {
     this.#sentinel = el("div", { class: "sentinel" });
     this.element = el(
       "section",
-      { class: "pane context-pane" },
-      el("h3", {}, "Projected context"),
+      { class: source.as ? "pane older-agent-pane" : "pane context-pane" },
+      source.as ? null : el("h3", {}, "Projected context"),
       this.#summary,
       this.#list,
       this.#sentinel,
@@ -177,8 +184,8 @@ export class ContextPane {
   async #fetch(start: number): Promise<ContextPageView> {
     this.#loading = true;
     try {
-      const { client, sessionId, leafId } = this.source;
-      return await client.call("context", sessionId, leafId, start, CONTEXT_PAGE);
+      const { client, sessionId, leafId, as } = this.source;
+      return await client.call("context", sessionId, leafId, start, CONTEXT_PAGE, as);
     } finally {
       this.#loading = false;
     }
@@ -195,6 +202,13 @@ export class ContextPane {
       ["messages", String(page.messageCount)],
       ["entries", String(page.total)],
     ];
+    this.#comparison?.dispose();
+    this.#comparison = page.retired
+      ? retiredNote(
+        page.retired,
+        () => new ContextPane({ ...this.source, as: "older-agent" }, this.onSource),
+      )
+      : undefined;
     replaceChildren(
       this.#summary,
       factList(facts, "facts"),
@@ -210,6 +224,7 @@ export class ContextPane {
           ` (${page.boundary.summaryChars.toLocaleString("en-US")} characters of transcript).`,
         )
         : null,
+      this.#comparison?.element ?? null,
       page.system
         ? el(
           "details",
@@ -231,7 +246,7 @@ export class ContextPane {
   }
 
   #renderItem(item: ContextItemView): HTMLElement {
-    const { client, sessionId, leafId } = this.source;
+    const { client, sessionId, leafId, as } = this.source;
     if (item.messages.length === 0 && item.flags.length === 0) {
       // Settings and bookkeeping entries: one slim line, so messages stand out.
       return el(
@@ -265,7 +280,7 @@ export class ContextPane {
       ? item.messages.map((message, m) =>
         renderMessage(
           message,
-          (b) => client.call("contextBlock", sessionId, leafId, item.index, m, b),
+          (b) => client.call("contextBlock", sessionId, leafId, item.index, m, b, as),
         )
       )
       : [el("p", { class: "muted empty-item" }, emptyNote(item))];
@@ -283,6 +298,7 @@ export class ContextPane {
   /** Stop observing (the view is being replaced). */
   dispose(): void {
     this.#observer.disconnect();
+    this.#comparison?.dispose();
   }
 }
 

@@ -10,6 +10,14 @@
 import { button, el, formatDate, hashLink } from "../dom.ts";
 import type { SessionSource } from "../session_key.ts";
 import type { ListView, SessionRowView, UnloadableView } from "../types.ts";
+import {
+  groupByProject,
+  LIST_SORTS,
+  type ListSort,
+  parentLookup,
+  projectName,
+  sortRows,
+} from "./list_groups.ts";
 
 /** What the list can ask the app to do. */
 export interface ListActions {
@@ -23,6 +31,7 @@ export interface ListActions {
   /** Copy a computer session into this browser's store. */
   keepCopy(key: string): void;
   setSource(source: SessionSource): void;
+  setSort(sort: ListSort): void;
   clearUnloadable(): void;
 }
 
@@ -39,6 +48,12 @@ export interface ListState {
   computer: boolean;
   /** The full-text search panel (kept by the page across redraws). */
   search?: HTMLElement;
+  sort: ListSort;
+  /**
+   * Keys of the sessions whose message text matches the filter (the store's search), or
+   * undefined while that search has not answered.
+   */
+  textMatches?: ReadonlySet<string>;
 }
 
 /** Most rows drawn at once (a filter narrows the rest). */
@@ -93,7 +108,8 @@ function computerEmptyState(actions: ListActions): HTMLElement {
   );
 }
 
-function matches(row: SessionRowView, filter: string): boolean {
+/** Whether the filter matches the row's title, cwd or id (the message text is searched apart). */
+function matchesFacts(row: SessionRowView, filter: string): boolean {
   if (!filter) return true;
   const needle = filter.toLowerCase();
   return row.title.toLowerCase().includes(needle) || row.cwd.toLowerCase().includes(needle) ||
@@ -185,7 +201,32 @@ function rowActions(row: SessionRowView, actions: ListActions): HTMLElement {
   );
 }
 
-function sessionRow(row: SessionRowView, actions: ListActions): HTMLElement {
+/** "fork of <parent>": a link when the parent is listed, its id otherwise. */
+function forkNote(
+  row: SessionRowView,
+  parentOf: (id: string) => SessionRowView | undefined,
+): HTMLElement | null {
+  if (!row.parentSessionId) return null;
+  const parent = parentOf(row.parentSessionId);
+  return el(
+    "span",
+    { class: "fork-of" },
+    "fork of ",
+    parent
+      ? hashLink(sessionHash(parent.key), {
+        class: "parent-link",
+        title: `Open the session this one came from (${parent.id})`,
+      }, parent.title || parent.id)
+      : el("code", { title: "That session is not in this list" }, row.parentSessionId),
+  );
+}
+
+function sessionRow(
+  row: SessionRowView,
+  actions: ListActions,
+  parentOf: (id: string) => SessionRowView | undefined,
+  textMatch: boolean,
+): HTMLElement {
   return el(
     "tr",
     { class: row.internal ? "internal" : "", dataset: { id: row.id } },
@@ -204,15 +245,52 @@ function sessionRow(row: SessionRowView, actions: ListActions): HTMLElement {
         row.internal
           ? el("span", { class: "chip tone-internal" }, `internal · ${row.workflow ?? "workflow"}`)
           : null,
+        textMatch ? el("span", { class: "chip tone-meta text-match" }, "message text") : null,
         el("code", { class: "muted id" }, row.id),
       ),
+      forkNote(row, parentOf),
     ),
     el("td", { class: "cwd", title: row.cwd }, row.cwd || "—"),
-    el("td", { class: "date" }, formatDate(row.created)),
-    el("td", { class: "date" }, formatDate(row.modified)),
-    el("td", { class: "num" }, String(row.messageCount)),
+    el("td", { class: "date", dataset: { label: "created" } }, formatDate(row.created)),
+    el("td", { class: "date", dataset: { label: "modified" } }, formatDate(row.modified)),
+    el("td", { class: "num", dataset: { label: "messages" } }, String(row.messageCount)),
     rowActions(row, actions),
   );
+}
+
+/** The heading row of one project's sessions. */
+function groupRow(cwd: string, count: number): HTMLElement {
+  return el(
+    "tr",
+    { class: "group-row", dataset: { cwd } },
+    el(
+      "th",
+      { attrs: { colspan: "6" }, title: cwd },
+      el("span", { class: "project" }, projectName(cwd)),
+      " ",
+      el(
+        "span",
+        { class: "muted group-count" },
+        `${count} ${count === 1 ? "session" : "sessions"}`,
+      ),
+      cwd ? el("code", { class: "muted group-cwd" }, cwd) : null,
+    ),
+  );
+}
+
+/** The sort menu of the toolbar. */
+function sortMenu(sort: ListSort, actions: ListActions): HTMLElement {
+  const select = el(
+    "select",
+    { attrs: { id: "list-sort", "aria-label": "Sort sessions" } },
+    ...LIST_SORTS.map(([value, label]) => {
+      const option = el("option", { attrs: { value } }, label);
+      option.selected = value === sort;
+      return option;
+    }),
+  );
+  select.addEventListener("change", () => actions.setSort(select.value as ListSort));
+  return el("label", { class: "sort" }, "Sort ", select);
 }
 
 /** Render the list page. */
@@ -233,12 +311,18 @@ export function renderList(
       unloadableSection(unloadable, actions),
     );
   }
-  const rows = list.sessions.filter((row) => matches(row, state.filter));
+  const textMatches = state.filter ? state.textMatches : undefined;
+  const rows = sortRows(
+    list.sessions.filter((row) =>
+      matchesFacts(row, state.filter) || textMatches?.has(row.key) === true
+    ),
+    state.sort,
+  );
   const filter = el("input", {
     class: "filter",
     attrs: {
       type: "search",
-      placeholder: "Filter by title, cwd or id",
+      placeholder: "Filter by title, cwd, id or message text",
       "aria-label": "Filter sessions",
       spellcheck: "false",
     },
@@ -251,6 +335,16 @@ export function renderList(
   const internalCount = state.includeInternal
     ? list.sessions.filter((s) => s.internal).length
     : list.hiddenInternal;
+  const shown = rows.slice(0, MAX_ROWS);
+  const parentOf = parentLookup(list.sessions);
+  const body: HTMLElement[] = [];
+  for (const group of groupByProject(shown)) {
+    body.push(groupRow(group.cwd, group.rows.length));
+    for (const row of group.rows) {
+      const textMatch = textMatches?.has(row.key) === true && !matchesFacts(row, state.filter);
+      body.push(sessionRow(row, actions, parentOf, textMatch));
+    }
+  }
   return el(
     "div",
     { class: "list-page" },
@@ -260,13 +354,19 @@ export function renderList(
       "div",
       { class: "toolbar" },
       filter,
+      sortMenu(state.sort, actions),
       el(
         "label",
         { class: "toggle", attrs: { for: "show-internal" } },
         toggle,
         ` Show internal sessions (${internalCount})`,
       ),
-      el("span", { class: "muted count" }, `${rows.length} of ${list.sessions.length} sessions`),
+      el(
+        "span",
+        { class: "muted count" },
+        `${rows.length} of ${list.sessions.length} sessions`,
+        state.filter && !textMatches ? " (searching message text…)" : "",
+      ),
       state.source === "browser"
         ? button("Add demo sessions", () => actions.loadDemo(), { class: "small" })
         : null,
@@ -285,13 +385,13 @@ export function renderList(
           ),
         ),
       ),
-      el("tbody", {}, ...rows.slice(0, MAX_ROWS).map((row) => sessionRow(row, actions))),
+      el("tbody", {}, ...body),
     ),
     rows.length > MAX_ROWS
       ? el(
         "p",
         { class: "muted" },
-        `Showing the newest ${MAX_ROWS}; use the filter to find others.`,
+        `Showing the first ${MAX_ROWS}; use the filter to find others.`,
       )
       : null,
     unloadableSection(unloadable, actions),

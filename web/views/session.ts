@@ -10,6 +10,7 @@ import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
 import { ContextPane, RawPane } from "./context.ts";
 import { FindBar } from "./find.ts";
+import { PaneTabs } from "./pane_tabs.ts";
 import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 
@@ -52,6 +53,7 @@ export class SessionPage {
   /** The entry to scroll to and highlight once the raw entries are shown (a search hit). */
   #focus: string | undefined;
   #raw: RawPane | undefined;
+  #paneTabs: PaneTabs | undefined;
 
   constructor(
     readonly client: ViewerClient,
@@ -68,7 +70,10 @@ export class SessionPage {
       sessionId: overview.key,
       rowCount: overview.rowCount,
       leafId,
-      onSelect: (id) => this.setLeaf(id, true),
+      onSelect: (id) => {
+        this.setLeaf(id, true);
+        this.#paneTabs?.followLeaf();
+      },
     });
     this.#leafLabel = el("code", { attrs: { id: "current-leaf" } });
     this.#tabs = {
@@ -167,6 +172,12 @@ export class SessionPage {
         ),
       ),
     );
+    this.#paneTabs = new PaneTabs(
+      this.element,
+      tab === "usage" ? "usage" : "context",
+      (pane) => this.setTab(pane === "usage" ? "usage" : "context", true),
+    );
+    this.element.querySelector(".session-body")!.before(this.#paneTabs.element);
     void this.#renderRight();
     void this.#tree.reveal(leafId ?? "");
   }
@@ -188,6 +199,7 @@ export class SessionPage {
   /** Scroll to and highlight an entry of the current branch (and its tree row). */
   focus(entryId: string): void {
     this.#focus = entryId;
+    this.#paneTabs?.showOnSmallScreen("raw"); // where the entry is highlighted
     void this.#tree.reveal(entryId);
     if (this.#raw?.element.isConnected) void this.#raw.reveal(entryId);
   }
@@ -196,6 +208,8 @@ export class SessionPage {
   setTab(tab: SessionTab, fromUser = false): void {
     if (tab === this.#tab) return;
     this.#tab = tab;
+    if (tab === "usage") this.#paneTabs?.show("usage");
+    else if (this.element.dataset.pane === "usage") this.#paneTabs?.show("context");
     if (fromUser) this.actions.navigate(this.#leafId, tab);
     void this.#renderRight();
   }

@@ -7,9 +7,31 @@
  * @module
  */
 import type { ContextItemView, ContextPageView } from "../types.ts";
+import { isVerbatimCompaction } from "../../src/projection.ts";
+import type { SessionEntry } from "../../src/schema.ts";
 import { contentText, describeMessage, oneLine } from "./describe.ts";
 
 type Json = Record<string, unknown>;
+
+/** The `derived` mark of the summary item an older agent sent in place of earlier entries. */
+export const OLDER_AGENT_SUMMARY = "older-agent-summary";
+
+/** The mark of a retired summary compaction (inert in format 4). */
+export const RETIRED_FLAG = "retired summary compaction";
+
+/**
+ * Whether an entry is a retired summary compaction: a `compaction` that is not verbatim.
+ *
+ * @example
+ * ```ts
+ * import { isRetiredCompaction } from "./context_page.ts";
+ * isRetiredCompaction({ type: "compaction", id: "c", parentId: null, timestamp: "", summary: "s" }); // true
+ * ```
+ */
+export function isRetiredCompaction(entry: unknown): boolean {
+  if (!entry || typeof entry !== "object" || (entry as Json).type !== "compaction") return false;
+  return !isVerbatimCompaction(entry as SessionEntry);
+}
 
 /** Longest system prompt text sent to the page. */
 const SYSTEM_TEXT_LIMIT = 20_000;
@@ -30,6 +52,8 @@ export function itemFlags(item: Json): string[] {
           ? "compaction boundary"
           : value === "interrupted-tool-result"
           ? "synthetic interrupted result"
+          : value === OLDER_AGENT_SUMMARY
+          ? "summary as the older agent sent it"
           : `derived: ${oneLine(String(value), 60)}`,
       );
     } else if (key === "edited" && value && typeof value === "object") {
@@ -44,6 +68,8 @@ export function itemFlags(item: Json): string[] {
       flags.push(`${key}: ${oneLine(String(value), 60)}`);
     } else if (value !== false && value !== null) flags.push(key);
   }
+  // The record is kept for the record but changes nothing: say so where it sits.
+  if (!item.derived && isRetiredCompaction(item.sourceEntry)) flags.push(RETIRED_FLAG);
   return flags;
 }
 
