@@ -258,47 +258,26 @@ for (const launcher of launchers) {
 // over the same files for comparison (one query per kind: a scan of 10,000 files is slow),
 // and appends with the index on vs off.
 if (wants("search") && runtimes.includes("deno")) {
-  const targets: [string, string, string | undefined][] = [
-    ...SIZES.folders.map((n) =>
-      [`${n} sessions`, folders.get(n)!.dir, folderDbs.get(n)] as [
-        string,
-        string,
-        string | undefined,
-      ]
-    ),
+  type Target = [subject: string, source: string, sqliteDb: string | undefined];
+  const targets: Target[] = [
+    ...SIZES.folders.map((n): Target => [`${n} sessions`, folders.get(n)!.dir, folderDbs.get(n)]),
     [`${SIZES.big} entries`, sessions.get(SIZES.big)!.dir, sessionDbs.get(SIZES.big)],
   ];
   for (const [subject, source, sqliteDb] of targets) {
+    // One measured round of 100 queries (the case warms up on one query per kind).
     const params = { source, sqliteDb, mode: "fts" };
-    const runs = smoke ? 1 : 3;
-    await run(denoLauncher, "search", subject, {
-      mode: "time",
-      case: "search",
-      params,
-      warmup: 1,
-      runs,
-    }, 900_000);
-    const scan = { source, mode: "scan" };
-    await run(denoLauncher, "search", subject, {
-      mode: "time",
-      case: "search",
-      params: scan,
-      warmup: 0,
-      runs: 1,
-    }, 900_000);
+    const fts: ChildJob = { mode: "time", case: "search", params, warmup: 0, runs: 1 };
+    await run(denoLauncher, "search", subject, fts, 900_000);
+    const scan: ChildJob = { mode: "time", case: "search", params: { source, mode: "scan" } };
+    await run(denoLauncher, "search", subject, { ...scan, warmup: 0, runs: 1 }, 900_000);
   }
   const baseDb = folderDbs.get(SIZES.folders[0]);
-  if (baseDb) {
+  for (const durability of baseDb ? ["default", "relaxed"] : []) {
     const [warmup, runs] = smoke ? [1, 2] : [1, 3];
     const tmpDir = `${REPO}dist/bench-data/tmp-search-append`;
-    const params = { baseDb, tmpDir, appends: SIZES.appends, rounds: warmup + runs };
-    await run(denoLauncher, "search", `${SIZES.appends} appends`, {
-      mode: "time",
-      case: "search-append",
-      params,
-      warmup,
-      runs,
-    });
+    const params = { baseDb, tmpDir, appends: SIZES.appends, rounds: warmup + runs, durability };
+    const job: ChildJob = { mode: "time", case: "search-append", params, warmup, runs };
+    await run(denoLauncher, "search", `${SIZES.appends} appends, ${durability}`, job);
   }
 }
 
