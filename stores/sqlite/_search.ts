@@ -71,7 +71,11 @@ export class SqliteSearchIndex {
   readonly #exec: (sql: string) => void;
   readonly #transaction: <T>(fn: () => T) => T;
 
-  constructor(connection: SearchConnection) {
+  readonly #deferAbove: number;
+
+  /** `deferAbove`: writes of more entries only mark the session pending. */
+  constructor(connection: SearchConnection, deferAbove = Infinity) {
+    this.#deferAbove = deferAbove;
     this.#statement = connection.statement;
     this.#exec = connection.exec;
     this.#transaction = connection.transaction;
@@ -152,12 +156,14 @@ export class SqliteSearchIndex {
   }
 
   /**
-   * Index entries just inserted at `firstSeq...`. Never throws for an indexing failure:
+   * Index entries just inserted at `firstSeq...` (or, more than `deferAbove` of them, mark
+   * the session pending). Never throws for an indexing failure:
    * the index's part is undone and the session marked pending (the entries stay). Only a
    * failure to mark it pending throws, failing the whole write.
    */
   add(sessionId: string, firstSeq: number, entries: readonly SessionEntry[]): void {
     if (entries.length === 0 || this.isPending(sessionId)) return;
+    if (entries.length > this.#deferAbove) return this.markPending(sessionId);
     this.#exec("SAVEPOINT search_index");
     try {
       this.#insert(sessionId, firstSeq, entries);
