@@ -69,7 +69,7 @@ export async function runBrowserBench(data: SessionData): Promise<Row[]> {
         const page = await browser.newPage();
         await page.goto(`${server.url}/bench_page.html?file=session.jsonl&size=${data.bytes}`);
         await page.waitForFunction("globalThis.__benchResult !== undefined", undefined, {
-          timeout: 240_000,
+          timeout: 600_000, // import + the first search, which builds the deferred index
           polling: 500,
         });
         const result = await page.evaluate<PageResult>("globalThis.__benchResult");
