@@ -23,12 +23,26 @@ import {
 } from "./cases/stores.ts";
 import type { BenchCase, Facts } from "./cases/types.ts";
 import { protoCase } from "./proto/case.ts";
+import {
+  searchAppendCase,
+  type SearchAppendParams,
+  searchCase,
+  type SearchParams,
+} from "./cases/search.ts";
 import { collectGarbage, gcExposed, memoryStatus, resetPeak, runtimeName } from "./rt.ts";
 
 /** What the parent asks for. */
 export interface ChildJob {
   mode: "time" | "mem" | "prepare";
-  case: "open" | "listing" | "append" | "import" | "prepare-sqlite" | "proto";
+  case:
+    | "open"
+    | "listing"
+    | "append"
+    | "import"
+    | "prepare-sqlite"
+    | "proto"
+    | "search"
+    | "search-append";
   params: Record<string, unknown>;
   warmup?: number;
   runs?: number;
@@ -69,6 +83,10 @@ async function makeCase(job: ChildJob): Promise<BenchCase> {
       return await importCase(job.params as { folder: string; tmpDir: string });
     case "proto":
       return await protoCase(job.params as unknown as OpenParams);
+    case "search":
+      return await searchCase(job.params as unknown as SearchParams);
+    case "search-append":
+      return await searchAppendCase(job.params as unknown as SearchAppendParams);
     default:
       throw new Error(`unknown case ${job.case}`);
   }

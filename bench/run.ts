@@ -5,7 +5,7 @@
  * code is non-zero only when something crashed.
  *
  * Flags: `--smoke` (smallest sizes, seconds; results go to bench/results/tmp/),
- * `--only=open,listing,append,import,memory,browser` (sections; also results to tmp/),
+ * `--only=open,listing,append,import,memory,search,browser` (sections; also results to tmp/),
  * `--runtimes=deno,node` (default both in a full run, deno for smoke), `--no-browser`,
  * `--write` (write latest.json/README even with --only), `--seed=N`.
  * @module
@@ -251,6 +251,33 @@ for (const launcher of launchers) {
       warmup: 0, // I/O-bound (one fsync per session): nothing to warm up
       runs: smoke ? 1 : 2,
     });
+  }
+}
+
+// Search (issue 14, Deno only): the index over each folder and the large session, the scan
+// over the same files for comparison (one query per kind: a scan of 10,000 files is slow),
+// and appends with the index on vs off.
+if (wants("search") && runtimes.includes("deno")) {
+  type Target = [subject: string, source: string, sqliteDb: string | undefined];
+  const targets: Target[] = [
+    ...SIZES.folders.map((n): Target => [`${n} sessions`, folders.get(n)!.dir, folderDbs.get(n)]),
+    [`${SIZES.big} entries`, sessions.get(SIZES.big)!.dir, sessionDbs.get(SIZES.big)],
+  ];
+  for (const [subject, source, sqliteDb] of targets) {
+    // One measured round of 100 queries (the case warms up on one query per kind).
+    const params = { source, sqliteDb, mode: "fts" };
+    const fts: ChildJob = { mode: "time", case: "search", params, warmup: 0, runs: 1 };
+    await run(denoLauncher, "search", subject, fts, 900_000);
+    const scan: ChildJob = { mode: "time", case: "search", params: { source, mode: "scan" } };
+    await run(denoLauncher, "search", subject, { ...scan, warmup: 0, runs: 1 }, 900_000);
+  }
+  const baseDb = folderDbs.get(SIZES.folders[0]);
+  for (const durability of baseDb ? ["default", "relaxed"] : []) {
+    const [warmup, runs] = smoke ? [1, 2] : [1, 3];
+    const tmpDir = `${REPO}dist/bench-data/tmp-search-append`;
+    const params = { baseDb, tmpDir, appends: SIZES.appends, rounds: warmup + runs, durability };
+    const job: ChildJob = { mode: "time", case: "search-append", params, warmup, runs };
+    await run(denoLauncher, "search", `${SIZES.appends} appends, ${durability}`, job);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Row } from "./jobs.ts";
 import type { ResultsFile } from "./report.ts";
+import { SEARCH_TABLE_HEAD, searchTable } from "./search_targets.ts";
 
 const fmtMs = (value: number | undefined) =>
   value === undefined ? "–" : value >= 100 ? `${value.toFixed(0)} ms` : `${value.toFixed(1)} ms`;
@@ -235,6 +236,15 @@ export function renderTables(file: ResultsFile): string {
         }),
       ),
     );
+  }
+  const search = searchTable(rows);
+  if (search.length) {
+    out.push(
+      "",
+      "**Search (SQLite FTS5 index; JSONL scan for comparison), deno** (p50 per kind)",
+      "",
+    );
+    out.push(table(SEARCH_TABLE_HEAD, search));
   }
   const browser = rows.filter((r) => r.section === "browser");
   if (browser.length) {

@@ -6,6 +6,8 @@
  */
 import type { SessionData } from "./generate.ts";
 import type { Row } from "./jobs.ts";
+import { searchTargets } from "./search_targets.ts";
+import { browserImportTargets } from "./browser/targets.ts";
 
 /** One target, measured. */
 export interface Evaluation {
@@ -184,6 +186,7 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
       );
     }
   }
+  out.push(...searchTargets(rows), ...browserImportTargets(rows));
   const tasks = rows.filter((r) =>
     r.section === "browser" && r.name.endsWith("longest main-thread task")
   );

@@ -10,8 +10,8 @@ import { InvalidArgumentError, SessionFormatError, SessionNotFoundError } from "
 import type { SessionEntry } from "./schema.ts";
 import {
   foldSearchText,
-  matchFolded,
   parseSearchQuery,
+  scoreFolded,
   type SearchQuery,
   searchSnippet,
 } from "./search_query.ts";
@@ -199,14 +199,14 @@ export function searchEntries(
     if (typeof entry.id !== "string") continue;
     for (const field of searchFields(entry)) {
       if (!prepared.roles.has(field.role)) continue;
-      const match = matchFolded(foldSearchText(field.text).text, prepared.query);
-      if (!match || !top.wants(match.score)) continue;
+      const score = scoreFolded(foldSearchText(field.text).text, prepared.query);
+      if (score === null || !top.wants(score)) continue;
       top.offer({
         sessionId,
         entryId: entry.id,
         role: field.role,
         timestamp: String(entry.timestamp),
-        score: match.score,
+        score,
         text: field.text,
       });
     }

@@ -177,6 +177,32 @@ export interface TextMatch {
  */
 export function matchFolded(text: string, query: SearchQuery): TextMatch | null {
   const ranges: [number, number][] = [];
+  const score = scoreTerms(text, query, ranges);
+  return score === null ? null : { score, ranges: mergeRanges(ranges) };
+}
+
+/**
+ * The score {@link matchFolded} gives, or `null` for no match, without the ranges: a term
+ * stops being searched once its part of the score cannot grow (5 occurrences, both
+ * bonuses), so a common word in a long text costs a few matches, not every one. What an
+ * index's candidates and the scan are ranked by; snippets are made for the kept few.
+ *
+ * @example
+ * ```ts
+ * import { parseSearchQuery, scoreFolded } from "./search_query.ts";
+ * scoreFolded("the the the the the the", parseSearchQuery("the")); // 21
+ * ```
+ */
+export function scoreFolded(text: string, query: SearchQuery): number | null {
+  return scoreTerms(text, query);
+}
+
+/** Score every term; collects ranges into `ranges` when given (else stops early). */
+function scoreTerms(
+  text: string,
+  query: SearchQuery,
+  ranges?: [number, number][],
+): number | null {
   let score = 0;
   for (let t = 0; t < query.terms.length; t++) {
     const term = query.terms[t];
@@ -192,17 +218,18 @@ export function matchFolded(text: string, query: SearchQuery): TextMatch | null 
     for (const found of text.matchAll(pattern)) {
       const start = found.index;
       const end = start + found[0].length;
-      ranges.push([start, end]);
+      ranges?.push([start, end]);
       count++;
       const before = !isWordChar(text, start - 1);
       startsWord ||= before;
       wholeWord ||= before && !isWordChar(text, end);
       if (count >= 1000) break; // enough for ranges and score; a pathological text stops here
+      if (!ranges && count >= 5 && wholeWord) break; // the term's score is at its maximum
     }
     if (count === 0) return null;
     score += 10 + Math.min(count, 5) + (startsWord ? 3 : 0) + (wholeWord ? 3 : 0);
   }
-  return { score, ranges: mergeRanges(ranges) };
+  return score;
 }
 
 function isWordChar(text: string, at: number): boolean {

@@ -16,6 +16,8 @@ export interface Page {
     options: { timeout: number; polling: number },
   ): Promise<unknown>;
   evaluate<T>(fn: string | (() => T)): Promise<T>;
+  click(selector: string): Promise<void>;
+  waitForSelector(selector: string, options: { timeout: number }): Promise<unknown>;
 }
 
 /** What the browser test harness exports. */

@@ -2,7 +2,7 @@
  * The SQLite store's search index: an FTS5 table with the `trigram` tokenizer (substring
  * matching, so CJK and parts of identifiers are found; present in node:sqlite,
  * better-sqlite3 and sqlite-wasm) over the case-folded texts of `search_text.ts`, one row
- * per role of an entry. The index only narrows candidates: `matchFolded` decides and
+ * per role of an entry. The index only narrows candidates: `scoreFolded` decides and
  * scores every one, so hits equal those of the scan (`scanSearch`) on the same data.
  *
  * Tables (schema step 5, `_schema.ts`):
@@ -30,7 +30,7 @@ import {
   TopHits,
 } from "../../src/search.ts";
 import { type LoadedSession, throwIfAborted } from "../../src/store.ts";
-import { foldSearchText, matchFolded } from "../../src/search_query.ts";
+import { foldSearchText, scoreFolded } from "../../src/search_query.ts";
 import { searchFields } from "../../src/search_text.ts";
 import type { SqliteStatement, SqliteValue } from "./_schema.ts";
 
@@ -71,7 +71,11 @@ export class SqliteSearchIndex {
   readonly #exec: (sql: string) => void;
   readonly #transaction: <T>(fn: () => T) => T;
 
-  constructor(connection: SearchConnection) {
+  readonly #deferAbove: number;
+
+  /** `deferAbove`: writes of more entries only mark the session pending. */
+  constructor(connection: SearchConnection, deferAbove = Infinity) {
+    this.#deferAbove = deferAbove;
     this.#statement = connection.statement;
     this.#exec = connection.exec;
     this.#transaction = connection.transaction;
@@ -152,12 +156,14 @@ export class SqliteSearchIndex {
   }
 
   /**
-   * Index entries just inserted at `firstSeq...`. Never throws for an indexing failure:
+   * Index entries just inserted at `firstSeq...` (or, more than `deferAbove` of them, mark
+   * the session pending). Never throws for an indexing failure:
    * the index's part is undone and the session marked pending (the entries stay). Only a
    * failure to mark it pending throws, failing the whole write.
    */
   add(sessionId: string, firstSeq: number, entries: readonly SessionEntry[]): void {
     if (entries.length === 0 || this.isPending(sessionId)) return;
+    if (entries.length > this.#deferAbove) return this.markPending(sessionId);
     this.#exec("SAVEPOINT search_index");
     try {
       this.#insert(sessionId, firstSeq, entries);
@@ -231,7 +237,7 @@ export class SqliteSearchIndex {
   /**
    * Offer every indexed text that can match into `top`. FTS narrows by the query's words
    * of three or more characters; a query with none reads the texts containing its longest
-   * word (instr), then {@link matchFolded} checks each one exactly.
+   * word (instr), then {@link scoreFolded} checks each one exactly.
    */
   collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>): void {
     const positive = prepared.query.terms.filter((term) => !term.exclude);
@@ -264,14 +270,14 @@ export class SqliteSearchIndex {
       let ok = listable.get(sessionId);
       if (ok === undefined) listable.set(sessionId, ok = this.#listable(sessionId));
       if (!ok) continue;
-      const match = matchFolded(String(row.text), prepared.query);
-      if (!match || !top.wants(match.score)) continue;
+      const score = scoreFolded(String(row.text), prepared.query);
+      if (score === null || !top.wants(score)) continue;
       top.offer({
         sessionId,
         entryId: String(row.entry_id),
         role: row.role as SearchCandidate["role"],
         timestamp: String(row.ts),
-        score: match.score,
+        score,
         ref: { seq: Number(row.seq) },
       });
     }

@@ -100,6 +100,13 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** `PRAGMA synchronous` (`"FULL"`, `"NORMAL"`, ...); default: SQLite's own (FULL). */
   synchronous?: string | null;
+  /**
+   * A write of more entries than this (an import) leaves the session's search index to be
+   * built before the next search, as a migrated database's sessions are, instead of in the
+   * write: indexing was most of the time of importing a large session into sqlite-wasm.
+   * Hits stay the same. Default: every write indexes its entries.
+   */
+  deferSearchIndexAbove?: number;
 }
 
 interface EntryRow {
@@ -182,7 +189,7 @@ export class SqliteSessionStore implements BranchLoadingStore {
       statement: (sql) => this.#statement(sql),
       exec: (sql) => db.exec(sql),
       transaction: (fn) => sqliteTransaction(db, fn),
-    });
+    }, options.deferSearchIndexAbove);
     const { journalMode = "WAL", busyTimeoutMs = 5000, synchronous = null } = options;
     // busy_timeout first: switching to WAL and migrating may wait for another process.
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);

@@ -65,6 +65,8 @@ export interface SqliteWasmStoreOptions {
    * fails with `SessionStorageError` (a viewer can fall back to IndexedDB).
    */
   poolTimeoutMs?: number;
+  /** See `SqliteStoreOptions.deferSearchIndexAbove` (default: every write indexes). */
+  deferSearchIndexAbove?: number;
 }
 
 /**
@@ -250,8 +252,8 @@ async function resolveVfs(sqlite3: Sqlite3Static, vfs: SqliteWasmVfs = "auto") {
 /** A SQLite store that also gives its sahpool handles back when closed. */
 class SqliteWasmSessionStore extends SqliteSessionStore {
   readonly #onClose: () => void;
-  constructor(db: SqliteDatabase, onClose: () => void) {
-    super(db, { journalMode: null });
+  constructor(db: SqliteDatabase, onClose: () => void, deferSearchIndexAbove?: number) {
+    super(db, { journalMode: null, deferSearchIndexAbove });
     this.#onClose = onClose;
   }
   override async close(): Promise<void> {
@@ -284,21 +286,25 @@ export async function openSqliteWasmStore(
     const vfs = await resolveVfs(sqlite3, options.vfs);
     if (vfs === "opfs") {
       const db = new sqlite3.oo1.OpfsDb(filename, "c");
-      return openOrClose(db, () => {});
+      return openOrClose(db, () => {}, options.deferSearchIndexAbove);
     }
     const timeoutMs = options.poolTimeoutMs ?? 10_000;
     const pool = await sahPool(sqlite3, options.poolDirectory, timeoutMs);
     return await withPool(pool, timeoutMs, async (done) => {
       // A database and its journal each take a pool slot; grow before opening, not during.
       await pool.util.reserveMinimumCapacity(Number(pool.util.getFileCount()) + 4);
-      return openOrClose(new pool.util.OpfsSAHPoolDb(filename), done);
+      return openOrClose(
+        new pool.util.OpfsSAHPoolDb(filename),
+        done,
+        options.deferSearchIndexAbove,
+      );
     });
   });
 }
 
-function openOrClose(db: Database, onClose: () => void): SqliteSessionStore {
+function openOrClose(db: Database, onClose: () => void, deferAbove?: number): SqliteSessionStore {
   try {
-    return new SqliteWasmSessionStore(oo1Database(db), onClose);
+    return new SqliteWasmSessionStore(oo1Database(db), onClose, deferAbove);
   } catch (error) {
     db.close();
     onClose();

@@ -1,6 +1,7 @@
 /**
  * The SQLite search index beyond the conformance suite, in every SQLite runtime: a failure
- * to index never loses the entry, existing databases get an index on upgrade, a rebuilt
+ * to index never loses the entry, large writes can leave indexing to the next search,
+ * existing databases get an index on upgrade, a rebuilt
  * index equals the incrementally kept one, and FTS hits equal the scan's on varied data
  * without loading sessions.
  */
@@ -148,6 +149,32 @@ export function searchCases(t: Test, runtime: SqliteTestRuntime): void {
       });
     },
   );
+
+  t("a write above deferSearchIndexAbove is indexed by the next search, same hits", async () => {
+    await withDatabase(runtime, async ({ path }) => {
+      const store = await runtime.openStore(path, { deferSearchIndexAbove: 2 });
+      const raw = runtime.openRaw(path);
+      try {
+        const entries = ["a token", "refreshToken", "no match"].map((text, i) =>
+          say(`e${i}`, i ? `e${i - 1}` : null, text, i)
+        );
+        await store.create(header("big"), entries); // 3 > 2: deferred
+        await store.create(header("small"), entries.slice(0, 2)); // indexed in the write
+        assertEquals(pending(raw), ["big"]);
+        assertEquals(indexRows(raw).length, 2, "only the small session's rows");
+        await store.append("big", [say("e3", "e2", "token again", 3)]);
+        assertEquals(indexRows(raw).length, 2, "a pending session's appends wait too");
+        const hits = await store.search("token");
+        assertEquals(pending(raw), [], "the search indexed it first");
+        assertEquals(indexRows(raw).length, 6);
+        assertEquals(hits, await scanSearch(store, "token"));
+        assertEquals(hits.filter((h) => h.sessionId === "big").length, 3);
+      } finally {
+        await store.close();
+        raw.close();
+      }
+    });
+  });
 
   t("FTS hits equal the scan's on varied data, without loading a session", async () => {
     await withDatabase(runtime, async ({ store }) => {

@@ -14,7 +14,7 @@ import {
   type SessionEntry,
   SessionManager,
 } from "../../core.ts";
-import { foldSearchText, matchFolded } from "../../src/search_query.ts";
+import { foldSearchText, matchFolded, scoreFolded } from "../../src/search_query.ts";
 
 const terms = (query: string) =>
   parseSearchQuery(query).terms.map((t) => `${t.exclude ? "-" : ""}${t.kind}:${t.text}`);
@@ -114,4 +114,34 @@ test("a cancelled scan stops loading sessions", async () => {
   assert.equal(loads, 2, "no session loaded after the abort");
   const hits: SearchHit[] = await SessionManager.search("needle", store, { cwd: "/p" });
   assert.equal(hits.length, 5);
+});
+
+test("the score-only matcher ranks exactly as the full match (it only stops sooner)", () => {
+  const texts = [
+    "the theme: the other the. the! the; the_x the",
+    `${"token ".repeat(40)}refreshToken tokens`,
+    "refreshtoken refreshtokens xrefreshtoken",
+    "東京 東京都 京都 東",
+    "log logger catalog log-in log_file",
+    "one line\none\tline one-line",
+    "",
+  ];
+  const queries = [
+    "the",
+    "tok*",
+    "token",
+    "refreshtok",
+    "東京",
+    "log*",
+    '"one line"',
+    "the -x",
+    "a",
+  ];
+  for (const text of texts) {
+    for (const query of queries) {
+      const parsed = parseSearchQuery(query);
+      const folded = foldSearchText(text).text;
+      assert.equal(scoreFolded(folded, parsed), matchFolded(folded, parsed)?.score ?? null);
+    }
+  }
 });

@@ -26,6 +26,11 @@ export interface OpenedStorage {
 
 /** SQLite database file of the viewer (in OPFS). */
 export const VIEWER_SQLITE_FILE = "/mu-sessions-viewer.sqlite3";
+/**
+ * Imports of more entries leave search indexing to the first search: trigram indexing
+ * was most of the time of importing a large session (100k entries: ~85 % of the insert).
+ */
+const DEFER_SEARCH_INDEX_ABOVE = 1000;
 /** IndexedDB database of the viewer (used when OPFS SQLite cannot open). */
 export const VIEWER_IDB_NAME = "mu-sessions-viewer";
 
@@ -45,7 +50,11 @@ export function storageCandidates(): StorageCandidate[] {
         throw new Error("OPFS is not available in this browser");
       }
       sqlite.kind = await sqliteKind();
-      return await openSqliteWasmStore({ vfs: "auto", filename: VIEWER_SQLITE_FILE });
+      return await openSqliteWasmStore({
+        vfs: "auto",
+        filename: VIEWER_SQLITE_FILE,
+        deferSearchIndexAbove: DEFER_SEARCH_INDEX_ABOVE,
+      });
     },
   };
   return [

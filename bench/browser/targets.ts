@@ -1,0 +1,69 @@
+/**
+ * Issue 12's browser rows: the viewer imports the 231 MB session into OPFS SQLite at
+ * ≥ 40 MB/s with no main-thread task ≥ 50 ms, and opening the imported session shows its
+ * first context page in < 500 ms.
+ * @module
+ */
+import type { Row } from "../jobs.ts";
+import type { Evaluation } from "../targets.ts";
+
+/** Evaluations of the viewer's browser rows (none when the section did not run). */
+export function browserImportTargets(rows: Row[]): Evaluation[] {
+  const out: Evaluation[] = [];
+  const find = (name: string) => rows.find((r) => r.section === "browser" && r.name === name);
+  const add = (
+    row: Row | undefined,
+    id: string,
+    label: string,
+    target: string,
+    value: number | undefined,
+    met: (value: number) => boolean,
+    measured: (value: number) => string,
+  ) => {
+    if (!row) return;
+    out.push({
+      id,
+      label,
+      runtime: "chromium",
+      subject: row.subject,
+      target,
+      value,
+      measured: value === undefined
+        ? row.error ?? row.unavailable ?? "not measured"
+        : measured(value),
+      met: value === undefined ? null : met(value),
+    });
+  };
+  const imported = find("viewer import (web/, OPFS SQLite)");
+  const mbPerS = typeof imported?.facts?.mbPerS === "number" ? imported.facts.mbPerS : undefined;
+  add(
+    imported,
+    "viewer-import-rate",
+    "Viewer import into OPFS SQLite (issue 12)",
+    "≥ 40 MB/s",
+    mbPerS,
+    (v) => v >= 40,
+    (v) => `${v.toFixed(1)} MB/s (${((imported?.medianMs ?? 0) / 1000).toFixed(1)} s)`,
+  );
+  const task = find("viewer: longest main-thread task");
+  add(
+    task,
+    "viewer-import-task-50",
+    "Viewer import: no main-thread task ≥ 50 ms (issue 12)",
+    "< 50 ms",
+    task?.medianMs,
+    (v) => v < 50,
+    (v) => v > 0 ? `${v.toFixed(0)} ms` : "no task ≥ 50 ms",
+  );
+  const opened = find("viewer: open the imported session, first context page");
+  add(
+    opened,
+    "viewer-open-imported",
+    "Viewer: open the imported 100k session, first context page (issue 12)",
+    "< 500 ms",
+    opened?.medianMs,
+    (v) => v < 500,
+    (v) => `${v.toFixed(0)} ms`,
+  );
+  return out;
+}
