@@ -149,62 +149,77 @@ function json(status: number, body: unknown, extra: HeadersInit = {}): Response 
   return new Response(JSON.stringify(body), { status, headers: jsonHeaders(extra) });
 }
 
+/** How a body read ends badly: the status for a stall and for a failed read. */
+interface BodyFailures {
+  /** The answer when the whole body has not arrived within the time limit. */
+  timeout: (ms: number) => HttpError;
+  /** The answer when reading fails (a reset connection); `undefined` rethrows as it is. */
+  readFailed?: (error: unknown) => HttpError;
+}
+
+const POSTED_BODY: BodyFailures = {
+  timeout: (ms) => new HttpError(408, "RequestTimeout", `the body did not arrive within ${ms} ms`),
+};
+
+const FETCHED_BODY: BodyFailures = {
+  timeout: (ms) =>
+    new HttpError(502, "FetchFailed", `the session body did not arrive within ${ms} ms`),
+  readFailed: (error) =>
+    new HttpError(
+      502,
+      "FetchFailed",
+      `reading the session body failed: ${(error as Error)?.message ?? String(error)}`,
+    ),
+};
+
 /**
- * Pass bytes through, failing with 413 past `maxBytes` and, with `timeoutMs`, with 408 when
- * the whole body has not arrived in time (a trickling body would otherwise hold the
- * connection with no answer). Either way the source is cancelled at once, so nothing more
- * of a refused body is read.
+ * The body's chunks, counted with a plain reader loop: past `maxBytes` it fails with 413
+ * and, with `timeoutMs`, when the whole body has not arrived in time (a trickling body
+ * would otherwise hold the connection with no answer). Either way the source is cancelled
+ * at once, so nothing more of a refused body is read. A generator, not a `new
+ * ReadableStream` or a `TransformStream` with a transformer: Workers before compatibility
+ * date 2022-11-30 have neither (the stream constructor throws, a transformer is ignored).
  */
-function guardBody(
+async function* guardBody(
   stream: ReadableStream<Uint8Array>,
   maxBytes: number,
+  failures: BodyFailures,
   timeoutMs?: number,
-): ReadableStream<Uint8Array> {
+): AsyncGenerator<Uint8Array> {
   const reader = stream.getReader();
   let seen = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let refused: HttpError | undefined;
   const refuse = (error: HttpError) => {
     refused ??= error;
-    clearTimeout(timer);
     reader.cancel(error).catch(() => {});
+    return error;
   };
-  return new ReadableStream<Uint8Array>({
-    start() {
-      if (timeoutMs === undefined) return;
-      timer = setTimeout(
-        () =>
-          refuse(
-            new HttpError(408, "RequestTimeout", `the body did not arrive within ${timeoutMs} ms`),
-          ),
-        timeoutMs,
-      );
-    },
-    async pull(controller) {
+  const timer = timeoutMs === undefined
+    ? undefined
+    : setTimeout(() => refuse(failures.timeout(timeoutMs)), timeoutMs);
+  try {
+    while (true) {
       let result;
       try {
         result = await reader.read();
       } catch (error) {
-        clearTimeout(timer);
-        return controller.error(refused ?? error);
+        throw refused ?? failures.readFailed?.(error) ?? error;
       }
-      if (refused) return controller.error(refused);
-      if (result.done) {
-        clearTimeout(timer);
-        return controller.close();
-      }
+      if (refused) throw refused;
+      if (result.done) return;
       seen += result.value.byteLength;
       if (seen > maxBytes) {
-        refuse(new HttpError(413, "PayloadTooLarge", `session is larger than ${maxBytes} bytes`));
-        return controller.error(refused);
+        throw refuse(
+          new HttpError(413, "PayloadTooLarge", `session is larger than ${maxBytes} bytes`),
+        );
       }
-      controller.enqueue(result.value);
-    },
-    cancel(reason) {
-      clearTimeout(timer);
-      return reader.cancel(reason);
-    },
-  });
+      yield result.value;
+    }
+  } finally {
+    clearTimeout(timer);
+    // Stopped early (a format error): the rest is not wanted.
+    if (!refused) reader.cancel().catch(() => {});
+  }
 }
 
 async function fetchSession(
@@ -309,7 +324,7 @@ export function createProjectionHandler(
         await request.body?.cancel().catch(() => {});
         throw new HttpError(503, "Busy", "too many sessions are being projected; retry shortly");
       }
-      let body: ReadableStream<Uint8Array>;
+      let body: AsyncIterable<Uint8Array>;
       if (request.method === "POST") {
         if (target !== null) {
           throw new HttpError(400, "BadRequest", "send either a JSONL body or ?url=, not both");
@@ -324,7 +339,7 @@ export function createProjectionHandler(
             `session is larger than ${settings.maxBytes} bytes`,
           );
         }
-        body = guardBody(request.body, settings.maxBytes, settings.bodyTimeoutMs);
+        body = guardBody(request.body, settings.maxBytes, POSTED_BODY, settings.bodyTimeoutMs);
       } else {
         if (target === null) {
           throw new HttpError(
@@ -333,7 +348,8 @@ export function createProjectionHandler(
             "POST a session JSONL body, or GET with ?url=<exported session>",
           );
         }
-        body = guardBody(await fetchSession(target, settings), settings.maxBytes);
+        const fetched = await fetchSession(target, settings);
+        body = guardBody(fetched, settings.maxBytes, FETCHED_BODY, settings.timeoutMs);
       }
       // Projection only: keeping each line's text for re-serialising would double memory.
       const parsed = await parseSessionJsonl(body, {
