@@ -13,7 +13,7 @@
  *   (server-side request forgery). By default only `https:` URLs on the default port,
  *   without credentials, whose host is not `localhost` or a loopback/private/link-local
  *   IP literal are fetched; redirects are not followed; request headers and cookies are
- *   never forwarded; the body is capped ({@link DEFAULT_MAX_BYTES}) and the fetch times
+ *   never forwarded; the body is capped ({@link defaultMaxBytes}) and the fetch times
  *   out. A host *name* that resolves to a private address cannot be detected with
  *   web-standard APIs: in production pass `allowUrl` with an allowlist of hosts, or
  *   `allowUrl: () => false` to turn `?url=` off.
@@ -55,7 +55,8 @@ import { isPublicHttpsUrl } from "./_url_guard.ts";
 export { isPublicHttpsUrl };
 
 /**
- * Largest session accepted by default (bytes of JSONL).
+ * Largest session accepted by default where memory is not capped at 128 MB (Deno Deploy,
+ * Deno, Node, Bun): bytes of JSONL. See {@link defaultMaxBytes} for the per-platform default.
  *
  * @example
  * ```ts
@@ -64,6 +65,39 @@ export { isPublicHttpsUrl };
  * ```
  */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Largest session accepted by default on a 128 MB isolate (Cloudflare Workers, Vercel Edge
+ * Functions): the worst case measured is a session of tiny entries, whose objects take
+ * about 3 times its bytes; at this size it projects under a 128 MB heap, at twice it does
+ * not (the isolate dies). Larger sessions are refused with a JSON 413 first.
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, EDGE_MAX_BYTES } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({ maxBytes: EDGE_MAX_BYTES });
+ * ```
+ */
+export const EDGE_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The `maxBytes` used when none is given: {@link EDGE_MAX_BYTES} in workerd (Cloudflare,
+ * told by its `WebSocketPair` global, present on every compatibility date) and in Vercel's
+ * edge runtime (its `EdgeRuntime` global), {@link DEFAULT_MAX_BYTES} elsewhere.
+ *
+ * @example
+ * ```ts
+ * import { defaultMaxBytes } from "@mu/sessions/edge";
+ * defaultMaxBytes(); // 67108864 under Deno, 33554432 in a Cloudflare Worker
+ * ```
+ */
+export function defaultMaxBytes(): number {
+  const global = globalThis as { WebSocketPair?: unknown; EdgeRuntime?: unknown };
+  const smallIsolate = typeof global.WebSocketPair === "function" ||
+    typeof global.EdgeRuntime === "string";
+  return smallIsolate ? EDGE_MAX_BYTES : DEFAULT_MAX_BYTES;
+}
+
 /**
  * Default limit for a `?url=` fetch, headers and body (ms).
  *
@@ -115,7 +149,7 @@ export interface ProjectionHandlerOptions {
   allowUrl?: (url: URL) => boolean | Promise<boolean>;
   /** The fetch used for `?url=` (default `globalThis.fetch`). */
   fetch?: typeof fetch;
-  /** Largest body or fetched file, in bytes (default {@link DEFAULT_MAX_BYTES}). */
+  /** Largest body or fetched file, in bytes (default {@link defaultMaxBytes}, per platform). */
   maxBytes?: number;
   /** Limit for a `?url=` fetch (default {@link DEFAULT_FETCH_TIMEOUT_MS}). */
   timeoutMs?: number;
@@ -298,7 +332,7 @@ export function createProjectionHandler(
 ): (request: Request) => Promise<Response> {
   const settings = {
     ...options,
-    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    maxBytes: options.maxBytes ?? defaultMaxBytes(),
     timeoutMs: options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
     bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
   };
