@@ -28,8 +28,16 @@
  *
  * Errors are JSON `{ error, message, ... }`: `400` for a `SessionFormatError` (with its
  * `line` and `reason`) or a bad request, `403` for a refused URL, `404` for an unknown
- * leaf, `405` for other methods, `503` when too many requests wait, `408` for a body that does not arrive in time, `413` for
- * a body over the limit (the rest of it is not read), `502` when the URL fetch fails.
+ * leaf, `405` for other methods, `503` when too many requests wait, `408` for a body that
+ * does not arrive in time, `413` for a body over the limit (the rest of it is not read),
+ * `502` when the URL fetch fails, including a fetched body that stalls past `timeoutMs` or
+ * breaks off after the headers (the message says which).
+ *
+ * Platforms: the default limit is {@link defaultMaxBytes} (32 MiB on 128 MB isolates,
+ * 64 MiB elsewhere). In Cloudflare Workers any compatibility date works, with no flags
+ * (tested in workerd at 2021-11-03 and 2025-09-01): the body is counted by a plain reader
+ * loop and the answer written into an identity `TransformStream`, both present on every
+ * date. `tests/edge/` runs this handler inside workerd and Vercel's edge-runtime.
  *
  * @example
  * ```ts
@@ -51,6 +59,7 @@ import {
 } from "../core.ts";
 import { Gate, projectionJson } from "./_edge_response.ts";
 import { isPublicHttpsUrl } from "./_url_guard.ts";
+import { FETCHED_BODY, fetchSession, guardBody, HttpError, POSTED_BODY } from "./_edge_body.ts";
 
 export { isPublicHttpsUrl };
 
@@ -164,13 +173,6 @@ export interface ProjectionHandlerOptions {
   maxQueued?: number;
 }
 
-/** A request the handler refuses, with its HTTP status. */
-class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-  }
-}
-
 function jsonHeaders(extra: HeadersInit = {}): Headers {
   const headers = new Headers(extra);
   headers.set("content-type", "application/json; charset=utf-8");
@@ -181,137 +183,6 @@ function jsonHeaders(extra: HeadersInit = {}): Headers {
 
 function json(status: number, body: unknown, extra: HeadersInit = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: jsonHeaders(extra) });
-}
-
-/** How a body read ends badly: the status for a stall and for a failed read. */
-interface BodyFailures {
-  /** The answer when the whole body has not arrived within the time limit. */
-  timeout: (ms: number) => HttpError;
-  /** The answer when reading fails (a reset connection); `undefined` rethrows as it is. */
-  readFailed?: (error: unknown) => HttpError;
-}
-
-const POSTED_BODY: BodyFailures = {
-  timeout: (ms) => new HttpError(408, "RequestTimeout", `the body did not arrive within ${ms} ms`),
-};
-
-const FETCHED_BODY: BodyFailures = {
-  timeout: (ms) =>
-    new HttpError(502, "FetchFailed", `the session body did not arrive within ${ms} ms`),
-  readFailed: (error) =>
-    new HttpError(
-      502,
-      "FetchFailed",
-      `reading the session body failed: ${(error as Error)?.message ?? String(error)}`,
-    ),
-};
-
-/**
- * The body's chunks, counted with a plain reader loop: past `maxBytes` it fails with 413
- * and, with `timeoutMs`, when the whole body has not arrived in time (a trickling body
- * would otherwise hold the connection with no answer). Either way the source is cancelled
- * at once, so nothing more of a refused body is read. A generator, not a `new
- * ReadableStream` or a `TransformStream` with a transformer: Workers before compatibility
- * date 2022-11-30 have neither (the stream constructor throws, a transformer is ignored).
- */
-async function* guardBody(
-  stream: ReadableStream<Uint8Array>,
-  maxBytes: number,
-  failures: BodyFailures,
-  timeoutMs?: number,
-): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
-  let seen = 0;
-  let refused: HttpError | undefined;
-  const refuse = (error: HttpError) => {
-    refused ??= error;
-    reader.cancel(error).catch(() => {});
-    return error;
-  };
-  const timer = timeoutMs === undefined
-    ? undefined
-    : setTimeout(() => refuse(failures.timeout(timeoutMs)), timeoutMs);
-  try {
-    while (true) {
-      let result;
-      try {
-        result = await reader.read();
-      } catch (error) {
-        throw refused ?? failures.readFailed?.(error) ?? error;
-      }
-      if (refused) throw refused;
-      if (result.done) return;
-      seen += result.value.byteLength;
-      if (seen > maxBytes) {
-        throw refuse(
-          new HttpError(413, "PayloadTooLarge", `session is larger than ${maxBytes} bytes`),
-        );
-      }
-      yield result.value;
-    }
-  } finally {
-    clearTimeout(timer);
-    // Stopped early (a format error): the rest is not wanted.
-    if (!refused) reader.cancel().catch(() => {});
-  }
-}
-
-async function fetchSession(
-  target: string,
-  options:
-    & Required<Pick<ProjectionHandlerOptions, "maxBytes" | "timeoutMs">>
-    & ProjectionHandlerOptions,
-): Promise<ReadableStream<Uint8Array>> {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    throw new HttpError(400, "BadRequest", "url is not an absolute URL");
-  }
-  const allow = options.allowUrl ?? isPublicHttpsUrl;
-  if (!(await allow(url))) {
-    throw new HttpError(
-      403,
-      "UrlNotAllowed",
-      `fetching ${url.origin} is not allowed by this handler`,
-    );
-  }
-  const doFetch = options.fetch ?? globalThis.fetch;
-  let response: Response;
-  try {
-    response = await doFetch(url, {
-      method: "GET",
-      redirect: "manual",
-      credentials: "omit",
-      referrerPolicy: "no-referrer",
-      headers: { accept: "application/jsonl, application/x-ndjson, text/plain;q=0.9, */*;q=0.1" },
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-  } catch (error) {
-    throw new HttpError(
-      502,
-      "FetchFailed",
-      `fetching the session failed: ${(error as Error).message}`,
-    );
-  }
-  if (response.status >= 300 && response.status < 400 || response.type === "opaqueredirect") {
-    await response.body?.cancel();
-    throw new HttpError(
-      502,
-      "FetchFailed",
-      "the session URL redirects; redirects are not followed",
-    );
-  }
-  if (!response.ok || !response.body) {
-    await response.body?.cancel();
-    throw new HttpError(502, "FetchFailed", `the session URL answered HTTP ${response.status}`);
-  }
-  const length = Number(response.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(length) && length > options.maxBytes) {
-    await response.body.cancel();
-    throw new HttpError(413, "PayloadTooLarge", `session is larger than ${options.maxBytes} bytes`);
-  }
-  return response.body;
 }
 
 /**
