@@ -42,6 +42,8 @@ const seed = Number(option("seed") ?? DEFAULT_SEED);
 const only = option("only")?.split(",").filter(Boolean);
 const runtimes = (option("runtimes") ?? (smoke ? "deno" : "deno,node")).split(",");
 const wants = (section: string) => !only || only.includes(section);
+/** `--only=edge` needs none of the generated sessions. */
+const edgeOnly = only?.every((section) => section === "edge") ?? false;
 
 /** Sizes: the full run's and the smoke run's (smallest sizes only). */
 const SIZES = smoke
@@ -130,9 +132,11 @@ async function run(
 // ---------------------------------------------------------------- data
 console.log(`mu-sessions bench (${smoke ? "smoke" : "full"}, seed ${seed})`);
 const sessions = new Map<number, SessionData>();
-for (const n of new Set([...SIZES.open, SIZES.big])) sessions.set(n, await ensureSession(n, seed));
+for (const n of edgeOnly ? [] : new Set([...SIZES.open, SIZES.big])) {
+  sessions.set(n, await ensureSession(n, seed));
+}
 const folders = new Map<number, FolderData>();
-for (const n of new Set([...SIZES.folders, SIZES.importFolder])) {
+for (const n of edgeOnly ? [] : new Set([...SIZES.folders, SIZES.importFolder])) {
   folders.set(n, await ensureFolder(n, seed));
 }
 console.log(`data ready (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
@@ -141,7 +145,7 @@ const key = await sqliteKey();
 const sessionDbs = new Map<number, string | undefined>();
 for (const [n, data] of sessions) sessionDbs.set(n, await prepared(`session-${n}`, data.file, key));
 const folderDbs = new Map<number, string | undefined>();
-for (const n of SIZES.folders) {
+for (const n of edgeOnly ? [] : SIZES.folders) {
   folderDbs.set(n, await prepared(`folder-${n}`, folders.get(n)!.dir, key));
 }
 
@@ -176,7 +180,7 @@ const NODE_SUBSET = {
   imports: false,
 };
 
-for (const launcher of launchers) {
+for (const launcher of edgeOnly ? [] : launchers) {
   const isNode = launcher.runtime === "node";
   for (const n of isNode ? NODE_SUBSET.openSizes : SIZES.open) {
     const params = openParams(n);
@@ -318,6 +322,13 @@ if (wants("browser") && !flag("no-browser") && !smoke) {
   logRows(browserRows);
   if (browserRows.some((row) => row.error)) crashed = true;
   console.log(`    (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+}
+
+if (wants("edge") && !smoke) {
+  const { runEdgeBench } = await import("./cases/edge.ts");
+  const edgeRows = await runEdgeBench();
+  rows.push(...edgeRows);
+  logRows(edgeRows);
 }
 
 // ---------------------------------------------------------------- results

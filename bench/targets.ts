@@ -8,6 +8,7 @@ import type { SessionData } from "./generate.ts";
 import type { Row } from "./jobs.ts";
 import { searchTargets } from "./search_targets.ts";
 import { browserImportTargets } from "./browser/targets.ts";
+import { edgeTargets } from "./cases/edge_targets.ts";
 
 /** One target, measured. */
 export interface Evaluation {
@@ -207,5 +208,6 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
       met: task.medianMs === undefined ? null : task.medianMs < 100,
     });
   }
+  out.push(...edgeTargets(rows));
   return out;
 }

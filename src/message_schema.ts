@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_DATE_MS } from "./wellformed.ts";
 
 // ---------------------------------------------------------------- content blocks

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { isCertainlyValidEntry } from "./validate_fast.ts";
 import {
   isStorableId,

@@ -31,11 +31,16 @@ function compactEntry(entry: ProjectedEntry): CompactProjectedEntry {
 
 const encoder = new TextEncoder();
 const SLICE_CHARS = 256 * 1024;
+/** Pieces are joined up to this many characters per written chunk (fewer, larger writes). */
+const BATCH_CHARS = 32 * 1024;
 
 /**
  * The JSON text of `{ ...fields, projection }`, exactly as `JSON.stringify` would write it,
  * produced lazily: the projection's `entries` and `messages` one element at a time, each
- * element dropped once written so the projection can be collected as it goes out.
+ * element dropped once written so the projection can be collected as it goes out. Written
+ * into an identity `TransformStream` (the one stream every Workers compatibility date has;
+ * `new ReadableStream` needs 2022-11-30), each write awaited, so a slow client holds back
+ * the serialising instead of buffering it.
  *
  * @example
  * ```ts
@@ -51,42 +56,27 @@ export function projectionJson(
   compact: boolean,
   onDone: () => void = () => {},
 ): ReadableStream<Uint8Array> {
-  const pieces = jsonPieces(fields, projection, compact);
-  let finished = false;
-  const finish = () => {
-    if (!finished) finished = true, onDone();
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  const send = async (text: string) => {
+    await writer.ready;
+    await writer.write(encoder.encode(text));
   };
-  // The piece being sent: a long one (a huge message) goes out in slices, so its UTF-8
-  // bytes are never all in memory next to its text.
-  let text = "";
-  let at = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      try {
-        if (at >= text.length) {
-          const next = pieces.next();
-          if (next.done) {
-            finish();
-            return controller.close();
-          }
-          text = next.value;
-          at = 0;
-        }
-        let end = Math.min(text.length, at + SLICE_CHARS);
-        const last = text.charCodeAt(end - 1);
-        if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++; // keep pairs whole
-        controller.enqueue(encoder.encode(text.slice(at, end)));
-        at = end;
-        if (at >= text.length) text = "";
-      } catch (error) {
-        finish();
-        controller.error(error);
-      }
-    },
-    cancel() {
-      finish();
-    },
-  });
+  (async () => {
+    // Joined once per batch: appending piece by piece builds a rope that encoding must
+    // flatten, measured three times slower.
+    let batch: string[] = [];
+    let length = 0;
+    for (const piece of jsonPieces(fields, projection, compact)) {
+      batch.push(piece);
+      length += piece.length;
+      if (length >= BATCH_CHARS) await send(batch.join("")), batch = [], length = 0;
+    }
+    if (length) await send(batch.join(""));
+    await writer.close();
+  })().catch((error) => writer.abort(error).catch(() => {})) // a client gone: stop writing
+    .finally(onDone);
+  return readable;
 }
 
 function* jsonPieces(

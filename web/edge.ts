@@ -13,7 +13,7 @@
  *   (server-side request forgery). By default only `https:` URLs on the default port,
  *   without credentials, whose host is not `localhost` or a loopback/private/link-local
  *   IP literal are fetched; redirects are not followed; request headers and cookies are
- *   never forwarded; the body is capped ({@link DEFAULT_MAX_BYTES}) and the fetch times
+ *   never forwarded; the body is capped ({@link defaultMaxBytes}) and the fetch times
  *   out. A host *name* that resolves to a private address cannot be detected with
  *   web-standard APIs: in production pass `allowUrl` with an allowlist of hosts, or
  *   `allowUrl: () => false` to turn `?url=` off.
@@ -28,8 +28,16 @@
  *
  * Errors are JSON `{ error, message, ... }`: `400` for a `SessionFormatError` (with its
  * `line` and `reason`) or a bad request, `403` for a refused URL, `404` for an unknown
- * leaf, `405` for other methods, `503` when too many requests wait, `408` for a body that does not arrive in time, `413` for
- * a body over the limit (the rest of it is not read), `502` when the URL fetch fails.
+ * leaf, `405` for other methods, `503` when too many requests wait, `408` for a body that
+ * does not arrive in time, `413` for a body over the limit (the rest of it is not read),
+ * `502` when the URL fetch fails, including a fetched body that stalls past `timeoutMs` or
+ * breaks off after the headers (the message says which).
+ *
+ * Platforms: the default limit is {@link defaultMaxBytes} (32 MiB on 128 MB isolates,
+ * 64 MiB elsewhere). In Cloudflare Workers any compatibility date works, with no flags
+ * (tested in workerd at 2021-11-03 and 2025-09-01): the body is counted by a plain reader
+ * loop and the answer written into an identity `TransformStream`, both present on every
+ * date. `tests/edge/` runs this handler inside workerd and Vercel's edge-runtime.
  *
  * @example
  * ```ts
@@ -51,11 +59,13 @@ import {
 } from "../core.ts";
 import { Gate, projectionJson } from "./_edge_response.ts";
 import { isPublicHttpsUrl } from "./_url_guard.ts";
+import { FETCHED_BODY, fetchSession, guardBody, HttpError, POSTED_BODY } from "./_edge_body.ts";
 
 export { isPublicHttpsUrl };
 
 /**
- * Largest session accepted by default (bytes of JSONL).
+ * Largest session accepted by default where memory is not capped at 128 MB (Deno Deploy,
+ * Deno, Node, Bun): bytes of JSONL. See {@link defaultMaxBytes} for the per-platform default.
  *
  * @example
  * ```ts
@@ -64,6 +74,39 @@ export { isPublicHttpsUrl };
  * ```
  */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Largest session accepted by default on a 128 MB isolate (Cloudflare Workers, Vercel Edge
+ * Functions): the worst case measured is a session of tiny entries, whose objects take
+ * about 3 times its bytes; at this size it projects under a 128 MB heap, at twice it does
+ * not (the isolate dies). Larger sessions are refused with a JSON 413 first.
+ *
+ * @example
+ * ```ts
+ * import { createProjectionHandler, EDGE_MAX_BYTES } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({ maxBytes: EDGE_MAX_BYTES });
+ * ```
+ */
+export const EDGE_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The `maxBytes` used when none is given: {@link EDGE_MAX_BYTES} in workerd (Cloudflare,
+ * told by its `WebSocketPair` global, present on every compatibility date) and in Vercel's
+ * edge runtime (its `EdgeRuntime` global), {@link DEFAULT_MAX_BYTES} elsewhere.
+ *
+ * @example
+ * ```ts
+ * import { defaultMaxBytes } from "@mu/sessions/edge";
+ * defaultMaxBytes(); // 67108864 under Deno, 33554432 in a Cloudflare Worker
+ * ```
+ */
+export function defaultMaxBytes(): number {
+  const global = globalThis as { WebSocketPair?: unknown; EdgeRuntime?: unknown };
+  const smallIsolate = typeof global.WebSocketPair === "function" ||
+    typeof global.EdgeRuntime === "string";
+  return smallIsolate ? EDGE_MAX_BYTES : DEFAULT_MAX_BYTES;
+}
+
 /**
  * Default limit for a `?url=` fetch, headers and body (ms).
  *
@@ -115,7 +158,7 @@ export interface ProjectionHandlerOptions {
   allowUrl?: (url: URL) => boolean | Promise<boolean>;
   /** The fetch used for `?url=` (default `globalThis.fetch`). */
   fetch?: typeof fetch;
-  /** Largest body or fetched file, in bytes (default {@link DEFAULT_MAX_BYTES}). */
+  /** Largest body or fetched file, in bytes (default {@link defaultMaxBytes}, per platform). */
   maxBytes?: number;
   /** Limit for a `?url=` fetch (default {@link DEFAULT_FETCH_TIMEOUT_MS}). */
   timeoutMs?: number;
@@ -130,13 +173,6 @@ export interface ProjectionHandlerOptions {
   maxQueued?: number;
 }
 
-/** A request the handler refuses, with its HTTP status. */
-class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-  }
-}
-
 function jsonHeaders(extra: HeadersInit = {}): Headers {
   const headers = new Headers(extra);
   headers.set("content-type", "application/json; charset=utf-8");
@@ -147,122 +183,6 @@ function jsonHeaders(extra: HeadersInit = {}): Headers {
 
 function json(status: number, body: unknown, extra: HeadersInit = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: jsonHeaders(extra) });
-}
-
-/**
- * Pass bytes through, failing with 413 past `maxBytes` and, with `timeoutMs`, with 408 when
- * the whole body has not arrived in time (a trickling body would otherwise hold the
- * connection with no answer). Either way the source is cancelled at once, so nothing more
- * of a refused body is read.
- */
-function guardBody(
-  stream: ReadableStream<Uint8Array>,
-  maxBytes: number,
-  timeoutMs?: number,
-): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
-  let seen = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let refused: HttpError | undefined;
-  const refuse = (error: HttpError) => {
-    refused ??= error;
-    clearTimeout(timer);
-    reader.cancel(error).catch(() => {});
-  };
-  return new ReadableStream<Uint8Array>({
-    start() {
-      if (timeoutMs === undefined) return;
-      timer = setTimeout(
-        () =>
-          refuse(
-            new HttpError(408, "RequestTimeout", `the body did not arrive within ${timeoutMs} ms`),
-          ),
-        timeoutMs,
-      );
-    },
-    async pull(controller) {
-      let result;
-      try {
-        result = await reader.read();
-      } catch (error) {
-        clearTimeout(timer);
-        return controller.error(refused ?? error);
-      }
-      if (refused) return controller.error(refused);
-      if (result.done) {
-        clearTimeout(timer);
-        return controller.close();
-      }
-      seen += result.value.byteLength;
-      if (seen > maxBytes) {
-        refuse(new HttpError(413, "PayloadTooLarge", `session is larger than ${maxBytes} bytes`));
-        return controller.error(refused);
-      }
-      controller.enqueue(result.value);
-    },
-    cancel(reason) {
-      clearTimeout(timer);
-      return reader.cancel(reason);
-    },
-  });
-}
-
-async function fetchSession(
-  target: string,
-  options:
-    & Required<Pick<ProjectionHandlerOptions, "maxBytes" | "timeoutMs">>
-    & ProjectionHandlerOptions,
-): Promise<ReadableStream<Uint8Array>> {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    throw new HttpError(400, "BadRequest", "url is not an absolute URL");
-  }
-  const allow = options.allowUrl ?? isPublicHttpsUrl;
-  if (!(await allow(url))) {
-    throw new HttpError(
-      403,
-      "UrlNotAllowed",
-      `fetching ${url.origin} is not allowed by this handler`,
-    );
-  }
-  const doFetch = options.fetch ?? globalThis.fetch;
-  let response: Response;
-  try {
-    response = await doFetch(url, {
-      method: "GET",
-      redirect: "manual",
-      credentials: "omit",
-      referrerPolicy: "no-referrer",
-      headers: { accept: "application/jsonl, application/x-ndjson, text/plain;q=0.9, */*;q=0.1" },
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-  } catch (error) {
-    throw new HttpError(
-      502,
-      "FetchFailed",
-      `fetching the session failed: ${(error as Error).message}`,
-    );
-  }
-  if (response.status >= 300 && response.status < 400 || response.type === "opaqueredirect") {
-    await response.body?.cancel();
-    throw new HttpError(
-      502,
-      "FetchFailed",
-      "the session URL redirects; redirects are not followed",
-    );
-  }
-  if (!response.ok || !response.body) {
-    await response.body?.cancel();
-    throw new HttpError(502, "FetchFailed", `the session URL answered HTTP ${response.status}`);
-  }
-  const length = Number(response.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(length) && length > options.maxBytes) {
-    await response.body.cancel();
-    throw new HttpError(413, "PayloadTooLarge", `session is larger than ${options.maxBytes} bytes`);
-  }
-  return response.body;
 }
 
 /**
@@ -283,7 +203,7 @@ export function createProjectionHandler(
 ): (request: Request) => Promise<Response> {
   const settings = {
     ...options,
-    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    maxBytes: options.maxBytes ?? defaultMaxBytes(),
     timeoutMs: options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
     bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
   };
@@ -309,7 +229,7 @@ export function createProjectionHandler(
         await request.body?.cancel().catch(() => {});
         throw new HttpError(503, "Busy", "too many sessions are being projected; retry shortly");
       }
-      let body: ReadableStream<Uint8Array>;
+      let body: AsyncIterable<Uint8Array>;
       if (request.method === "POST") {
         if (target !== null) {
           throw new HttpError(400, "BadRequest", "send either a JSONL body or ?url=, not both");
@@ -324,7 +244,7 @@ export function createProjectionHandler(
             `session is larger than ${settings.maxBytes} bytes`,
           );
         }
-        body = guardBody(request.body, settings.maxBytes, settings.bodyTimeoutMs);
+        body = guardBody(request.body, settings.maxBytes, POSTED_BODY, settings.bodyTimeoutMs);
       } else {
         if (target === null) {
           throw new HttpError(
@@ -333,7 +253,8 @@ export function createProjectionHandler(
             "POST a session JSONL body, or GET with ?url=<exported session>",
           );
         }
-        body = guardBody(await fetchSession(target, settings), settings.maxBytes);
+        const fetched = await fetchSession(target, settings);
+        body = guardBody(fetched, settings.maxBytes, FETCHED_BODY, settings.timeoutMs);
       }
       // Projection only: keeping each line's text for re-serialising would double memory.
       const parsed = await parseSessionJsonl(body, {

@@ -116,3 +116,40 @@ Deno.test("edge: a body that stops arriving is answered 408 and cancelled", asyn
   assertEquals((await response.json()).error, "RequestTimeout");
   assert(seen.cancelled, "the body was cancelled");
 });
+
+/** A fetched session whose body sends one chunk, then stalls or fails (a reset). */
+function brokenFetch(ending: "stall" | "reset"): typeof fetch {
+  return (_input, init) => {
+    const signal = (init as RequestInit).signal!;
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (!sent) {
+          sent = true;
+          return controller.enqueue(new TextEncoder().encode(
+            '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z"}\n',
+          ));
+        }
+        if (ending === "reset") return controller.error(new TypeError("connection reset"));
+        // A stalled body ends only when the fetch's signal aborts it, as in a runtime.
+        return new Promise<void>((_, fail) =>
+          signal.addEventListener("abort", () => fail(signal.reason), { once: true })
+        );
+      },
+    });
+    return Promise.resolve(new Response(body, { status: 200 }));
+  };
+}
+
+Deno.test("edge ?url=: a body that stalls past timeoutMs or resets mid-way answers 502 with the reason", async () => {
+  const url = "?url=https://exports.example/s.jsonl";
+  for (const ending of ["stall", "reset"] as const) {
+    const handler = createProjectionHandler({ fetch: brokenFetch(ending), timeoutMs: 50 });
+    const response = await handler(new Request(`https://edge.example/${url}`));
+    assertEquals(response.status, 502, ending);
+    const body = await response.json();
+    assertEquals(body.error, "FetchFailed");
+    assert(/session body/.test(body.message), body.message);
+    if (ending === "reset") assert(body.message.includes("connection reset"), body.message);
+  }
+});

@@ -7,9 +7,13 @@
 import { parseSessionJsonlSync } from "../../src/jsonl.ts";
 import { buildSessionProjection } from "../../src/projection.ts";
 import { createProjectionHandler } from "../../web/edge.ts";
+import { linearSessionStream } from "../edge/linear.ts";
 
 const DEMO = new URL("../../web/demo/", import.meta.url).pathname;
 const REALISTIC = await Deno.readTextFile(`${DEMO}01-token-refresh-race.jsonl`);
+const LARGE = new TextDecoder().decode(
+  new Uint8Array(await new Response(linearSessionStream(1024 * 1024)).arrayBuffer()),
+);
 
 function assert(condition: unknown, message = "assertion failed"): asserts condition {
   if (!condition) throw new Error(message);
@@ -24,13 +28,13 @@ const post = (body: BodyInit, query = "") =>
   new Request(`https://edge.example/project${query}`, { method: "POST", body });
 
 Deno.test("edge: the default answer is streamed in pieces, byte-identical to the one-shot JSON", async () => {
-  const response = await createProjectionHandler()(post(REALISTIC));
+  const response = await createProjectionHandler()(post(LARGE));
   assertEquals(response.status, 200);
   const pieces: Uint8Array[] = [];
   for await (const piece of response.body!) pieces.push(piece);
   assert(pieces.length > 10, `answered in ${pieces.length} pieces`);
-  const text = new TextDecoder().decode(new Uint8Array(pieces.flatMap((p) => [...p])));
-  const parsed = parseSessionJsonlSync(REALISTIC, { retainRaw: false });
+  const text = await new Blob(pieces as Uint8Array<ArrayBuffer>[]).text();
+  const parsed = parseSessionJsonlSync(LARGE, { retainRaw: false });
   const projection = buildSessionProjection(parsed.entries, undefined);
   assertEquals(
     text,
