@@ -18,6 +18,7 @@ import { SessionPage, type SessionTab } from "./views/session.ts";
 import { SearchPanel } from "./views/search.ts";
 import { LiveUpdates } from "./live.ts";
 import { loadOrigins, loadUnloadable, saveUnloadable, storeOrigins } from "./local_memory.ts";
+import { saveHtmlExport } from "./export/save.ts";
 import { parseSessionKey, sessionKey, type SessionSource } from "./session_key.ts";
 
 const app = document.getElementById("app")!;
@@ -268,9 +269,13 @@ function parseHash(): Route {
   return {
     sessionId: decodeURIComponent(match[1]),
     leafId: leaf === null ? undefined : leaf === "" ? null : leaf,
-    tab: params.get("tab") === "usage" ? "usage" : "context",
+    tab: tabOf(params.get("tab")),
     focus: params.get("focus") ?? undefined,
   };
+}
+
+function tabOf(name: string | null): SessionTab {
+  return name === "usage" || name === "conversation" ? name : "context";
 }
 
 function sessionUrl(sessionId: string, leafId: string | null, tab: SessionTab): string {
@@ -325,6 +330,10 @@ function mountSession(overview: SessionOverview, leafId: string | null, tab: Ses
       history.replaceState(null, "", sessionUrl(key, leaf, tab));
     },
     exportJsonl: (leaf) => void exportJsonl(key, leaf),
+    exportHtml: (leaf) =>
+      void saveHtmlExport(client, key, leaf).catch((error) =>
+        toast(`Export failed: ${describeError(error)}`, "error")
+      ),
     keepCopy: overview.source === "computer" ? () => void keepCopy(key) : undefined,
   }, origins.get(key));
   replaceChildren(app, state.page.element);

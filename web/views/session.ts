@@ -8,13 +8,15 @@
 import { button, el, factList, formatDate, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
-import { ContextPane, RawPane } from "./context.ts";
+import { ContextPane, type ContextSource, RawPane } from "./context.ts";
 import { FindBar } from "./find.ts";
 import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
+import { ConversationList } from "../conversation/list.ts";
+import { rawToggle, showRaw } from "./raw_toggle.ts";
 
 /** Right-hand tabs. */
-export type SessionTab = "context" | "usage";
+export type SessionTab = "context" | "conversation" | "usage";
 
 /** Where a session was imported from (remembered by the page). */
 export interface ImportOrigin {
@@ -30,6 +32,8 @@ export interface SessionActions {
   /** The leaf or tab changed (update the URL). */
   navigate(leafId: string | null, tab: SessionTab): void;
   exportJsonl(leafId: string | null): void;
+  /** Save the branch to `leafId` as one self-contained HTML file. */
+  exportHtml(leafId: string | null): void;
   /** For a computer session: copy it into this browser's store. */
   keepCopy?(): void;
 }
@@ -73,6 +77,10 @@ export class SessionPage {
     this.#leafLabel = el("code", { attrs: { id: "current-leaf" } });
     this.#tabs = {
       context: button("Context", () => this.setTab("context", true), {
+        class: "tab",
+        attrs: { role: "tab" },
+      }),
+      conversation: button("Conversation", () => this.setTab("conversation", true), {
         class: "tab",
         attrs: { role: "tab" },
       }),
@@ -127,6 +135,10 @@ export class SessionPage {
           button("Export this branch", () => actions.exportJsonl(this.#leafId), {
             attrs: { id: "export-branch" },
           }),
+          button("Export as HTML", () => actions.exportHtml(this.#leafId), {
+            attrs: { id: "export-html" },
+            title: "This branch as one self-contained HTML file (the conversation view)",
+          }),
           actions.keepCopy
             ? button("Keep a copy in this browser", () => actions.keepCopy?.(), {
               attrs: { id: "keep-copy" },
@@ -161,7 +173,9 @@ export class SessionPage {
             "div",
             { class: "tabs", attrs: { role: "tablist" } },
             this.#tabs.context,
+            this.#tabs.conversation,
             this.#tabs.usage,
+            rawToggle(() => this.#right),
           ),
           this.#right,
         ),
@@ -219,20 +233,22 @@ export class SessionPage {
         return;
       }
       const raw = new RawPane(source);
-      const context = new ContextPane(source, (id) => void raw.reveal(id));
-      this.#panes = [raw, context];
-      await Promise.all([context.start(), raw.more()]);
+      const main = this.#tab === "conversation"
+        ? conversationPane(source)
+        : new ContextPane(source, (id) => void raw.reveal(id));
+      this.#panes = [raw, main];
+      await Promise.all([main.start(), raw.more()]);
       if (token !== this.#renderToken) return;
       replaceChildren(
         this.#right,
         el(
           "div",
           {
-            class: "columns",
-            attrs: { id: "context-view" },
+            class: `columns${showRaw() ? "" : " no-raw"}`,
+            attrs: { id: this.#tab === "conversation" ? "conversation-view" : "context-view" },
             dataset: { leaf: this.#leafId ?? "" },
           },
-          context.element,
+          main.element,
           raw.element,
         ),
       );
@@ -246,4 +262,12 @@ export class SessionPage {
       );
     }
   }
+}
+
+/** The conversation list of a branch, paged from the worker. */
+function conversationPane(source: ContextSource): ConversationList {
+  const { client, sessionId, leafId } = source;
+  return new ConversationList({
+    page: (start, count) => client.call("conversation", sessionId, leafId, start, count),
+  });
 }

@@ -24,6 +24,7 @@ import { describeMessage } from "./describe.ts";
 import { buildSessionProjection } from "../../src/projection.ts";
 import { countBranchPoints, flattenTree, type TreeRow, treeRowViews } from "./tree_rows.ts";
 import { computeUsage } from "./usage.ts";
+import { conversationItems, type ConvItem } from "../conversation/model.ts";
 
 type Json = Record<string, unknown>;
 
@@ -36,6 +37,7 @@ export class OpenedSession {
   readonly #rowIndex = new Map<string, number>();
   #path?: { leafId: string | null; entries: SessionEntry[]; ids: Set<string> };
   #projection?: { leafId: string | null; value: Json };
+  #conversation?: { leafId: string | null; items: ConvItem[] };
 
   private constructor(
     readonly header: SessionHeader,
@@ -143,6 +145,15 @@ export class OpenedSession {
       };
     });
     return { total: entries.length, start: from, items };
+  }
+
+  /** The conversation of the branch to `leafId` (`conversation/model.ts`), cached for the last leaf. */
+  conversation(leafId: string | null): ConvItem[] {
+    const { entries } = this.path(leafId);
+    if (!this.#conversation || this.#conversation.leafId !== leafId) {
+      this.#conversation = { leafId, items: conversationItems(entries) };
+    }
+    return this.#conversation.items;
   }
 
   /** The full JSON line of an entry. */
