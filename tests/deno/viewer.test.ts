@@ -33,6 +33,7 @@ import "../viewer/import_tests.ts"; // re-import never loses entries, branch exp
 import "../viewer/text_tests.ts"; // bidi controls shown and isolated, long text folded
 import "../viewer/computer_tests.ts"; // served by mu serve: this computer's sessions, live appends
 import "../viewer/search_tests.ts"; // search box: a hit on an abandoned branch opens there
+import "../viewer/conversation_tests.ts"; // conversation view, markdown, diffs, ANSI, HTML export
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;
