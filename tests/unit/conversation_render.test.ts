@@ -102,6 +102,18 @@ Deno.test("markdown: raw HTML stays text; only http(s)/mailto links; only raster
   }
 });
 
+Deno.test("markdown: prose skips the parser but gives the same paragraphs; markers still parse", () => {
+  assertEquals(markdownToHNodes("Plain words\nsecond line\n\n  next paragraph  "), [
+    { tag: "p", children: ["Plain words\nsecond line"] },
+    { tag: "p", children: ["next paragraph"] },
+  ]);
+  assertEquals(find(markdownToHNodes("Title\n---"), (n) => n.tag === "h2").map(hText), ["Title"]);
+  assertEquals(find(markdownToHNodes("- one\n- two"), (n) => n.tag === "li").length, 2);
+  assertEquals(find(markdownToHNodes("1. one"), (n) => n.tag === "ol").length, 1);
+  assertEquals(find(markdownToHNodes("see www.example.com"), (n) => n.tag === "a").length, 1);
+  assertEquals(find(markdownToHNodes("    indented"), (n) => n.tag === "pre").length, 1);
+});
+
 Deno.test("diff: an edit as unified lines numbered in the old and new text", () => {
   const rows = diffLines("a\nb\nc\n", "a\nB\nc\nd\n").map((row) =>
     row.class === "diff-hunk" ? hText(row) : row.children!.map(hText).join("|")

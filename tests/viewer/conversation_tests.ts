@@ -198,3 +198,86 @@ Deno.test({
     await Deno.remove(work, { recursive: true });
   }
 });
+
+/** A long chain of user/assistant pairs (`n` entries). */
+function longSession(n: number): string {
+  const lines = [
+    JSON.stringify({
+      type: "session",
+      version: 4,
+      id: "conv-long-0001",
+      createdAt: "2026-03-01T00:00:00.000Z",
+      cwd: "/long",
+    }),
+  ];
+  for (let i = 1; i <= n; i++) {
+    const role = i % 2 ? "user" : "assistant";
+    const text = `message ${i} with \`code\``;
+    lines.push(JSON.stringify({
+      type: "message",
+      id: `l${String(i).padStart(7, "0")}`,
+      parentId: i === 1 ? null : `l${String(i - 1).padStart(7, "0")}`,
+      timestamp: new Date(Date.UTC(2026, 2, 1) + i * 1000).toISOString(),
+      message: role === "user"
+        ? { role, content: text, timestamp: i }
+        : { role, content: [{ type: "text", text }], stopReason: "stop", timestamp: i },
+    }));
+  }
+  return lines.join("\n") + "\n";
+}
+
+Deno.test({
+  name: "viewer: a long conversation holds a window of items; Jump to latest and k cross pages",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const work = await Deno.makeTempDir({ prefix: "mu-viewer-conv-long-" });
+  const entries = 3000;
+  try {
+    const file = `${work}/long.jsonl`;
+    await Deno.writeTextFile(file, longSession(entries));
+    await withViewerBrowser({}, 180_000, async (viewer, browser) => {
+      const { page, watch } = await openWithImported(viewer, browser, [file]);
+      await openFromList(page, viewer.url, "message 1");
+      await page.getByRole("tab", { name: "Conversation" }).click();
+      await page.waitForSelector("#conversation-view .conv-item");
+      const ids = () =>
+        page.locator(".conv-item").evaluateAll((nodes) =>
+          nodes.map((n) => Number((n as HTMLElement).dataset.id!.slice(1)))
+        );
+      // Scroll down far: later pages load, earlier ones are dropped (a window, not all).
+      for (let i = 0; i < 12; i++) {
+        await page.locator(".conversation").evaluate((n) => n.scrollTop = n.scrollHeight);
+        await page.waitForTimeout(150);
+      }
+      await page.waitForFunction(() => document.querySelectorAll(".conv-item").length >= 150);
+      let shown = await ids();
+      assert(shown.length <= 150, `window of ${shown.length} items`);
+      assert(shown[0] > 1, "the first items were dropped");
+      assert(shown.every((id, i) => i === 0 || id === shown[i - 1] + 1), "contiguous");
+
+      await page.click("#conv-latest");
+      await page.waitForFunction(
+        (last) => document.querySelector(".conv-current")?.getAttribute("data-id") === last,
+        `l${String(entries).padStart(7, "0")}`,
+      );
+      shown = await ids();
+      assert(shown.length <= 150 && shown.at(-1) === entries, `${shown[0]}..${shown.at(-1)}`);
+      // k past the first item of the window loads the page before it.
+      const first = shown[0];
+      for (let i = 0; i < shown.length + 5; i++) {
+        await page.keyboard.press("k");
+        await page.waitForTimeout(10);
+      }
+      await page.waitForFunction(
+        (first) =>
+          Number(document.querySelector(".conv-current")?.getAttribute("data-id")?.slice(1)) <
+            first,
+        first,
+      );
+      assertEquals(watch.errors, [], "page errors");
+    });
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});

@@ -15,8 +15,12 @@ import { renderItem } from "./render.ts";
 
 /** Items loaded per page. */
 export const CONV_PAGE = 30;
+/** Most items held in the page at once. */
+export const CONV_WINDOW = 150;
+/** Whether the browser keeps the visible content in place when content above it changes. */
+const ANCHORING = typeof CSS !== "undefined" && CSS.supports?.("overflow-anchor", "auto");
 /** Rendering work per slice before yielding to the browser (ms). */
-const SLICE_MS = 12;
+const SLICE_MS = 8;
 
 /** Where the list gets items. */
 export interface ConversationSource {
@@ -119,16 +123,13 @@ export class ConversationList {
         }
       }
       if (where === "before") {
-        const anchor = this.#list.firstElementChild as HTMLElement | null;
-        const before = anchor?.getBoundingClientRect().top ?? 0;
-        this.#list.prepend(...nodes);
+        this.#keepInPlace(() => this.#list.prepend(...nodes));
         this.#from = start;
-        // Keep what the reader looks at in place (where scroll anchoring does not).
-        const shift = (anchor?.getBoundingClientRect().top ?? before) - before;
-        if (shift) this.#scroller().scrollTop += shift;
+        this.#trim("end");
       } else {
         this.#list.append(...nodes);
         this.#to = start + page.items.length;
+        if (where === "after") this.#keepInPlace(() => this.#trim("start"));
       }
       if (page.total === 0) {
         this.#list.append(el("p", { class: "empty muted" }, "No messages on this branch."));
@@ -146,16 +147,46 @@ export class ConversationList {
 
   /**
    * An observer reports only changes: when a page leaves its sentinel still in view (short
-   * items, a tall screen), the next page is asked for here.
+   * items, a tall screen), observing it again makes the observer report it once more,
+   * asynchronously and without forcing a layout here.
    */
   #checkEdges(where: "after" | "before" | "replace"): void {
     if (!this.element.isConnected) return;
-    const margin = innerHeight + 800;
-    if (where !== "before" && this.#bottom.getBoundingClientRect().top < margin) {
-      void this.#later();
-    } else if (where === "before" && this.#top.getBoundingClientRect().bottom > -800) {
-      void this.#earlier();
+    const sentinel = where === "before" ? this.#top : this.#bottom;
+    this.#observer.unobserve(sentinel);
+    this.#observer.observe(sentinel);
+  }
+
+  /**
+   * Drop items beyond {@link CONV_WINDOW} at one end, so a long read never holds (and lays
+   * out) more than a window of the conversation; scrolling back loads them again.
+   */
+  #trim(end: "start" | "end"): void {
+    const nodes = this.#list.children;
+    let extra = nodes.length - CONV_WINDOW;
+    while (extra-- > 0) {
+      if (end === "start") {
+        nodes[0].remove();
+        this.#from++;
+      } else {
+        nodes[nodes.length - 1].remove();
+        this.#to--;
+      }
     }
+  }
+
+  /**
+   * Change the list above what the reader looks at without moving it. Browsers with
+   * scroll anchoring do this themselves; elsewhere the first item's shift is scrolled back
+   * (one measured layout).
+   */
+  #keepInPlace(change: () => void): void {
+    if (ANCHORING) return change();
+    const anchor = this.#list.lastElementChild as HTMLElement | null;
+    const before = anchor?.getBoundingClientRect().top ?? 0;
+    change();
+    const shift = (anchor?.isConnected ? anchor.getBoundingClientRect().top : before) - before;
+    if (shift) this.#scroller().scrollTop += shift;
   }
 
   async #later(): Promise<void> {
@@ -207,18 +238,18 @@ export class ConversationList {
 
   /** Move to the next (+1) or previous (-1) message, loading a page at the window's edge. */
   async step(direction: 1 | -1): Promise<void> {
-    let items = this.#items();
     const current = this.#list.querySelector<HTMLElement>(".conv-current");
+    let items = this.#items();
     let index = current ? items.indexOf(current) : -1;
-    if (index < 0) index = direction > 0 ? -1 : items.length;
-    let target = items[index + direction];
-    if (!target) {
-      const count = items.length;
+    let target: HTMLElement | undefined = index < 0
+      ? items[direction > 0 ? 0 : items.length - 1]
+      : items[index + direction];
+    if (!target && current) {
       if (direction > 0) await this.#later();
       else await this.#earlier();
-      items = this.#items();
-      const shift = direction < 0 ? items.length - count : 0;
-      target = items[index + shift + direction];
+      items = this.#items(); // the window moved: find the current item again
+      index = items.indexOf(current);
+      target = index < 0 ? undefined : items[index + direction];
     }
     if (target) this.#focusItem(target, "start");
   }

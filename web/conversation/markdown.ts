@@ -14,6 +14,12 @@ import { isSafeImageUrl } from "../dom.ts";
 import { highlight, knownLanguage } from "./highlight.ts";
 import { type HElement, type HNode, safeHref } from "./hnode.ts";
 
+/**
+ * Anything markdown (with GFM) could turn into more than paragraphs: punctuation it acts
+ * on, list and block markers at a line start, indented code, autolink-able text.
+ */
+const MARKDOWN_SYNTAX = /[*_`#[\]<>|~\\!&:=@]|^ {0,3}(?:[-+]|\d{1,9}[.)])|^(?: {4}|\t)|www\./m;
+
 /** Longest text rendered as markdown; longer text is shown as plain, folded text. */
 export const MARKDOWN_LIMIT = 30_000;
 
@@ -184,6 +190,14 @@ function collectDefinitions(node: MdNode, defs: Defs): void {
  * ```
  */
 export function markdownToHNodes(text: string): HNode[] {
+  // Most replies are prose: without a character markdown could act on, paragraphs are all
+  // there is, and the parser (the costliest step of a page of items) is skipped.
+  if (!MARKDOWN_SYNTAX.test(text)) {
+    return text.split(/\n[ \t]*\n/).map((p) => p.trim()).filter(Boolean).map((p) => ({
+      tag: "p",
+      children: [p.replace(/[ \t]*\n[ \t]*/g, "\n")],
+    }));
+  }
   const tree = fromMarkdown(text, {
     extensions: [gfm()],
     mdastExtensions: [gfmFromMarkdown()],
