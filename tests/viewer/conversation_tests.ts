@@ -281,3 +281,68 @@ Deno.test({
     await Deno.remove(work, { recursive: true });
   }
 });
+
+/** Nothing from the session is live: no script ran, no handler, frame, foreign SVG, unsafe image or link. */
+async function assertInertConversation(page: Page, where: string): Promise<void> {
+  const report = await page.evaluate(() => {
+    const all = [...document.querySelectorAll("*")];
+    return {
+      pwned: (globalThis as unknown as { __pwned?: unknown }).__pwned ?? null,
+      handlers: all.filter((el) => [...el.attributes].some((a) => /^on/i.test(a.name))).length,
+      inContent: document.querySelectorAll(
+        ".conv-list :is(script, style, iframe, object, embed, svg, link, meta, base, form)",
+      ).length,
+      images: [...document.querySelectorAll(".conv-list img")].map((i) => i.getAttribute("src"))
+        .filter((src) =>
+          !/^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]*={0,2}$/.test(src ?? "")
+        ),
+      links: [...document.querySelectorAll<HTMLAnchorElement>(".conv-list a")].filter((a) =>
+        !/^(https?:\/\/|mailto:)/i.test(a.getAttribute("href") ?? "") ||
+        a.rel !== "noopener noreferrer"
+      ).map((a) => a.outerHTML.slice(0, 80)),
+      text: document.querySelector(".conv-list")?.textContent ?? "",
+    };
+  });
+  assertEquals(report.pwned, null, `${where}: a script ran`);
+  assertEquals(report.handlers, 0, `${where}: event handler attributes`);
+  assertEquals(report.inContent, 0, `${where}: active elements from content`);
+  assertEquals(report.images, [], `${where}: unsafe images`);
+  assertEquals(report.links, [], `${where}: unsafe links`);
+  assert(report.text.includes("<script>window.__pwned="), `${where}: markup shown as text`);
+}
+
+Deno.test({
+  name:
+    "viewer: hostile content stays inert in the conversation view and its export (CSP bypassed)",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const work = await Deno.makeTempDir({ prefix: "mu-viewer-conv-hostile-" });
+  try {
+    await withViewerBrowser({ bypassCSP: true }, 180_000, async (viewer, browser) => {
+      const root = new URL("../../", import.meta.url).pathname;
+      const { page, watch } = await openWithImported(viewer, browser, [
+        `${root}fixtures/hostile/html-everywhere.jsonl`,
+      ]);
+      await page.locator("#session-table .session-link").first().click();
+      await page.getByRole("tab", { name: "Conversation" }).click();
+      await page.waitForSelector("#conversation-view .conv-item");
+      await page.locator(".conversation").evaluate((n) => n.scrollTop = n.scrollHeight);
+      for (const details of await page.locator(".conv-list details").all()) {
+        await details.evaluate((d) => (d as HTMLDetailsElement).open = true);
+      }
+      for (const more of await page.locator(".conv-list button.show-all").all()) await more.click();
+      await assertInertConversation(page, "conversation");
+      const html = await readDownload(page, () => page.click("#export-html"));
+      await Deno.writeTextFile(`${work}/hostile.html`, html);
+      const reader = await browser.context.newPage();
+      await reader.goto(`file://${work}/hostile.html`);
+      await reader.waitForSelector("body[data-ready] .conv-item");
+      await assertInertConversation(reader, "export");
+      assertEquals(watch.errors, [], "page errors");
+      assertEquals(watch.outside, [], "requests to other origins");
+    });
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
