@@ -85,6 +85,9 @@ export async function buildViewer(options: BuildOptions = {}): Promise<BuildResu
       target: ["chrome110", "firefox115", "safari16"],
       outdir: outDir,
       entryNames: "[name]",
+      // The conversation tab's code (markdown, grammars, diff) is a chunk loaded when opened.
+      splitting: true,
+      chunkNames: "chunks/[name]-[hash]",
       minify: options.minify ?? true,
       sourcemap: "linked",
       legalComments: "linked",

@@ -12,7 +12,7 @@ import { ContextPane, type ContextSource, RawPane } from "./context.ts";
 import { FindBar } from "./find.ts";
 import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
-import { ConversationList } from "../conversation/list.ts";
+import type { ConversationList } from "../conversation/list.ts";
 import { rawToggle, showRaw } from "./raw_toggle.ts";
 
 /** Right-hand tabs. */
@@ -234,8 +234,13 @@ export class SessionPage {
       }
       const raw = new RawPane(source);
       const main = this.#tab === "conversation"
-        ? conversationPane(source)
+        ? await conversationPane(source)
         : new ContextPane(source, (id) => void raw.reveal(id));
+      if (token !== this.#renderToken) { // another leaf or tab was asked for meanwhile
+        main.dispose();
+        raw.dispose();
+        return;
+      }
       this.#panes = [raw, main];
       await Promise.all([main.start(), raw.more()]);
       if (token !== this.#renderToken) return;
@@ -264,8 +269,12 @@ export class SessionPage {
   }
 }
 
-/** The conversation list of a branch, paged from the worker. */
-function conversationPane(source: ContextSource): ConversationList {
+/**
+ * The conversation list of a branch, paged from the worker. Its code (markdown, grammars,
+ * diff: most of the page's script) loads the first time the tab is opened.
+ */
+async function conversationPane(source: ContextSource): Promise<ConversationList> {
+  const { ConversationList } = await import("../conversation/list.ts");
   const { client, sessionId, leafId } = source;
   return new ConversationList({
     page: (start, count) => client.call("conversation", sessionId, leafId, start, count),
