@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { button, downloadBlob, el, replaceChildren } from "./dom.ts";
+import { button, el, replaceChildren } from "./dom.ts";
 import { SessionError, SessionFormatError } from "../src/errors.ts";
 import { createViewerClient } from "./rpc.ts";
 import type { ImportResultView, ListView, SessionOverview, StorageView } from "./types.ts";
@@ -14,11 +14,11 @@ import { importSummary } from "./import_summary.ts";
 import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
-import { SessionPage, type SessionTab } from "./views/session.ts";
+import { SessionPage, type SessionTab, sessionTab } from "./views/session.ts";
 import { SearchPanel } from "./views/search.ts";
 import { LiveUpdates } from "./live.ts";
 import { loadOrigins, loadUnloadable, saveUnloadable, storeOrigins } from "./local_memory.ts";
-import { saveHtmlExport } from "./export/save.ts";
+import { saveExport } from "./export/save.ts";
 import { parseSessionKey, sessionKey, type SessionSource } from "./session_key.ts";
 
 const app = document.getElementById("app")!;
@@ -195,10 +195,9 @@ const listActions: ListActions = {
   },
 };
 
-async function exportJsonl(sessionId: string, leafId: string | null): Promise<void> {
+async function exportJsonl(sessionId: string, leafId: string | null, html = false): Promise<void> {
   try {
-    const { blob, fileName } = await client.call("exportJsonl", sessionId, leafId);
-    downloadBlob(blob, fileName);
+    await saveExport(client, sessionId, leafId, html);
   } catch (error) {
     toast(`Export failed: ${describeError(error)}`, "error");
   }
@@ -269,13 +268,9 @@ function parseHash(): Route {
   return {
     sessionId: decodeURIComponent(match[1]),
     leafId: leaf === null ? undefined : leaf === "" ? null : leaf,
-    tab: tabOf(params.get("tab")),
+    tab: sessionTab(params.get("tab")),
     focus: params.get("focus") ?? undefined,
   };
-}
-
-function tabOf(name: string | null): SessionTab {
-  return name === "usage" || name === "conversation" ? name : "context";
 }
 
 function sessionUrl(sessionId: string, leafId: string | null, tab: SessionTab): string {
@@ -329,11 +324,7 @@ function mountSession(overview: SessionOverview, leafId: string | null, tab: Ses
     navigate(leaf, tab) {
       history.replaceState(null, "", sessionUrl(key, leaf, tab));
     },
-    exportJsonl: (leaf) => void exportJsonl(key, leaf),
-    exportHtml: (leaf) =>
-      void saveHtmlExport(client, key, leaf).catch((error) =>
-        toast(`Export failed: ${describeError(error)}`, "error")
-      ),
+    exportJsonl: (leaf, html) => void exportJsonl(key, leaf, html),
     keepCopy: overview.source === "computer" ? () => void keepCopy(key) : undefined,
   }, origins.get(key));
   replaceChildren(app, state.page.element);

@@ -1,6 +1,7 @@
 /**
- * The viewer's "Export as HTML": the worker gives the branch's conversation, the built
- * renderer comes from `export-asset.json` beside the page, and the file is downloaded.
+ * The viewer's downloads: a session or branch as JSONL (from the worker), and "Export as
+ * HTML": the worker gives the branch's conversation, the built renderer comes from
+ * `export-asset.json` beside the page, and the file is downloaded.
  *
  * @module
  */
@@ -17,6 +18,29 @@ function loadAsset(): Promise<ExportAsset> {
   });
   asset.catch(() => asset = undefined);
   return asset;
+}
+
+/**
+ * Download a session (`leafId` null) or a branch as JSONL, or with `html` the branch as
+ * the single-file HTML export.
+ *
+ * @example
+ * ```ts
+ * import { saveExport } from "./save.ts";
+ * import type { ViewerClient } from "../rpc.ts";
+ * declare const client: ViewerClient;
+ * await saveExport(client, "session-key", "a1000020", true); // <session>-a1000020.html
+ * ```
+ */
+export async function saveExport(
+  client: ViewerClient,
+  sessionKey: string,
+  leafId: string | null,
+  html = false,
+): Promise<void> {
+  if (html) return await saveHtmlExport(client, sessionKey, leafId);
+  const { blob, fileName } = await client.call("exportJsonl", sessionKey, leafId);
+  downloadBlob(blob, fileName);
 }
 
 /**

@@ -18,6 +18,11 @@ import { rawToggle, showRaw } from "./raw_toggle.ts";
 /** Right-hand tabs. */
 export type SessionTab = "context" | "conversation" | "usage";
 
+/** The tab a URL's `tab=` names (the context by default). */
+export function sessionTab(name: string | null): SessionTab {
+  return name === "usage" || name === "conversation" ? name : "context";
+}
+
 /** Where a session was imported from (remembered by the page). */
 export interface ImportOrigin {
   path: string;
@@ -31,9 +36,8 @@ export interface ImportOrigin {
 export interface SessionActions {
   /** The leaf or tab changed (update the URL). */
   navigate(leafId: string | null, tab: SessionTab): void;
-  exportJsonl(leafId: string | null): void;
-  /** Save the branch to `leafId` as one self-contained HTML file. */
-  exportHtml(leafId: string | null): void;
+  /** Download the session (null) or the branch to `leafId`; `html`: the branch as one HTML file. */
+  exportJsonl(leafId: string | null, html?: boolean): void;
   /** For a computer session: copy it into this browser's store. */
   keepCopy?(): void;
 }
@@ -135,7 +139,7 @@ export class SessionPage {
           button("Export this branch", () => actions.exportJsonl(this.#leafId), {
             attrs: { id: "export-branch" },
           }),
-          button("Export as HTML", () => actions.exportHtml(this.#leafId), {
+          button("Export as HTML", () => actions.exportJsonl(this.#leafId, true), {
             attrs: { id: "export-html" },
             title: "This branch as one self-contained HTML file (the conversation view)",
           }),
