@@ -12,6 +12,8 @@
  * @module
  */
 import * as esbuild from "esbuild";
+import { buildExportAsset } from "./export/asset.ts";
+import { ASSET_FILE } from "./export/html.ts";
 
 /** Repository root (absolute, trailing slash). */
 export const REPO_ROOT: string = new URL("../", import.meta.url).pathname;
@@ -83,6 +85,9 @@ export async function buildViewer(options: BuildOptions = {}): Promise<BuildResu
       target: ["chrome110", "firefox115", "safari16"],
       outdir: outDir,
       entryNames: "[name]",
+      // The conversation tab's code (markdown, grammars, diff) is a chunk loaded when opened.
+      splitting: true,
+      chunkNames: "chunks/[name]-[hash]",
       minify: options.minify ?? true,
       sourcemap: "linked",
       legalComments: "linked",
@@ -94,6 +99,9 @@ export async function buildViewer(options: BuildOptions = {}): Promise<BuildResu
         __MU_DEMO_SESSIONS__: JSON.stringify(JSON.stringify(demoTexts)),
       },
     });
+    // The HTML export's renderer, inlined into every exported file (viewer and `mu export --html`).
+    const asset = await buildExportAsset(REPO_ROOT);
+    await Deno.writeTextFile(`${outDir}/${ASSET_FILE}`, JSON.stringify(asset));
   } finally {
     await esbuild.stop();
   }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { button, downloadBlob, el, replaceChildren } from "./dom.ts";
+import { button, el, replaceChildren } from "./dom.ts";
 import { SessionError, SessionFormatError } from "../src/errors.ts";
 import { createViewerClient } from "./rpc.ts";
 import type { ImportResultView, ListView, SessionOverview, StorageView } from "./types.ts";
@@ -15,7 +15,7 @@ import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
 import { TextFilter } from "./views/text_filter.ts";
-import { SessionPage, type SessionTab } from "./views/session.ts";
+import { SessionPage, type SessionTab, sessionTab } from "./views/session.ts";
 import { SearchPanel } from "./views/search.ts";
 import { LiveUpdates } from "./live.ts";
 import {
@@ -26,6 +26,7 @@ import {
   saveUnloadable,
   storeOrigins,
 } from "./local_memory.ts";
+import { saveExport } from "./export/save.ts";
 import { parseSessionKey, sessionKey, type SessionSource } from "./session_key.ts";
 
 const app = document.getElementById("app")!;
@@ -208,10 +209,9 @@ const listActions: ListActions = {
   },
 };
 
-async function exportJsonl(sessionId: string, leafId: string | null): Promise<void> {
+async function exportJsonl(sessionId: string, leafId: string | null, html = false): Promise<void> {
   try {
-    const { blob, fileName } = await client.call("exportJsonl", sessionId, leafId);
-    downloadBlob(blob, fileName);
+    await saveExport(client, sessionId, leafId, html);
   } catch (error) {
     toast(`Export failed: ${describeError(error)}`, "error");
   }
@@ -303,7 +303,7 @@ function parseHash(): Route {
   return {
     sessionId: decodeURIComponent(match[1]),
     leafId: leaf === null ? undefined : leaf === "" ? null : leaf,
-    tab: params.get("tab") === "usage" ? "usage" : "context",
+    tab: sessionTab(params.get("tab")),
     focus: params.get("focus") ?? undefined,
   };
 }
@@ -359,7 +359,7 @@ function mountSession(overview: SessionOverview, leafId: string | null, tab: Ses
     navigate(leaf, tab) {
       history.replaceState(null, "", sessionUrl(key, leaf, tab));
     },
-    exportJsonl: (leaf) => void exportJsonl(key, leaf),
+    exportJsonl: (leaf, html) => void exportJsonl(key, leaf, html),
     keepCopy: overview.source === "computer" ? () => void keepCopy(key) : undefined,
   }, origins.get(key));
   replaceChildren(app, state.page.element);

@@ -27,6 +27,8 @@ import type {
 } from "./types.ts";
 import type { SessionSource } from "./session_key.ts";
 import type { ViewerSearchOptions } from "./worker/search.ts";
+import type { ConvItem } from "./conversation/model.ts";
+import type { ExportDoc } from "./export/html.ts";
 
 /** A file handed to the worker for import, with its path inside a picked folder. */
 export interface ImportFile {
@@ -94,6 +96,15 @@ export interface ViewerApi {
   ): Promise<string>;
   /** A page of the raw entries on the path to `leafId`. */
   raw(sessionId: string, leafId: string | null, start: number, count: number): Promise<RawPageView>;
+  /** Items `[start, start+count)` of the branch's conversation (`conversation/model.ts`). */
+  conversation(
+    sessionId: string,
+    leafId: string | null,
+    start: number,
+    count: number,
+  ): Promise<{ total: number; items: ConvItem[] }>;
+  /** The branch's whole conversation with the session's facts, for the HTML export. */
+  conversationDoc(sessionId: string, leafId: string | null): Promise<ExportDoc>;
   /** The whole JSON line of one entry. */
   rawEntry(sessionId: string, entryId: string): Promise<string>;
   /** Usage totals (session and branch) and the per-turn bars of the branch. */

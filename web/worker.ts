@@ -19,6 +19,7 @@ import type {
 import { rowView, ViewerSources } from "./worker/sources.ts";
 import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
+import { exportDoc } from "./export/html.ts";
 import { parseSessionKey } from "./session_key.ts";
 import { OpenedSession } from "./worker/opened_session.ts";
 import { mergeSearchViews, searchViews } from "./worker/search.ts";
@@ -192,6 +193,17 @@ const api: ViewerApi = {
 
   async raw(sessionId, leafId, start, count) {
     return (await session(sessionId)).raw(leafId, start, count);
+  },
+
+  async conversation(sessionId, leafId, start, count) {
+    const items = (await session(sessionId)).conversation(leafId);
+    const from = Math.max(0, start);
+    return { total: items.length, items: items.slice(from, from + Math.max(0, count)) };
+  },
+
+  async conversationDoc(sessionId, leafId) {
+    const opened = await session(sessionId);
+    return exportDoc(opened.overview(), leafId, opened.conversation(leafId));
   },
 
   async rawEntry(sessionId, entryId) {

@@ -1,6 +1,7 @@
 /**
- * `mu export <id> [--leaf ID] [-o FILE]`: a session, or one branch of it, as JSONL. The
- * lines are the store's own export, so unchanged imported entries stay byte-identical.
+ * `mu export <id> [--leaf ID] [-o FILE] [--html]`: a session, or one branch of it, as JSONL.
+ * The lines are the store's own export, so unchanged imported entries stay byte-identical.
+ * With `--html`, the branch (default: to the last entry) as one self-contained HTML file.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { exportBranchJsonl } from "../../src/export_branch.ts";
 import { exportSessionJsonl } from "../../src/store.ts";
 import { resolvePath } from "../context.ts";
 import { openStore, resolveSessionId } from "../target.ts";
+import { sessionHtml } from "../export_html.ts";
 
 export const exportCommand: Command = {
   name: "export",
@@ -19,13 +21,19 @@ export const exportCommand: Command = {
   flags: {
     leaf: { type: "string", value: "ID", help: "only the branch ending at this entry" },
     output: { type: "string", short: "o", value: "FILE", help: "write to FILE instead of stdout" },
+    html: {
+      type: "boolean",
+      help: "the branch as one self-contained HTML file (the viewer's conversation view)",
+    },
   },
   async run(invocation, cli) {
     const store = await openStore(invocation, cli);
     try {
       const id = await resolveSessionId(store, invocation.operands[0]);
       const leaf = invocation.flags.leaf as string | undefined;
-      const jsonl = leaf === undefined
+      const jsonl = invocation.flags.html === true
+        ? await sessionHtml(store, id, leaf, cli)
+        : leaf === undefined
         ? await exportSessionJsonl(store, id)
         : await exportBranchJsonl(store, id, leaf);
       const output = invocation.flags.output as string | undefined;

@@ -6,41 +6,18 @@
  *
  * @module
  */
-import { stat } from "node:fs/promises";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
 import type { Command } from "../args.ts";
-import { type CliContext, resolvePath, UsageError } from "../context.ts";
+import { resolvePath, UsageError } from "../context.ts";
 import { serveHttp } from "../http_server.ts";
 import { openStore } from "../target.ts";
+import { viewerRoot } from "../viewer_root.ts";
 import { createSessionApi } from "../../web/api/routes.ts";
 import { refuseForeign, servedHosts } from "../../web/api/guard.ts";
 import { securityHeaders, serveFile } from "../../web/static.ts";
 
 /** Default port. */
 export const DEFAULT_PORT = 8787;
-
-/** The part of web/build.ts used here (typed locally so the package build never reaches it). */
-interface ViewerBuilder {
-  DEFAULT_OUT_DIR: string;
-  buildIsStale(): Promise<boolean>;
-  buildViewer(): Promise<unknown>;
-}
-
-/** Where the built viewer is: the repo's `dist/web` (built on demand), or the package's `viewer/`. */
-async function viewerRoot(cli: CliContext, rebuild: boolean): Promise<string> {
-  const inPackage = fileURLToPath(new URL("../../viewer", import.meta.url));
-  if (await stat(`${inPackage}/index.html`).then(() => true, () => false)) return inPackage;
-  // Running from the repository's sources: build the viewer when missing or stale.
-  // A computed specifier: the npm package ships the built viewer and not the builder.
-  const builder = "../../web/build.ts";
-  const build = await import(builder) as ViewerBuilder;
-  if (rebuild || await build.buildIsStale()) {
-    cli.err("building the viewer…\n");
-    await build.buildViewer();
-  }
-  return build.DEFAULT_OUT_DIR;
-}
 
 function portOf(raw: string | undefined): number | undefined {
   if (raw === undefined || raw === "") return undefined;

@@ -35,6 +35,7 @@ import "../viewer/computer_tests.ts"; // served by mu serve: this computer's ses
 import "../viewer/search_tests.ts"; // search box: a hit on an abandoned branch opens there
 import "../viewer/list_tests.ts"; // list by project, forks, sorts, text filter; retired compaction
 import "../viewer/layout_tests.ts"; // 390/768/1400 px without side scrolling, screenshots, contrast
+import "../viewer/conversation_tests.ts"; // conversation view, markdown, diffs, ANSI, HTML export
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

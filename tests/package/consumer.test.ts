@@ -155,7 +155,7 @@ Deno.test({
     });
 
     await t.step(
-      "(d) the mu command: import, ls, and mu serve with the packaged viewer",
+      "(d) the mu command: import, ls, export --html and mu serve with the packaged viewer",
       async () => {
         const env = { PI_CODING_AGENT_DIR: `${work}/mu-agent`, PATH: Deno.env.get("PATH") ?? "" };
         const mu = `${project}/node_modules/.bin/mu`;
@@ -164,6 +164,12 @@ Deno.test({
           (await run(mu, ["ls", "--all", "--json"], { cwd: project, env })).stdout,
         );
         assertEquals(listed.sessions.length, 1);
+        // The HTML export finds the renderer built into the package's viewer.
+        const html = (await run(mu, ["export", listed.sessions[0].id, "--html"], {
+          cwd: project,
+          env,
+        })).stdout;
+        assert(html.includes("script-src 'sha256-") && html.includes('id="mu-session"'), html);
         const server = new Deno.Command(mu, {
           args: ["serve", "--port", "0"],
           cwd: project,

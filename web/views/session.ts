@@ -8,14 +8,21 @@
 import { button, el, factList, formatDate, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
-import { ContextPane, RawPane } from "./context.ts";
+import { ContextPane, type ContextSource, RawPane } from "./context.ts";
 import { FindBar } from "./find.ts";
 import { PaneTabs } from "./pane_tabs.ts";
 import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
+import type { ConversationList } from "../conversation/list.ts";
+import { rawToggle, showRaw } from "./raw_toggle.ts";
 
 /** Right-hand tabs. */
-export type SessionTab = "context" | "usage";
+export type SessionTab = "context" | "conversation" | "usage";
+
+/** The tab a URL's `tab=` names (the context by default). */
+export function sessionTab(name: string | null): SessionTab {
+  return name === "usage" || name === "conversation" ? name : "context";
+}
 
 /** Where a session was imported from (remembered by the page). */
 export interface ImportOrigin {
@@ -30,7 +37,8 @@ export interface ImportOrigin {
 export interface SessionActions {
   /** The leaf or tab changed (update the URL). */
   navigate(leafId: string | null, tab: SessionTab): void;
-  exportJsonl(leafId: string | null): void;
+  /** Download the session (null) or the branch to `leafId`; `html`: the branch as one HTML file. */
+  exportJsonl(leafId: string | null, html?: boolean): void;
   /** For a computer session: copy it into this browser's store. */
   keepCopy?(): void;
 }
@@ -78,6 +86,10 @@ export class SessionPage {
     this.#leafLabel = el("code", { attrs: { id: "current-leaf" } });
     this.#tabs = {
       context: button("Context", () => this.setTab("context", true), {
+        class: "tab",
+        attrs: { role: "tab" },
+      }),
+      conversation: button("Conversation", () => this.setTab("conversation", true), {
         class: "tab",
         attrs: { role: "tab" },
       }),
@@ -132,6 +144,10 @@ export class SessionPage {
           button("Export this branch", () => actions.exportJsonl(this.#leafId), {
             attrs: { id: "export-branch" },
           }),
+          button("Export as HTML", () => actions.exportJsonl(this.#leafId, true), {
+            attrs: { id: "export-html" },
+            title: "This branch as one self-contained HTML file (the conversation view)",
+          }),
           actions.keepCopy
             ? button("Keep a copy in this browser", () => actions.keepCopy?.(), {
               attrs: { id: "keep-copy" },
@@ -166,7 +182,9 @@ export class SessionPage {
             "div",
             { class: "tabs", attrs: { role: "tablist" } },
             this.#tabs.context,
+            this.#tabs.conversation,
             this.#tabs.usage,
+            rawToggle(() => this.#right),
           ),
           this.#right,
         ),
@@ -233,20 +251,27 @@ export class SessionPage {
         return;
       }
       const raw = new RawPane(source);
-      const context = new ContextPane(source, (id) => void raw.reveal(id));
-      this.#panes = [raw, context];
-      await Promise.all([context.start(), raw.more()]);
+      const main = this.#tab === "conversation"
+        ? await conversationPane(source)
+        : new ContextPane(source, (id) => void raw.reveal(id));
+      if (token !== this.#renderToken) { // another leaf or tab was asked for meanwhile
+        main.dispose();
+        raw.dispose();
+        return;
+      }
+      this.#panes = [raw, main];
+      await Promise.all([main.start(), raw.more()]);
       if (token !== this.#renderToken) return;
       replaceChildren(
         this.#right,
         el(
           "div",
           {
-            class: "columns",
-            attrs: { id: "context-view" },
+            class: `columns${showRaw() ? "" : " no-raw"}`,
+            attrs: { id: this.#tab === "conversation" ? "conversation-view" : "context-view" },
             dataset: { leaf: this.#leafId ?? "" },
           },
-          context.element,
+          main.element,
           raw.element,
         ),
       );
@@ -260,4 +285,16 @@ export class SessionPage {
       );
     }
   }
+}
+
+/**
+ * The conversation list of a branch, paged from the worker. Its code (markdown, grammars,
+ * diff: most of the page's script) loads the first time the tab is opened.
+ */
+async function conversationPane(source: ContextSource): Promise<ConversationList> {
+  const { ConversationList } = await import("../conversation/list.ts");
+  const { client, sessionId, leafId } = source;
+  return new ConversationList({
+    page: (start, count) => client.call("conversation", sessionId, leafId, start, count),
+  });
 }

@@ -26,6 +26,7 @@ import { buildSessionProjection } from "../../src/projection.ts";
 import { olderAgentProjection } from "./older_agent.ts";
 import { countBranchPoints, flattenTree, type TreeRow, treeRowViews } from "./tree_rows.ts";
 import { computeUsage } from "./usage.ts";
+import { conversationItems, type ConvItem } from "../conversation/model.ts";
 
 type Json = Record<string, unknown>;
 
@@ -39,6 +40,7 @@ export class OpenedSession {
   #path?: { leafId: string | null; entries: SessionEntry[]; ids: Set<string> };
   #projection?: { leafId: string | null; value: Json };
   #olderAgent?: { leafId: string | null; value: Json | undefined };
+  #conversation?: { leafId: string | null; items: ConvItem[] };
 
   private constructor(
     readonly header: SessionHeader,
@@ -188,6 +190,15 @@ export class OpenedSession {
       };
     });
     return { total: entries.length, start: from, items };
+  }
+
+  /** The conversation of the branch to `leafId` (`conversation/model.ts`), cached for the last leaf. */
+  conversation(leafId: string | null): ConvItem[] {
+    const { entries } = this.path(leafId);
+    if (!this.#conversation || this.#conversation.leafId !== leafId) {
+      this.#conversation = { leafId, items: conversationItems(entries) };
+    }
+    return this.#conversation.items;
   }
 
   /** The full JSON line of an entry. */

@@ -1,0 +1,154 @@
+/**
+ * The conversation view's pure layer (issue 15), without a browser: the ANSI parser,
+ * markdown → description (raw HTML as text, link and image rules, highlighted fences),
+ * edit diffs with line numbers, folding, and branch entries → chat items with tool results
+ * inside their calls.
+ */
+import { assert, assertEquals } from "../conformance/assert.ts";
+import { ansiToHNodes, parseAnsi } from "../../web/conversation/ansi.ts";
+import { type HElement, type HNode, hText, safeHref } from "../../web/conversation/hnode.ts";
+import { markdownToHNodes } from "../../web/conversation/markdown.ts";
+import { diffLines } from "../../web/conversation/tools.ts";
+import { foldInto } from "../../web/conversation/fold.ts";
+import { conversationItems } from "../../web/conversation/model.ts";
+import { parseSessionJsonlSync } from "../../src/jsonl.ts";
+import { SessionIndex } from "../../src/tree.ts";
+import { CONV, conversationSession } from "../viewer/conversation_fixture.ts";
+
+function find(nodes: HNode[], test: (node: HElement) => boolean): HElement[] {
+  const found: HElement[] = [];
+  const walk = (node: HNode) => {
+    if (typeof node === "string") return;
+    if (test(node)) found.push(node);
+    node.children?.forEach(walk);
+  };
+  nodes.forEach(walk);
+  return found;
+}
+
+Deno.test("ansi: SGR colours (16, 256, truecolor), bold/italic/underline, reset; other escapes removed", () => {
+  assertEquals(parseAnsi("\x1b[31merror\x1b[0m ok"), [
+    { text: "error", style: { fg: 1 } },
+    { text: " ok", style: {} },
+  ]);
+  assertEquals(parseAnsi("\x1b[1;3;4;92mx\x1b[22;23;24my"), [
+    { text: "x", style: { bold: true, italic: true, underline: true, fg: 10 } },
+    { text: "y", style: { fg: 10 } },
+  ]);
+  assertEquals(parseAnsi("\x1b[38;5;196ma\x1b[48;5;244mb\x1b[38;5;4mc"), [
+    { text: "a", style: { fg: "rgb(255,0,0)" } },
+    { text: "b", style: { fg: "rgb(255,0,0)", bg: "rgb(128,128,128)" } },
+    { text: "c", style: { fg: 4, bg: "rgb(128,128,128)" } },
+  ]);
+  assertEquals(parseAnsi("\x1b[38;2;300;20;30mt\x1b[m"), [{
+    text: "t",
+    style: { fg: "rgb(255,20,30)" },
+  }]);
+  // Cursor moves, erase, OSC title/hyperlink, charset switch: gone, text kept.
+  const noisy = "a\x1b[2K\x1b[1Gb\x1b]0;title\x07c\x1b]8;;https://x\x1b\\d\x1b(Be\x9b1mf";
+  assertEquals(parseAnsi(noisy).map((s) => s.text).join(""), "abcdef");
+  const nodes = ansiToHNodes("\x1b[1;32mPASS\x1b[0m plain \x1b[38;2;1;2;3mrgb");
+  assertEquals(nodes[0], {
+    tag: "span",
+    class: "ansi-bold ansi-fg-2",
+    style: undefined,
+    children: ["PASS"],
+  });
+  assertEquals(nodes[1], " plain ");
+  assertEquals((nodes[2] as HElement).style, { color: "rgb(1,2,3)" });
+});
+
+Deno.test("markdown: raw HTML stays text; only http(s)/mailto links; only raster data images; fences highlighted", () => {
+  const nodes = markdownToHNodes([
+    "# Title",
+    "",
+    "<script>alert(1)</script>",
+    "",
+    "[a](javascript:alert(1)) [b](https://example.com) [c](mailto:me@example.com) [d](/relative)",
+    "",
+    "![x](https://example.com/t.png) ![y](data:image/png;base64,AAAA) ![z](data:image/svg+xml;base64,AAAA)",
+    "",
+    "```ts",
+    "const a = '<script>';",
+    "```",
+    "",
+    "- [x] done",
+    "",
+    "| h |",
+    "|:-:|",
+    "| c |",
+  ].join("\n"));
+  assertEquals(find(nodes, (n) => n.tag === "h1").map(hText), ["Title"]);
+  assertEquals(find(nodes, (n) => n.class === "md-raw-html").map(hText), [
+    "<script>alert(1)</script>",
+  ]);
+  assertEquals(find(nodes, (n) => n.tag === "a").map((a) => a.href), [
+    "https://example.com",
+    "mailto:me@example.com",
+  ]);
+  assertEquals(find(nodes, (n) => n.class === "md-link-blocked").map(hText), ["a", "d"]);
+  assertEquals(find(nodes, (n) => n.tag === "img").map((i) => i.src), [
+    "data:image/png;base64,AAAA",
+  ]);
+  assertEquals(find(nodes, (n) => n.class === "md-image-blocked").length, 2);
+  const code = find(nodes, (n) => n.tag === "pre")[0];
+  assertEquals(code.class, "code-block lang-ts");
+  assertEquals(hText(code), "const a = '<script>';");
+  assert(find([code], (n) => n.class === "hljs-keyword").length === 1, "keyword span");
+  assertEquals(find(nodes, (n) => n.tag === "input").map((n) => n.checked), [true]);
+  assertEquals(find(nodes, (n) => n.tag === "td").map((n) => n.class), ["align-center"]);
+  for (const url of ["javascript:x", "data:text/html,x", "//evil", "https://a b", " vbscript:x"]) {
+    assertEquals(safeHref(url), undefined, url);
+  }
+});
+
+Deno.test("markdown: prose skips the parser but gives the same paragraphs; markers still parse", () => {
+  assertEquals(markdownToHNodes("Plain words\nsecond line\n\n  next paragraph  "), [
+    { tag: "p", children: ["Plain words\nsecond line"] },
+    { tag: "p", children: ["next paragraph"] },
+  ]);
+  assertEquals(find(markdownToHNodes("Title\n---"), (n) => n.tag === "h2").map(hText), ["Title"]);
+  assertEquals(find(markdownToHNodes("- one\n- two"), (n) => n.tag === "li").length, 2);
+  assertEquals(find(markdownToHNodes("1. one"), (n) => n.tag === "ol").length, 1);
+  assertEquals(find(markdownToHNodes("see www.example.com"), (n) => n.tag === "a").length, 1);
+  assertEquals(find(markdownToHNodes("    indented"), (n) => n.tag === "pre").length, 1);
+});
+
+Deno.test("diff: an edit as unified lines numbered in the old and new text", () => {
+  const rows = diffLines("a\nb\nc\n", "a\nB\nc\nd\n").map((row) =>
+    row.class === "diff-hunk" ? hText(row) : row.children!.map(hText).join("|")
+  );
+  assertEquals(rows, ["@@ -1,3 +1,4 @@", "1|1| |a", "2||-|b", "|2|+|B", "3|3| |c", "|4|+|d"]);
+});
+
+Deno.test("fold: long output shows 40 lines, the rest behind show all", () => {
+  const text = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join("\n");
+  const pre = foldInto({ tag: "pre" }, [text]);
+  assertEquals(hText(pre).split("\n").length, 41); // 40 lines, each with its line end
+  assertEquals(hText(pre) + hText(pre.more!.children), text);
+  assertEquals(pre.more!.label, "Show all 100 lines");
+  assertEquals(foldInto({ tag: "pre" }, ["short"]).more, undefined);
+});
+
+Deno.test("conversation items: results inside their calls, markers for bookkeeping entries", () => {
+  const { entries } = parseSessionJsonlSync(conversationSession());
+  const index = SessionIndex.build(entries);
+  const items = conversationItems(index.getPath(CONV.last));
+  assertEquals(items.map((i) => i.kind), [
+    "user",
+    "meta",
+    "assistant",
+    "assistant",
+    "meta",
+    "assistant",
+    "assistant",
+  ]);
+  const edit = items.find((i) => i.id === CONV.edit)!;
+  const call = edit.blocks.find((b) => b.type === "tool");
+  assert(call?.type === "tool" && call.result?.text === "Edited src/a.ts", JSON.stringify(call));
+  assertEquals(items[1].title, "model → anthropic/claude-sonnet-4-5");
+  // A branch cut before the result: the call has none.
+  const cut = conversationItems(index.getPath(CONV.edit));
+  const pending = cut.at(-1)!.blocks.find((b) => b.type === "tool");
+  assert(pending?.type === "tool" && pending.result === undefined, "no result on this branch");
+});

@@ -1,0 +1,204 @@
+/**
+ * Tool calls made readable, as {@link HNode}s: an `edit` as a unified diff with line
+ * numbers (jsdiff), a `write` and a `read` with the file path and highlighted content, a
+ * `bash` call as its command and its output with ANSI colours; any other tool as its
+ * arguments (highlighted JSON) and result. Long outputs fold behind "show all". Argument
+ * names follow pi/Atomic's tools (`path`, `oldText`/`newText` or `edits[]`, `content`,
+ * `command`), with the common aliases (`file_path`, `old_string`/`new_string`, `cmd`).
+ *
+ * @module
+ */
+import { structuredPatch } from "diff";
+import { ansiToHNodes, hasAnsi } from "./ansi.ts";
+import { foldInto } from "./fold.ts";
+import { highlight, languageOfPath } from "./highlight.ts";
+import type { HElement, HNode } from "./hnode.ts";
+import type { ConvBlock, ConvImage, ConvToolResult } from "./model.ts";
+
+type Json = Record<string, unknown>;
+type ToolBlock = Extract<ConvBlock, { type: "tool" }>;
+
+function str(args: Json, ...names: string[]): string | undefined {
+  for (const name of names) if (typeof args[name] === "string") return args[name] as string;
+  return undefined;
+}
+
+/** Longest old/new text diffed (jsdiff is quadratic in the worst case). */
+export const DIFF_LIMIT = 100_000;
+
+/** One edit as unified-diff lines with old/new line numbers (relative to the edited text). */
+export function diffLines(oldText: string, newText: string): HElement[] {
+  if (oldText.length + newText.length > DIFF_LIMIT) {
+    return [{
+      tag: "div",
+      class: "diff-note",
+      children: ["(too long to diff; see the raw entry)"],
+    }];
+  }
+  const patch = structuredPatch("a", "b", oldText, newText, "", "", { context: 3 });
+  const rows: HElement[] = [];
+  for (const hunk of patch.hunks) {
+    rows.push({
+      tag: "div",
+      class: "diff-hunk",
+      children: [`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`],
+    });
+    let oldLine = hunk.oldStart;
+    let newLine = hunk.newStart;
+    for (const line of hunk.lines) {
+      const sign = line[0];
+      if (sign === "\\") continue; // "\ No newline at end of file"
+      const kind = sign === "+" ? "add" : sign === "-" ? "del" : "ctx";
+      const oldNo = kind === "add" ? "" : String(oldLine++);
+      const newNo = kind === "del" ? "" : String(newLine++);
+      rows.push({
+        tag: "div",
+        class: `diff-line diff-${kind}`,
+        children: [
+          { tag: "span", class: "ln", children: [oldNo] },
+          { tag: "span", class: "ln", children: [newNo] },
+          { tag: "span", class: "sign", children: [kind === "ctx" ? " " : sign] },
+          { tag: "span", class: "diff-text", children: [line.slice(1)] },
+        ],
+      });
+    }
+  }
+  if (!rows.length) rows.push({ tag: "div", class: "diff-note", children: ["(no change)"] });
+  return rows;
+}
+
+function edits(args: Json): Array<{ oldText: string; newText: string }> {
+  if (Array.isArray(args.edits)) {
+    return (args.edits as Json[]).filter((e) => e && typeof e === "object").map((e) => ({
+      oldText: str(e, "oldText", "old_string", "old") ?? "",
+      newText: str(e, "newText", "new_string", "new") ?? "",
+    }));
+  }
+  const oldText = str(args, "oldText", "old_string", "old_str");
+  const newText = str(args, "newText", "new_string", "new_str");
+  return oldText === undefined && newText === undefined
+    ? []
+    : [{ oldText: oldText ?? "", newText: newText ?? "" }];
+}
+
+/** Output text as folded, ANSI-coloured or highlighted nodes. */
+export function outputBlock(text: string, lang?: string, cls = "tool-output"): HElement {
+  const nodes = hasAnsi(text) ? ansiToHNodes(text) : lang ? highlight(text, lang) : [text];
+  return foldInto({ tag: "pre", class: `${cls}${lang ? " hljs" : ""}` }, nodes);
+}
+
+function images(list: ConvImage[]): HNode[] {
+  return list.map((image) =>
+    image.dataUrl
+      ? { tag: "img", src: image.dataUrl, alt: `${image.mimeType} image` }
+      : { tag: "div", class: "note", children: [`[${image.note ?? "image not displayed"}]`] }
+  );
+}
+
+function resultPart(result: ConvToolResult | undefined, lang?: string): HNode[] {
+  if (!result) {
+    return [{ tag: "div", class: "tool-pending", children: ["no result on this branch"] }];
+  }
+  const parts: HNode[] = [];
+  if (result.text) parts.push(outputBlock(result.text, result.isError ? undefined : lang));
+  parts.push(...images(result.images));
+  if (result.cut) {
+    parts.push({
+      tag: "div",
+      class: "note",
+      children: [
+        `(output cut at ${result.text.length.toLocaleString("en-US")} of ${
+          result.cut.toLocaleString("en-US")
+        } characters; the raw entry has all of it)`,
+      ],
+    });
+  }
+  return parts;
+}
+
+function head(name: string, detail: HNode[], result?: ConvToolResult): HElement {
+  return {
+    tag: "div",
+    class: "tool-head",
+    children: [
+      { tag: "span", class: "tool-name", children: [name] },
+      ...detail,
+      result?.isError ? { tag: "span", class: "chip tone-error", children: ["error"] } : "",
+    ],
+  };
+}
+
+const pathNode = (path: string): HElement => ({
+  tag: "code",
+  class: "tool-path",
+  children: [path],
+});
+
+/**
+ * A tool call (with its result, when the branch has it) as a readable block.
+ *
+ * @example
+ * ```ts
+ * toolCallHNode({ type: "tool", name: "edit", callId: "c1", args: { path: "a.ts", oldText: "a", newText: "b" } });
+ * // a div.tool-call with the path and a diff: "-a" / "+b", numbered
+ * ```
+ */
+export function toolCallHNode(block: ToolBlock): HElement {
+  const args = (block.args && typeof block.args === "object" ? block.args : {}) as Json;
+  const name = block.name;
+  const path = str(args, "path", "file_path", "filePath", "file");
+  const lang = path ? languageOfPath(path) : undefined;
+  const result = block.result;
+  const tone = result?.isError ? " is-error" : "";
+  const wrap = (kind: string, children: HNode[]): HElement => ({
+    tag: "div",
+    class: `tool-call tool-${kind}${tone}`,
+    children,
+  });
+  const lower = name.toLowerCase();
+  const edit = edits(args);
+  if (block.args === undefined) {
+    return wrap("orphan", [head(name, [" result"], result), ...resultPart(result)]);
+  }
+  if ((lower === "edit" || lower === "multiedit" || lower === "str_replace") && edit.length) {
+    return wrap("edit", [
+      head(name, path ? [" ", pathNode(path)] : [], result),
+      ...edit.map((e): HElement => ({
+        tag: "div",
+        class: "diff",
+        children: diffLines(e.oldText, e.newText),
+      })),
+      ...resultPart(result),
+    ]);
+  }
+  if (lower === "write" && typeof args.content === "string") {
+    return wrap("write", [
+      head(name, path ? [" ", pathNode(path)] : [], result),
+      outputBlock(args.content, lang, "file-content"),
+      ...resultPart(result),
+    ]);
+  }
+  if (lower === "read" && path) {
+    const range = [
+      typeof args.offset === "number" ? `from line ${args.offset}` : "",
+      typeof args.limit === "number" ? `${args.limit} lines` : "",
+    ].filter(Boolean).join(", ");
+    return wrap("read", [
+      head(name, [" ", pathNode(path), range ? ` (${range})` : ""], result),
+      ...resultPart(result, lang),
+    ]);
+  }
+  const command = str(args, "command", "cmd");
+  if (lower === "bash" && command !== undefined) {
+    return wrap("bash", [
+      head(name, [], result),
+      { tag: "pre", class: "bash-command hljs", children: ["$ ", ...highlight(command, "bash")] },
+      ...resultPart(result),
+    ]);
+  }
+  return wrap("generic", [
+    head(name, [], result),
+    outputBlock(JSON.stringify(args, null, 2) ?? "", "json", "tool-args"),
+    ...resultPart(result),
+  ]);
+}
