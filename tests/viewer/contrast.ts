@@ -4,7 +4,10 @@
  * its ancestors' background colours composited, opacity applied), compared with AA (4.5:1,
  * 3:1 for large text: 24 px, or 18.66 px bold). Runs inside the page (`auditContrast` is
  * passed to `page.evaluate`, so it is self-contained); disabled controls are exempt (WCAG
- * 1.4.3). Colours the parser does not know are reported, never skipped.
+ * 1.4.3), and so are 256-colour / truecolor runs of tool output (`.ansi-rgb`): their colours
+ * are the session's, shown as the program chose them, not a pair the viewer picked (the 16
+ * named ANSI colours are the viewer's and are audited). Colours the parser does not know are
+ * reported, never skipped.
  *
  * @module
  */
@@ -86,7 +89,7 @@ export function auditContrast(): ContrastFailure[] {
   for (const el of document.body.querySelectorAll("*")) {
     const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE)
       .map((n) => n.textContent ?? "").join("").trim();
-    if (!own || el.closest(":disabled, [hidden], option, script, style")) continue;
+    if (!own || el.closest(":disabled, [hidden], option, script, style, .ansi-rgb")) continue;
     if (el.getClientRects().length === 0) continue;
     const style = getComputedStyle(el);
     if (style.visibility !== "visible") continue;

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { auditContrast } from "./contrast.ts";
 import type { Page } from "playwright-core";
 import { openWithImported, screenshot, withViewerBrowser } from "./helpers.ts";
 import { assert, assertEquals, openFromList, readDownload } from "./page.ts";
@@ -99,6 +100,11 @@ Deno.test({
       await page.waitForSelector(`#conversation-view .conv-item[data-id="${CONV.last}"]`);
       assert(page.url().includes("tab=conversation"), page.url());
       assertRendered(await inspect(page), "viewer");
+      // Highlighted code, diff lines and ANSI colours meet WCAG AA in both schemes.
+      for (const scheme of ["dark", "light"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        assertEquals(await page.evaluate(auditContrast), [], `${scheme}: pairs below AA`);
+      }
 
       // Tool results are folded into their calls: no standalone result items.
       assertEquals(await page.locator(".conv-tool").count(), 0, "standalone tool results");

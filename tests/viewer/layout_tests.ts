@@ -112,7 +112,14 @@ Deno.test({
             await page.click("#pane-tab-raw");
             await page.locator(".raw-item").first().waitFor();
             await assertNoSideScroll(page, `raw at ${size.width}`);
+            // The conversation is a tab too (the page's own tabs are hidden here).
+            await page.click("#pane-tab-conversation");
+            await page.locator("#conversation .conv-item, #conversation .conv-marker").first()
+              .waitFor();
+            assert(!(await page.locator(".raw-pane").isVisible()), "raw hidden in the chat");
+            await assertNoSideScroll(page, `conversation at ${size.width}`);
             await page.click("#pane-tab-context");
+            await page.waitForSelector("#context-view .context-item");
           } else {
             assert(!(await page.locator(".pane-tabs").isVisible()), "no pane tabs when wide");
             assert(await page.locator(".tree-pane").isVisible(), "tree beside the context");
@@ -163,6 +170,11 @@ Deno.test({
             }
             await page.locator(".raw-item").first().waitFor();
             await audit(`session ${title}`);
+            await page.getByRole("tab", { name: "Conversation" }).click();
+            await page.locator("#conversation .conv-item").first().waitFor();
+            await audit(`conversation ${title}`);
+            await page.getByRole("tab", { name: "Context", exact: true }).click();
+            await page.locator("#context-view").waitFor();
             if (title.startsWith("Fix")) {
               await page.getByRole("tab", { name: "Usage & cost" }).click();
               await page.waitForSelector("svg.chart rect");

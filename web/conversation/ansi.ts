@@ -155,6 +155,9 @@ export function ansiToHNodes(text: string): HNode[] {
     else if (bg === "default-fg") classes.push("ansi-bg-inverse");
     else if (bg) inline.background = bg;
     if (!classes.length && !inline.color && !inline.background) return text;
+    // Colours the output chose itself (256-colour, truecolor) are shown as the program
+    // chose them, as a terminal would; the class lets the contrast audit tell them apart.
+    if (inline.color || inline.background) classes.push("ansi-rgb");
     return {
       tag: "span",
       class: classes.join(" ") || undefined,

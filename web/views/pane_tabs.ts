@@ -10,11 +10,12 @@
 import { button, el } from "../dom.ts";
 
 /** The panes a small screen shows one at a time. */
-export type SmallPane = "tree" | "context" | "raw" | "usage";
+export type SmallPane = "tree" | "context" | "conversation" | "raw" | "usage";
 
 const PANES: ReadonlyArray<readonly [SmallPane, string]> = [
   ["tree", "Tree"],
   ["context", "Context"],
+  ["conversation", "Chat"],
   ["raw", "Raw"],
   ["usage", "Usage"],
 ];
@@ -71,9 +72,9 @@ export class PaneTabs {
     }
   }
 
-  /** After a tree choice: on a small screen, show what it changed. */
-  followLeaf(): void {
-    if (this.page.dataset.pane === "tree") this.showOnSmallScreen("context");
+  /** After a tree choice: on a small screen, show what it changed (in `main`, the open view). */
+  followLeaf(main: "context" | "conversation"): void {
+    if (this.page.dataset.pane === "tree") this.showOnSmallScreen(main);
   }
 
   /** On a small screen, switch to `pane` (as if its tab was chosen); wide screens show all. */

@@ -80,7 +80,7 @@ export class SessionPage {
       leafId,
       onSelect: (id) => {
         this.setLeaf(id, true);
-        this.#paneTabs?.followLeaf();
+        this.#paneTabs?.followLeaf(this.#tab === "conversation" ? "conversation" : "context");
       },
     });
     this.#leafLabel = el("code", { attrs: { id: "current-leaf" } });
@@ -192,8 +192,12 @@ export class SessionPage {
     );
     this.#paneTabs = new PaneTabs(
       this.element,
-      tab === "usage" ? "usage" : "context",
-      (pane) => this.setTab(pane === "usage" ? "usage" : "context", true),
+      tab,
+      (pane) => {
+        if (pane === "context" || pane === "conversation" || pane === "usage") {
+          this.setTab(pane, true);
+        } else if (this.#tab === "usage") this.setTab("context", true); // tree, raw: beside a branch view
+      },
     );
     this.element.querySelector(".session-body")!.before(this.#paneTabs.element);
     void this.#renderRight();
@@ -226,8 +230,9 @@ export class SessionPage {
   setTab(tab: SessionTab, fromUser = false): void {
     if (tab === this.#tab) return;
     this.#tab = tab;
-    if (tab === "usage") this.#paneTabs?.show("usage");
-    else if (this.element.dataset.pane === "usage") this.#paneTabs?.show("context");
+    const pane = this.element.dataset.pane;
+    if (tab !== "context") this.#paneTabs?.show(tab);
+    else if (pane === "usage" || pane === "conversation") this.#paneTabs?.show("context");
     if (fromUser) this.actions.navigate(this.#leafId, tab);
     void this.#renderRight();
   }
