@@ -125,6 +125,9 @@ Deno.test({
             assert(await page.locator(".tree-pane").isVisible(), "tree beside the context");
           }
           await shoot(page, `session-${size.width}`);
+          await page.click(narrow ? "#pane-tab-conversation" : "text=Conversation");
+          await page.locator("#conversation .conv-item").first().waitFor();
+          await shoot(page, `conversation-${size.width}`);
 
           await page.click(narrow ? "#pane-tab-usage" : "text=Usage & cost");
           await page.waitForSelector("svg.chart rect");
