@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { button, el, replaceChildren } from "./dom.ts";
-import { SessionError, SessionFormatError } from "../src/errors.ts";
+import { el, replaceChildren } from "./dom.ts";
 import { createViewerClient } from "./rpc.ts";
 import type { ImportResultView, ListView, SessionOverview, StorageView } from "./types.ts";
 import { importSummary } from "./import_summary.ts";
@@ -15,7 +14,9 @@ import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
 import { TextFilter } from "./views/text_filter.ts";
-import { SessionPage, type SessionTab, sessionTab } from "./views/session.ts";
+import { SessionPage, type SessionTab } from "./views/session.ts";
+import { parseHash, type Route, sessionUrl } from "./hash_route.ts";
+import { describeError, toaster } from "./toast.ts";
 import { SearchPanel } from "./views/search.ts";
 import { LiveUpdates } from "./live.ts";
 import {
@@ -91,29 +92,7 @@ function rememberOrigins(results: ImportResultView[], at: number): void {
 }
 
 /** Show a short message; errors stay until dismissed. */
-function toast(text: string, tone: "info" | "error" = "info"): void {
-  const close = button("×", () => node.remove(), {
-    class: "toast-close",
-    attrs: { "aria-label": "Dismiss" },
-  });
-  const node = el(
-    "div",
-    { class: `toast ${tone}`, attrs: { role: "status" } },
-    el("span", {}, text),
-    close,
-  );
-  toastArea.append(node);
-  if (tone === "info") setTimeout(() => node.remove(), 6000);
-}
-
-function describeError(error: unknown): string {
-  // Errors from the worker arrive as the library's classes (src/rpc.ts).
-  if (error instanceof SessionFormatError && error.line > 0) {
-    return `${error.name}: line ${error.line}: ${error.reason}`;
-  }
-  if (error instanceof SessionError) return `${error.name}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
-}
+const toast = toaster(toastArea);
 
 /** Run an import, then record failures and refresh. Returns the results. */
 async function runImport(run: () => Promise<ImportResultView[]>): Promise<ImportResultView[]> {
@@ -285,33 +264,6 @@ async function showList(): Promise<void> {
   textFilter.reset();
   draw();
   search.sync();
-}
-
-interface Route {
-  sessionId?: string;
-  leafId?: string | null;
-  tab: SessionTab;
-  /** An entry to scroll to and highlight (a search hit). */
-  focus?: string;
-}
-
-function parseHash(): Route {
-  const match = /^#\/session\/([^?]+)(?:\?(.*))?$/.exec(location.hash);
-  if (!match) return { tab: "context" };
-  const params = new URLSearchParams(match[2] ?? "");
-  const leaf = params.get("leaf");
-  return {
-    sessionId: decodeURIComponent(match[1]),
-    leafId: leaf === null ? undefined : leaf === "" ? null : leaf,
-    tab: sessionTab(params.get("tab")),
-    focus: params.get("focus") ?? undefined,
-  };
-}
-
-function sessionUrl(sessionId: string, leafId: string | null, tab: SessionTab): string {
-  const params = new URLSearchParams({ leaf: leafId ?? "" });
-  if (tab !== "context") params.set("tab", tab);
-  return `${sessionHash(sessionId)}?${params}`;
 }
 
 async function showSession(route: Route): Promise<void> {
