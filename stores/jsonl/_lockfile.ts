@@ -20,7 +20,8 @@
  *
  * @module
  */
-import { link, lstat, mkdir, open, readFile, unlink, utimes, writeFile } from "node:fs/promises";
+import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { lstat, mkdir, open, readFile, unlink, utimes } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import process from "node:process";
@@ -154,36 +155,46 @@ export async function breakStale(path: string, judged: Holder): Promise<void> {
 /**
  * Create `path` holding `text` in one step: false when it already exists. The temp file is
  * named like the store's other temp files (`<name>.<pid>.<random>.tmp`), so one left by a
- * crash between its write and the link is collected with them.
+ * crash between its write and the link is collected with them. Synchronous system calls:
+ * this runs around every append, and each promise-based call cost a thread-pool round trip
+ * (issue 12: the lock was most of an append's time); none of them waits for the disk.
  */
-async function createWithOwner(path: string, text: string): Promise<boolean> {
+function createWithOwner(path: string, text: string): boolean {
   const temp = `${path}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  await writeFile(temp, text, { flag: "wx", mode: FILE_MODE });
+  writeNew(temp, text);
   try {
-    await link(temp, path);
+    linkSync(temp, path);
     return true;
   } catch (error) {
     if (code(error) === "EEXIST") return false;
     if (!["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"].includes(code(error) ?? "")) throw error;
     // No hard links here: create and fill; an owner-less moment is judged by its age.
-    return await createThenFill(path, text);
+    return createThenFill(path, text);
   } finally {
-    await unlink(temp).catch(() => {});
+    try {
+      unlinkSync(temp);
+    } catch {
+      // already gone
+    }
   }
 }
 
-async function createThenFill(path: string, text: string): Promise<boolean> {
-  let handle;
+/** Create `path` exclusively with `text` (throws EEXIST when it exists). */
+function writeNew(path: string, text: string): void {
+  const fd = openSync(path, "wx", FILE_MODE);
   try {
-    handle = await open(path, "wx", FILE_MODE);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function createThenFill(path: string, text: string): boolean {
+  try {
+    writeNew(path, text);
   } catch (error) {
     if (code(error) === "EEXIST") return false;
     throw error;
-  }
-  try {
-    await handle.writeFile(text);
-  } finally {
-    await handle.close();
   }
   return true;
 }
@@ -246,7 +257,7 @@ async function acquireFile(
     let holder: Holder | undefined;
     let stale = false;
     try {
-      if (await createWithOwner(path, JSON.stringify(owner))) break;
+      if (createWithOwner(path, JSON.stringify(owner))) break;
       holder = await readHolder(path);
       stale = holder !== undefined && isStale(holder, staleMs);
       if (stale) await breakStale(path, holder!);
@@ -273,8 +284,12 @@ async function acquireFile(
     clearInterval(refresh);
     try {
       // Only remove our own lock: if it was broken as stale, the file is someone else's.
-      const text = await readFile(path, "utf8").catch(() => "");
-      if (text.includes(owner.token)) await unlink(path).catch(() => {});
+      try {
+        const text = readFileSync(path, "utf8");
+        if (text.includes(owner.token)) unlinkSync(path);
+      } catch {
+        // gone already (broken as stale and removed)
+      }
     } finally {
       releaseLocal();
     }
