@@ -22,6 +22,11 @@ export interface JsonlStoreOptions {
   lockTimeoutMs?: number;
   /** Move deleted files to the trash when the backend has one (default true). */
   useTrash?: boolean;
+  /**
+   * Keep the listing cache in the folder (`.mu-listing-cache.json`), so a new process lists
+   * without reading the sessions again (default true; see `_persist.ts` for the rules).
+   */
+  persistListingCache?: boolean;
   /** Files read at once while listing (default 8). */
   listConcurrency?: number;
   /**

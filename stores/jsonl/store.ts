@@ -40,6 +40,7 @@ import { cachedAfterWrite, JsonlListingCache } from "./_cache.ts";
 import { readHeader } from "./_scan.ts";
 import { type RepairReport, repairSessionFile } from "./_tail.ts";
 import { listFolder } from "./_listing.ts";
+import { persistedListing } from "./_persist.ts";
 import { freshHeader, headerInfoOf, rewriteHeader } from "./_rewrite.ts";
 import type { JsonlStoreOptions } from "./_options.ts";
 
@@ -232,7 +233,10 @@ export class JsonlSessionStore implements SessionStore {
       concurrency: this.#options.listConcurrency ?? 8,
       preferred: (a: string, b: string) => this.#locator.prefer(a, b),
     };
-    const { rows, ids } = await listFolder(this.#fs, paths, this.#cache, options, how);
+    const listing = () => listFolder(this.#fs, paths, this.#cache, options, how);
+    const { rows, ids } = this.#options.persistListingCache === false
+      ? await listing()
+      : await persistedListing(this.#fs, this.#cache, paths, listing);
     for (const [path, id] of ids.paths) this.#locator.learnPath(path, id);
     for (const [id, path] of ids.chosen) {
       if (this.#locator.cached(id) === undefined) this.#locator.remember(path, id);
