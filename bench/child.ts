@@ -14,6 +14,7 @@
  */
 import process from "node:process";
 import { openCase, type OpenParams } from "./cases/open.ts";
+import { appendCostCase, type AppendCostParams } from "./cases/append_cost.ts";
 import {
   appendCase,
   type AppendParams,
@@ -28,7 +29,7 @@ import { collectGarbage, gcExposed, memoryStatus, resetPeak, runtimeName } from 
 /** What the parent asks for. */
 export interface ChildJob {
   mode: "time" | "mem" | "prepare";
-  case: "open" | "listing" | "append" | "import" | "prepare-sqlite" | "proto";
+  case: "open" | "listing" | "append" | "append-cost" | "import" | "prepare-sqlite" | "proto";
   params: Record<string, unknown>;
   warmup?: number;
   runs?: number;
@@ -65,6 +66,8 @@ async function makeCase(job: ChildJob): Promise<BenchCase> {
       return await listingCase(job.params as { folder: string; sqliteDb?: string });
     case "append":
       return await appendCase(job.params as unknown as AppendParams);
+    case "append-cost":
+      return await appendCostCase(job.params as unknown as AppendCostParams);
     case "import":
       return await importCase(job.params as { folder: string; tmpDir: string });
     case "proto":
