@@ -20,6 +20,7 @@
  */
 import type { JsonlFolderFs } from "./_folder.ts";
 import type { CachedFile, JsonlListingCache } from "./_cache.ts";
+import type { HeaderInfo } from "./_scan.ts";
 
 /** The cache file's name in the folder root. */
 export const LISTING_CACHE_FILE = ".mu-listing-cache.json";
@@ -27,21 +28,29 @@ export const LISTING_CACHE_FILE = ".mu-listing-cache.json";
  * Bump when {@link CachedFile} or the listing fold (`src/listing.ts`) changes meaning: a
  * cache written by another version is never read.
  */
-export const LISTING_CACHE_VERSION = 1;
+export const LISTING_CACHE_VERSION = 2;
 const FORMAT = "mu-sessions-listing-cache";
 
+/** One file's entry: the header is kept as its line's text (parsed again on load) unless
+ * it was upgraded from an older format, which keeps the cache file small to read. */
 interface Stored {
   size: number;
   mtimeMs: number;
-  info: NonNullable<CachedFile["info"]>;
-  headText?: string;
+  headText: string;
+  /** Only when the file needs an upgrade (then it differs from `headText`'s record). */
+  header?: HeaderInfo["header"];
+  version: number;
+  needsUpgrade: boolean;
+  end: number;
+  line: number;
   state?: CachedFile["state"];
   /** The last bytes read, base64. */
   probe?: string;
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
+// Not fatal: the checksum already vouches for the bytes, and validation doubled the time.
+const decoder = new TextDecoder();
 
 async function sha256(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
@@ -55,7 +64,10 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const chars = atob(text);
+  const bytes = new Uint8Array(chars.length);
+  for (let i = 0; i < chars.length; i++) bytes[i] = chars.charCodeAt(i);
+  return bytes;
 }
 
 /**
@@ -96,8 +108,12 @@ export async function loadListingCache(
   for (const [path, stored] of Object.entries(files)) {
     const key = fs.describe(path);
     if (cache.get(key)) continue;
-    const { probe, ...rest } = stored;
-    cache.set(key, { ...rest, ...(probe === undefined ? {} : { probe: fromBase64(probe) }) });
+    const { size, mtimeMs, headText, version, needsUpgrade, end, line, state, probe } = stored;
+    const header = stored.header ?? JSON.parse(headText);
+    const info = { header, id: header.id, version, needsUpgrade, end, line };
+    const entry: CachedFile = { size, mtimeMs, info, headText, state };
+    if (probe !== undefined) entry.probe = fromBase64(probe);
+    cache.set(key, entry);
     taken++;
   }
   return taken;
@@ -156,10 +172,15 @@ export async function saveListingCache(
   const files: Record<string, Stored> = {};
   for (const path of paths) {
     const cached = cache.get(fs.describe(path));
-    if (!cached?.info || cached.error || cached.transient) continue;
+    if (!cached?.info || cached.headText === undefined || cached.error || cached.transient) {
+      continue;
+    }
     const { size, mtimeMs, info, headText, state, probe } = cached;
-    files[path] = { size, mtimeMs, info, headText, state };
-    if (probe) files[path].probe = toBase64(probe);
+    const { version, needsUpgrade, end, line } = info;
+    const stored: Stored = { size, mtimeMs, headText, version, needsUpgrade, end, line, state };
+    if (needsUpgrade) stored.header = info.header;
+    if (probe) stored.probe = toBase64(probe);
+    files[path] = stored;
   }
   try {
     const body = encoder.encode(JSON.stringify({ files }));

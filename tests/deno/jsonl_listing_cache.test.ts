@@ -68,7 +68,7 @@ for (
     ["emptied", () => ""],
     // Still valid JSON, but no longer what was checksummed: an edited count is not believed.
     ["edited", (text: string) => text.replace(/"messageCount":(\d+)/g, '"messageCount":999')],
-    ["from another version", (text: string) => text.replace('"version":1', '"version":99')],
+    ["from another version", (text: string) => text.replace('"version":2', '"version":99')],
     ["not a cache at all", () => '{"files":{}}\n{"files":{}}'],
   ] as const
 ) {
