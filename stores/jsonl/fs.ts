@@ -52,6 +52,12 @@ export interface FsFolderOptions {
 
 const CHUNK = 64 * 1024;
 
+/**
+ * Modification times in whole milliseconds: Node reports fractions, Deno's `node:fs` does
+ * not, and the persisted listing cache is shared by both; equal keys need equal precision.
+ */
+const wholeMs = (ms: number) => Math.floor(ms);
+
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
 }
@@ -139,7 +145,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   async stat(path: string): Promise<FileStat | undefined> {
     try {
       const info = statSync(this.#abs(path));
-      return info.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
+      return info.isFile() ? { size: info.size, mtimeMs: wholeMs(info.mtimeMs) } : undefined;
     } catch (error) {
       if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return undefined;
       throw error;
@@ -202,7 +208,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
       if (options.durability !== "relaxed") fdatasyncSync(fd);
       const after = fstatSync(fd);
-      return { size: after.size, mtimeMs: after.mtimeMs };
+      return { size: after.size, mtimeMs: wholeMs(after.mtimeMs) };
     } finally {
       closeSync(fd);
     }
