@@ -26,9 +26,8 @@ import { registerRuntimeStorage, type RuntimeStorage } from "../../src/runtime.t
 import type { SessionStore } from "../../src/store.ts";
 import { agentDir as agentDirFor, type AgentEnv } from "./agent_dir.ts";
 import { type Durability, openJsonlFsStore } from "../jsonl/fs.ts";
-import { openJsonlFile, readLocalFile } from "../jsonl/_local.ts";
+import { listingCacheFor, openJsonlFile, readLocalFile } from "../jsonl/_local.ts";
 import type { JsonlSessionStore } from "../jsonl/store.ts";
-import { JsonlListingCache } from "../jsonl/_cache.ts";
 import { openSqliteStore } from "../sqlite/file.ts";
 import {
   defaultProjectTrustOf,
@@ -309,16 +308,7 @@ function choiceOf(
 
 // ------------------------------------------------------------------ opening
 
-const listingCaches = new Map<string, JsonlListingCache>();
 const sharedStores = new Map<string, Promise<SessionStore>>();
-
-/** One listing cache per directory, so listings stay warm across store instances. */
-function cacheFor(dir: string): JsonlListingCache {
-  const key = resolve(dir);
-  let cache = listingCaches.get(key);
-  if (!cache) listingCaches.set(key, cache = new JsonlListingCache());
-  return cache;
-}
 
 /**
  * The JSONL store over a directory, sharing this process's listing cache for it.
@@ -333,7 +323,7 @@ export async function openJsonlDirectory(
   dir: string,
   durability?: Durability,
 ): Promise<JsonlSessionStore> {
-  return await openJsonlFsStore(dir, { cache: cacheFor(dir), durability });
+  return await openJsonlFsStore(dir, { cache: listingCacheFor(dir), durability });
 }
 
 /**
@@ -372,10 +362,8 @@ export async function openStorage(
   }
   if (options.openSqlite) return await options.openSqlite(choice.path);
   const path = resolve(choice.path);
-  return await shared(
-    `sqlite\n${path}\n${durability}`,
-    () => openSqliteStore(path, { durability }),
-  );
+  const key = `sqlite\n${path}\n${durability}`;
+  return await shared(key, () => openSqliteStore(path, { durability }));
 }
 
 /** One open store per key in this process; closing it (or failing to open) drops it. */
@@ -429,8 +417,8 @@ export function fileSystemRuntimeStorage(
     jsonlStore: (directory) => openJsonlDirectory(directory, defaults.durability),
     openJsonlFile: async (path, { sessionDir, cwd }) => {
       const dir = sessionDir ?? resolve(path, "..");
-      const { durability } = defaults;
-      return await openJsonlFile(path, { sessionDir: dir, cwd, cache: cacheFor(dir), durability });
+      const options = { sessionDir: dir, cwd, durability: defaults.durability };
+      return await openJsonlFile(path, { ...options, cache: listingCacheFor(dir) });
     },
     readFile: (path) => readLocalFile(path),
     cwd: () => process.cwd(),
