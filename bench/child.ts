@@ -14,6 +14,7 @@
  */
 import process from "node:process";
 import { openCase, type OpenParams } from "./cases/open.ts";
+import { appendCostCase, type AppendCostParams } from "./cases/append_cost.ts";
 import {
   appendCase,
   type AppendParams,
@@ -38,6 +39,7 @@ export interface ChildJob {
     | "open"
     | "listing"
     | "append"
+    | "append-cost"
     | "import"
     | "prepare-sqlite"
     | "proto"
@@ -79,6 +81,8 @@ async function makeCase(job: ChildJob): Promise<BenchCase> {
       return await listingCase(job.params as { folder: string; sqliteDb?: string });
     case "append":
       return await appendCase(job.params as unknown as AppendParams);
+    case "append-cost":
+      return await appendCostCase(job.params as unknown as AppendCostParams);
     case "import":
       return await importCase(job.params as { folder: string; tmpDir: string });
     case "proto":

@@ -220,7 +220,7 @@ for (const launcher of edgeOnly ? [] : launchers) {
   if (wants("append")) {
     const big = sessions.get(SIZES.big)!;
     // SQLite's default (synchronous=FULL in WAL) already syncs every commit; NORMAL shows
-    // what that costs. The JSONL store always fdatasyncs an append: it has no option.
+    // what that costs; the JSONL store's relaxed durability is measured in its cost case below.
     const variants = [["sqlite", "default"], ["sqlite", "relaxed"], ["jsonl", "default"]];
     const kept = isNode
       ? variants.filter(([store, durability]) =>
@@ -241,6 +241,16 @@ for (const launcher of edgeOnly ? [] : launchers) {
       const job: ChildJob = { mode: "time", case: "append", params, warmup, runs };
       await run(launcher, "append", `${store} ${durability}, ${SIZES.appends} appends`, job);
     }
+    // Per-append cost against raw write(+fsync) of the same bytes (issue 12).
+    const n = smoke ? 20 : 200;
+    const [warmup, runs] = smoke ? [1, 2] : [1, 5];
+    const params = {
+      appends: n,
+      rounds: warmup + runs,
+      tmpDir: `${REPO}dist/bench-data/tmp-cost-${launcher.runtime}`,
+    };
+    const job: ChildJob = { mode: "time", case: "append-cost", params, warmup, runs };
+    await run(launcher, "append", `jsonl cost, ${n} appends`, job);
   }
   if (wants("import") && !(isNode && !NODE_SUBSET.imports)) {
     const folder = folders.get(SIZES.importFolder)!;

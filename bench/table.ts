@@ -141,8 +141,19 @@ export function renderTables(file: ResultsFile): string {
     }
     const lists = sized("listing", runtime);
     if (lists.length) {
-      const names = ["sqlite", "sqlite open+list", "jsonl cold", "jsonl warm"];
-      out.push("", `**Listing, ${runtime}** (cold = fresh store instance; OS page cache warm)`, "");
+      const names = [
+        "sqlite",
+        "sqlite open+list",
+        "jsonl cold",
+        "jsonl cold, no cache",
+        "jsonl warm",
+      ];
+      out.push(
+        "",
+        `**Listing, ${runtime}** (cold = fresh store instance, as a new process: with the ` +
+          "folder's persisted listing cache, or with none; OS page cache warm)",
+        "",
+      );
       out.push(
         table(
           ["Folder", ...names],
@@ -150,7 +161,22 @@ export function renderTables(file: ResultsFile): string {
         ),
       );
     }
-    const appends = sized("append", runtime);
+    const appends = sized("append", runtime).filter((s) => !s.startsWith("jsonl cost"));
+    const cost = sized("append", runtime).find((s) => s.startsWith("jsonl cost"));
+    if (cost) {
+      const names = [
+        "raw write+fsync",
+        "jsonl durable",
+        "jsonl 8 in flight",
+        "raw write",
+        "jsonl relaxed",
+      ];
+      const n = parseInt(cost.split(", ")[1]);
+      const us = (row?: Row) =>
+        row?.medianMs === undefined ? cell(row) : `${((row.medianMs / n) * 1000).toFixed(0)} µs`;
+      out.push("", `**Per-append cost, ${runtime}** (${cost}, one entry each; median)`, "");
+      out.push(table(names, [names.map((name) => us(get("append", runtime, cost, name)))]));
+    }
     if (appends.length) {
       out.push(
         "",

@@ -141,14 +141,19 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
       out.push(entry);
     }
     // Listing: absolute budgets, at their sizes (or the largest run, noted).
-    const listing: [number, string, number][] = [
+    // "jsonl cold" is a new store (a new process) with the folder's persisted listing cache;
+    // "no cache" is the first listing ever (issue 12 targets the former).
+    const coldAnchors = "Atomic 613 ms, pi 820 ms (2,000 cold)";
+    const listing: [number, string, number, string?][] = [
       [2000, "sqlite", 50],
       [2000, "jsonl warm", 150],
-      [2000, "jsonl cold", 1000],
+      [2000, "jsonl cold", 300, coldAnchors],
+      [2000, "jsonl cold, no cache", 1000, coldAnchors],
+      [10000, "jsonl cold", 1000],
       [10000, "sqlite", 150],
     ];
     const listed = subjects(rows, "listing", runtime);
-    for (const [size, name, limit] of listing) {
+    for (const [size, name, limit, anchors] of listing) {
       const wanted = `${size} sessions`;
       const subject = listed.includes(wanted)
         ? wanted
@@ -161,13 +166,18 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
         runtime,
         subject,
         target: `≤ ${limit} ms`,
+        anchors,
         measured: row?.medianMs === undefined ? missing(row) : ms(row.medianMs),
         met: row?.medianMs === undefined ? null : row.medianMs <= limit,
         value: row?.medianMs,
       };
       if (subject !== wanted) entry.note = `measured at ${subject} (target is for ${wanted})`;
+      else if (entry.met === false && name.endsWith("no cache")) {
+        entry.note = "the first listing parses and validates every entry of every file";
+      }
       out.push(entry);
     }
+    out.push(...appendCost(rows, runtime, ratio, out));
     // Appends: onto the large opened session vs onto a new one, per store and durability.
     for (const subject of subjects(rows, "append", runtime)) {
       const onto = rows.find((r) =>
@@ -209,5 +219,85 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
     });
   }
   out.push(...edgeTargets(rows));
+  return out;
+}
+
+/** Why a JSONL append costs more than its write: said in the table when a target is missed. */
+const LOCK_NOTE = "every append takes the cross-process lock file (an exclusive create and a " +
+  "remove: two changes to the folder, journaled with the append); the older tools take no lock";
+
+type Ratio = (
+  id: string,
+  label: string,
+  runtime: string,
+  subject: string,
+  row: Row | undefined,
+  base: Row | undefined,
+  limit: number,
+  baseName: string,
+  anchors?: string,
+) => void;
+
+/**
+ * Issue 12's append targets, from the `append-cost` case: a durable JSONL append against
+ * raw `writeSync` + `fsyncSync` of the same bytes, eight in flight against one at a time
+ * (group commit), and the relaxed append against the older tools' cost without fsync.
+ * The ratios go out through `ratio` (the caller's list); the returned list holds the rest.
+ */
+function appendCost(
+  rows: Row[],
+  runtime: string,
+  ratio: Ratio,
+  evaluations: readonly Evaluation[],
+): Evaluation[] {
+  const out: Evaluation[] = [];
+  const subject = subjects(rows, "append", runtime).find((s) => s.startsWith("jsonl cost"));
+  if (!subject) return out;
+  const row = (name: string) => pick(rows, "append", runtime, subject, name);
+  const anchors = "Atomic, pi: 30-56 µs per append, no fsync";
+  const durable = row("jsonl durable");
+  ratio(
+    "append-durable-vs-raw",
+    "JSONL durable append vs raw write+fsync of the same bytes",
+    runtime,
+    subject,
+    durable,
+    row("raw write+fsync"),
+    1.3,
+    "raw write+fsync",
+    anchors,
+  );
+  ratio(
+    "append-8-in-flight",
+    "JSONL appends, 8 in flight (group commit), per append vs one at a time",
+    runtime,
+    subject,
+    row("jsonl 8 in flight"),
+    durable,
+    0.5,
+    "one at a time",
+  );
+  const last = (id: string) => {
+    const entry = evaluations.find((e) => e.id === id && e.runtime === runtime);
+    if (entry?.met === false) entry.note = LOCK_NOTE;
+  };
+  last("append-durable-vs-raw");
+  const relaxed = row("jsonl relaxed");
+  const appends = parseInt(subject.split(", ")[1]);
+  if (relaxed) {
+    const us = relaxed.medianMs === undefined ? undefined : relaxed.medianMs / appends * 1000;
+    out.push({
+      id: "append-relaxed",
+      label: 'JSONL append, durability: "relaxed" (no fsync), per append',
+      runtime,
+      subject,
+      target: "≤ 56 µs",
+      anchors,
+      measured: us === undefined ? missing(relaxed) : `${us.toFixed(0)} µs`,
+      value: us,
+      met: us === undefined ? null : us <= 56,
+      ...(us !== undefined && us > 56 ? { note: LOCK_NOTE } : {}),
+    });
+  }
   return out;
 }

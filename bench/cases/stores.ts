@@ -84,18 +84,21 @@ export async function listingCase(
     };
   }
   if (typeof jsonl === "string") {
-    fns["jsonl cold"] = fns["jsonl warm"] = jsonl;
+    fns["jsonl cold"] = fns["jsonl cold, no cache"] = fns["jsonl warm"] = jsonl;
   } else {
-    // Cold: a fresh store instance (no listing cache). The OS page cache stays warm:
-    // dropping it needs root and would disturb everyone else on the machine.
-    fns["jsonl cold"] = async () => {
-      const fresh = await jsonl.open(params.folder);
+    // Cold: a fresh store instance, as in a new process: it has the folder's persisted
+    // listing cache (written by the first round), not this process's. "No cache": neither.
+    // The OS page cache stays warm: dropping it needs root and would disturb everyone else.
+    const cold = (listingCache: boolean) => async () => {
+      const fresh = await jsonl.open(params.folder, { listingCache });
       try {
         return await count(fresh);
       } finally {
         await fresh.close();
       }
     };
+    fns["jsonl cold"] = cold(true);
+    fns["jsonl cold, no cache"] = cold(false);
     const warm = await jsonl.open(params.folder);
     opened.push(warm);
     await warm.list(); // fills the (path, size, mtime) cache

@@ -25,10 +25,9 @@ import { SessionStorageError } from "../../src/errors.ts";
 import { registerRuntimeStorage, type RuntimeStorage } from "../../src/runtime.ts";
 import type { SessionStore } from "../../src/store.ts";
 import { agentDir as agentDirFor, type AgentEnv } from "./agent_dir.ts";
-import { openJsonlFsStore } from "../jsonl/fs.ts";
-import { openJsonlFile, readLocalFile } from "../jsonl/_local.ts";
+import { type Durability, openJsonlFsStore } from "../jsonl/fs.ts";
+import { listingCacheFor, openJsonlFile, readLocalFile } from "../jsonl/_local.ts";
 import type { JsonlSessionStore } from "../jsonl/store.ts";
-import { JsonlListingCache } from "../jsonl/_cache.ts";
 import { openSqliteStore } from "../sqlite/file.ts";
 import {
   defaultProjectTrustOf,
@@ -69,6 +68,8 @@ export interface StorageOptions {
   agentDir?: string;
   /** Open a SQLite database (default: the runtime's SQLite driver). */
   openSqlite?: (path: string) => Promise<SessionStore>;
+  /** `"relaxed"`: appends without `fsync` (JSONL; SQLite `synchronous=NORMAL`). Default durable. */
+  durability?: Durability;
 }
 
 /**
@@ -307,16 +308,7 @@ function choiceOf(
 
 // ------------------------------------------------------------------ opening
 
-const listingCaches = new Map<string, JsonlListingCache>();
 const sharedStores = new Map<string, Promise<SessionStore>>();
-
-/** One listing cache per directory, so listings stay warm across store instances. */
-function cacheFor(dir: string): JsonlListingCache {
-  const key = resolve(dir);
-  let cache = listingCaches.get(key);
-  if (!cache) listingCaches.set(key, cache = new JsonlListingCache());
-  return cache;
-}
 
 /**
  * The JSONL store over a directory, sharing this process's listing cache for it.
@@ -327,8 +319,11 @@ function cacheFor(dir: string): JsonlListingCache {
  * const store = await openJsonlDirectory("/tmp/sessions");
  * ```
  */
-export async function openJsonlDirectory(dir: string): Promise<JsonlSessionStore> {
-  return await openJsonlFsStore(dir, { cache: cacheFor(dir) });
+export async function openJsonlDirectory(
+  dir: string,
+  durability?: Durability,
+): Promise<JsonlSessionStore> {
+  return await openJsonlFsStore(dir, { cache: listingCacheFor(dir), durability });
 }
 
 /**
@@ -344,10 +339,11 @@ export async function openJsonlDirectory(dir: string): Promise<JsonlSessionStore
  */
 export async function openStorage(
   choice: StorageChoice,
-  options: Pick<StorageOptions, "openSqlite"> = {},
+  options: Pick<StorageOptions, "openSqlite" | "durability"> = {},
 ): Promise<SessionStore> {
   if (choice.kind === "store") return choice.store;
-  if (choice.kind === "jsonl") return await openJsonlDirectory(choice.dir);
+  const { durability } = options;
+  if (choice.kind === "jsonl") return await openJsonlDirectory(choice.dir, durability);
   if (choice.kind === "postgres") {
     const { url, schema } = choice;
     return await shared(`postgres\n${url}\n${schema ?? ""}`, async () => {
@@ -366,7 +362,8 @@ export async function openStorage(
   }
   if (options.openSqlite) return await options.openSqlite(choice.path);
   const path = resolve(choice.path);
-  return await shared(`sqlite\n${path}`, () => openSqliteStore(path));
+  const key = `sqlite\n${path}\n${durability}`;
+  return await shared(key, () => openSqliteStore(path, { durability }));
 }
 
 /** One open store per key in this process; closing it (or failing to open) drops it. */
@@ -417,10 +414,11 @@ export function fileSystemRuntimeStorage(
 ): RuntimeStorage {
   return {
     defaultStore: (cwd) => resolveDefaultStore({ ...defaults, cwd }),
-    jsonlStore: (directory) => openJsonlDirectory(directory),
+    jsonlStore: (directory) => openJsonlDirectory(directory, defaults.durability),
     openJsonlFile: async (path, { sessionDir, cwd }) => {
       const dir = sessionDir ?? resolve(path, "..");
-      return await openJsonlFile(path, { sessionDir: dir, cwd, cache: cacheFor(dir) });
+      const options = { sessionDir: dir, cwd, durability: defaults.durability };
+      return await openJsonlFile(path, { ...options, cache: listingCacheFor(dir) });
     },
     readFile: (path) => readLocalFile(path),
     cwd: () => process.cwd(),

@@ -7,7 +7,7 @@
  */
 import { SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
 import type { SessionEntry } from "../../src/schema.ts";
-import type { FileStat, JsonlFolderFs } from "./_folder.ts";
+import type { Durability, FileStat, JsonlFolderFs } from "./_folder.ts";
 import { extendCached, type JsonlListingCache } from "./_cache.ts";
 import { type HeaderInfo, readHeader } from "./_scan.ts";
 import { appendAfterTail } from "./_tail.ts";
@@ -45,6 +45,8 @@ export interface AppendContext {
   cache: JsonlListingCache;
   /** Drop everything known about a file that turned out to be something else. */
   forget(path: string): void;
+  /** Whether appends wait for the disk (`fsync`). */
+  durability: Durability;
 }
 
 const encoder = new TextEncoder();
@@ -99,6 +101,7 @@ export async function appendEntries(
     stat.size,
     encoder.encode(lines),
     unchanged && known.endsWithNewline,
+    context.durability,
   );
   context.known.set(path, { stat: after, info, endsWithNewline: true });
   const key = fs.describe(path);

@@ -55,17 +55,26 @@ export interface CachedFile {
  */
 export class JsonlListingCache {
   readonly #files = new Map<string, CachedFile>();
+  #changes = 0;
+  /** {@link changes} when the folder's cache file was last read or written (`_persist.ts`). */
+  persistedAt?: number;
   get size(): number {
     return this.#files.size;
+  }
+  /** Counts changes, so a listing that changed nothing writes no cache file. */
+  get changes(): number {
+    return this.#changes;
   }
   get(key: string): CachedFile | undefined {
     return this.#files.get(key);
   }
   set(key: string, value: CachedFile): void {
+    if (this.#files.get(key) === value) return;
     this.#files.set(key, value);
+    this.#changes++;
   }
   delete(key: string): void {
-    this.#files.delete(key);
+    if (this.#files.delete(key)) this.#changes++;
   }
 }
 

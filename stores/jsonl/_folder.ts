@@ -67,6 +67,33 @@ export interface LockOptions {
 }
 
 /**
+ * How durable a write must be when its promise resolves: `"durable"` (the default) on disk
+ * (`fsync`), `"relaxed"` handed to the operating system only (survives the process, not a
+ * power cut), like the older tools' appends and SQLite's `synchronous=NORMAL`.
+ *
+ * @example
+ * ```ts
+ * import { type Durability } from "@mu/sessions/stores/jsonl";
+ * const durability: Durability = "relaxed";
+ * ```
+ */
+export type Durability = "durable" | "relaxed";
+
+/**
+ * Options of {@link JsonlFolderFs.append}.
+ *
+ * @example
+ * ```ts
+ * import { type WriteOptions } from "@mu/sessions/stores/jsonl";
+ * const options: WriteOptions = { durability: "relaxed" };
+ * ```
+ */
+export interface WriteOptions {
+  /** Default `"durable"`; backends without a separate flush (File System Access) ignore it. */
+  durability?: Durability;
+}
+
+/**
  * The file operations of a session folder. Every write a backend offers is durable when its
  * promise resolves; the store adds ordering, torn-tail checks and rollback on top.
  *
@@ -95,16 +122,26 @@ export interface JsonlFolderFs {
    * Write `data` at offset `expectedSize` of an existing file and make it durable; resolves
    * the file's new size and mtime. Rejects (writing nothing) when the file is missing or its
    * size is not `expectedSize`. A rejection may leave part of `data` written: the store
-   * truncates back.
+   * truncates back. `options.durability: "relaxed"` may skip the flush to disk.
    */
-  append(path: string, data: Uint8Array, expectedSize: number): Promise<FileStat>;
+  append(
+    path: string,
+    data: Uint8Array,
+    expectedSize: number,
+    options?: WriteOptions,
+  ): Promise<FileStat>;
   /** Cut the file back to `size` bytes, durably. */
   truncate(path: string, size: number): Promise<void>;
   /**
    * Replace or create the file with `data` atomically (temp file, fsync, rename, or the
    * backend's equivalent); creates parent directories. Readers see the old or the new file.
+   * `options.durability: "relaxed"` may skip the flushes (used for the listing cache).
    */
-  writeAtomic(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void>;
+  writeAtomic(
+    path: string,
+    data: Uint8Array | AsyncIterable<Uint8Array>,
+    options?: WriteOptions,
+  ): Promise<void>;
   /** Remove a file; a missing file is not an error. */
   remove(path: string): Promise<void>;
   /**

@@ -9,6 +9,25 @@ import { dirname, resolve } from "node:path";
 import { SessionStorageError } from "../../src/errors.ts";
 import { type JsonlFsStoreOptions, NodeJsonlFolderFs } from "./fs.ts";
 import { JsonlSessionStore } from "./store.ts";
+import { JsonlListingCache } from "./_cache.ts";
+
+const listingCaches = new Map<string, JsonlListingCache>();
+
+/**
+ * This process's listing cache for a directory, so listings stay warm across store instances.
+ *
+ * @example
+ * ```ts
+ * import { listingCacheFor } from "./_local.ts";
+ * listingCacheFor("/tmp/sessions") === listingCacheFor("/tmp/sessions/"); // true
+ * ```
+ */
+export function listingCacheFor(dir: string): JsonlListingCache {
+  const key = resolve(dir);
+  let cache = listingCaches.get(key);
+  if (!cache) listingCaches.set(key, cache = new JsonlListingCache());
+  return cache;
+}
 
 /**
  * Open one JSONL file directly (`SessionManager.open(path)`): creates it with a fresh

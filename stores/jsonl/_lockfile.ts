@@ -1,16 +1,19 @@
 /**
  * Cross-process lock files for Deno and Node (both through `node:fs`): `<file>.lock` holds
- * `{pid, host, token, acquiredAt}` from the moment it exists: the owner is written to a
- * private temp file that is then hard-linked into place (`link` fails when the lock exists),
- * so a crash can never leave a lock without its owner. A lock that has no readable owner
- * anyway (older writers, file systems without hard links) is stale once it is
+ * `{pid, host, token, acquiredAt}`. It is created exclusively (`O_CREAT|O_EXCL`, which also
+ * refuses any link at the path) and the owner written into it at once: two changes to the
+ * folder per lock (create, remove), the fewest a lock file can make. Every append takes
+ * one, so they were its cost (issue 12: the earlier temp file + hard link + remove made
+ * four, plus a read back before removing). A lock without a readable owner (a writer killed
+ * in the microseconds between create and write, or another tool's) is stale once it is
  * {@link OWNERLESS_STALE_MS} old, the time a live writer needs to fill it in. A
  * holder refreshes the lock's mtime while it holds it, so a lock is stale when its owner
  * process is gone (same host) or it has not been refreshed for `staleMs`. Breaking a stale
  * lock is itself guarded by `<file>.lock.break`, so two waiters cannot both break it and
- * then delete each other's fresh lock.
+ * then delete each other's fresh lock. A holder removes only its own lock: the file with
+ * the inode it created (or, where inodes are not reported, holding its token).
  *
- * The lock path is never followed: this code only ever links regular files into place, so
+ * The lock path is never followed: this code only ever creates regular files there, so
  * anything else there (a symlink, dangling or leading out of the folder, or a directory) is
  * judged by its own `lstat` as a lock without an owner. A link is then removed like any
  * owner-less lock (only the link); what cannot be removed ends in the timeout.
@@ -20,7 +23,16 @@
  *
  * @module
  */
-import { link, lstat, mkdir, open, readFile, unlink, utimes, writeFile } from "node:fs/promises";
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { lstat, mkdir, open, readFile, unlink, utimes } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import process from "node:process";
@@ -152,40 +164,37 @@ export async function breakStale(path: string, judged: Holder): Promise<void> {
 }
 
 /**
- * Create `path` holding `text` in one step: false when it already exists. The temp file is
- * named like the store's other temp files (`<name>.<pid>.<random>.tmp`), so one left by a
- * crash between its write and the link is collected with them.
+ * Create the lock `path` holding `text`: its inode (0 where the platform reports none), or
+ * undefined when it exists. Synchronous system calls: this runs around every append, and a
+ * promise-based call costs a thread-pool round trip; none of them waits for the disk.
  */
-async function createWithOwner(path: string, text: string): Promise<boolean> {
-  const temp = `${path}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  await writeFile(temp, text, { flag: "wx", mode: FILE_MODE });
+function createLock(path: string, text: string): number | undefined {
+  let fd: number;
   try {
-    await link(temp, path);
-    return true;
+    fd = openSync(path, "wx", FILE_MODE);
   } catch (error) {
-    if (code(error) === "EEXIST") return false;
-    if (!["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"].includes(code(error) ?? "")) throw error;
-    // No hard links here: create and fill; an owner-less moment is judged by its age.
-    return await createThenFill(path, text);
-  } finally {
-    await unlink(temp).catch(() => {});
-  }
-}
-
-async function createThenFill(path: string, text: string): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(path, "wx", FILE_MODE);
-  } catch (error) {
-    if (code(error) === "EEXIST") return false;
+    if (code(error) === "EEXIST") return undefined;
     throw error;
   }
   try {
-    await handle.writeFile(text);
+    writeSync(fd, text);
+    return fstatSync(fd).ino;
+  } catch (error) {
+    unlinkSync(path); // not filled in: no owner-less lock left for others to wait out
+    throw error;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
-  return true;
+}
+
+/** Remove the lock if it is still the one created (see the module doc). */
+function removeOwnLock(path: string, ino: number, token: string): void {
+  try {
+    const mine = ino ? lstatSync(path).ino === ino : readFileSync(path, "utf8").includes(token);
+    if (mine) unlinkSync(path);
+  } catch {
+    // gone already (broken as stale and removed)
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -242,11 +251,13 @@ async function acquireFile(
     acquiredAt: new Date().toISOString(),
   };
   let delay = 1;
+  let ino: number | undefined;
   for (;;) {
     let holder: Holder | undefined;
     let stale = false;
     try {
-      if (await createWithOwner(path, JSON.stringify(owner))) break;
+      ino = createLock(path, JSON.stringify(owner));
+      if (ino !== undefined) break;
       holder = await readHolder(path);
       stale = holder !== undefined && isStale(holder, staleMs);
       if (stale) await breakStale(path, holder!);
@@ -273,8 +284,7 @@ async function acquireFile(
     clearInterval(refresh);
     try {
       // Only remove our own lock: if it was broken as stale, the file is someone else's.
-      const text = await readFile(path, "utf8").catch(() => "");
-      if (text.includes(owner.token)) await unlink(path).catch(() => {});
+      removeOwnLock(path, ino!, owner.token);
     } finally {
       releaseLocal();
     }

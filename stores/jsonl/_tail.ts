@@ -7,7 +7,7 @@
  */
 import { SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
 import { parseSessionJsonl } from "../../src/jsonl.ts";
-import type { FileStat, JsonlFolderFs } from "./_folder.ts";
+import type { Durability, FileStat, JsonlFolderFs } from "./_folder.ts";
 
 /**
  * How a file ends.
@@ -137,6 +137,7 @@ export async function appendAfterTail(
   size: number,
   lines: Uint8Array,
   knownToEndInNewline: boolean,
+  durability: Durability = "durable",
 ): Promise<{ payload: Uint8Array; newlineFirst: boolean; after: FileStat }> {
   let newlineFirst = false;
   if (!knownToEndInNewline) {
@@ -151,7 +152,7 @@ export async function appendAfterTail(
   }
   let after: FileStat;
   try {
-    after = await fs.append(path, payload, size);
+    after = await fs.append(path, payload, size, { durability });
   } catch (error) {
     try {
       await fs.truncate(path, size);

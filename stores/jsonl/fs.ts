@@ -1,13 +1,22 @@
 /**
  * The JSONL session-folder store on the local file system, for Deno and Node alike (Deno
- * runs `node:fs`). Appends are positional writes plus `fdatasync`; rewrites go to a temp
+ * runs `node:fs`). Appends are positional writes plus `fdatasync` (none when relaxed); rewrites go to a temp
  * file in the same folder, `fsync`, then `rename`; locks are lock files
  * (`_lockfile.ts`); deletes use the `trash` command when it is installed.
  *
  * @module
  */
 import { execFile } from "node:child_process";
-import { constants } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fdatasyncSync,
+  fstatSync,
+  openSync,
+  readSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { access, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
@@ -19,6 +28,7 @@ import {
   type JsonlFolderFs,
   type LockOptions,
   type ReleaseLock,
+  type WriteOptions,
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
 import { sweepLeftovers } from "./_leftovers.ts";
@@ -41,6 +51,12 @@ export interface FsFolderOptions {
 }
 
 const CHUNK = 64 * 1024;
+
+/**
+ * Modification times in whole milliseconds: Node reports fractions, Deno's `node:fs` does
+ * not, and the persisted listing cache is shared by both; equal keys need equal precision.
+ */
+const wholeMs = (ms: number) => Math.floor(ms);
 
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
@@ -123,10 +139,13 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     return entries;
   }
 
+  // The small operations of appends and listings are synchronous system calls: each is a
+  // few microseconds, while a promise-based call costs a thread-pool round trip (tens to
+  // hundreds of microseconds in Deno), which was most of an append's time (issue 12).
   async stat(path: string): Promise<FileStat | undefined> {
     try {
-      const info = await stat(this.#abs(path));
-      return info.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
+      const info = statSync(this.#abs(path));
+      return info.isFile() ? { size: info.size, mtimeMs: wholeMs(info.mtimeMs) } : undefined;
     } catch (error) {
       if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return undefined;
       throw error;
@@ -134,23 +153,18 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   }
 
   async read(path: string, start: number, end: number): Promise<Uint8Array> {
-    const handle = await open(this.#abs(path), "r");
+    const fd = openSync(this.#abs(path), "r");
     try {
       const buffer = new Uint8Array(Math.max(0, end - start));
       let filled = 0;
       while (filled < buffer.length) {
-        const { bytesRead } = await handle.read(
-          buffer,
-          filled,
-          buffer.length - filled,
-          start + filled,
-        );
+        const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, start + filled);
         if (bytesRead === 0) break;
         filled += bytesRead;
       }
       return buffer.subarray(0, filled);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 
@@ -170,11 +184,16 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     }
   }
 
-  async append(path: string, data: Uint8Array, expectedSize: number): Promise<FileStat> {
+  async append(
+    path: string,
+    data: Uint8Array,
+    expectedSize: number,
+    options: WriteOptions = {},
+  ): Promise<FileStat> {
     // "r+" never creates: appending to a file deleted meanwhile fails instead.
-    const handle = await open(this.#abs(path), "r+");
+    const fd = openSync(this.#abs(path), "r+");
     try {
-      const { size } = await handle.stat();
+      const { size } = fstatSync(fd);
       if (size !== expectedSize) {
         throw new SessionStorageError(
           `${
@@ -184,19 +203,14 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       }
       let written = 0;
       while (written < data.length) {
-        const { bytesWritten } = await handle.write(
-          data,
-          written,
-          data.length - written,
-          expectedSize + written,
-        );
-        written += bytesWritten;
+        written += writeSync(fd, data, written, data.length - written, expectedSize + written);
       }
-      await handle.datasync();
-      const after = await handle.stat();
-      return { size: after.size, mtimeMs: after.mtimeMs };
+      // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
+      if (options.durability !== "relaxed") fdatasyncSync(fd);
+      const after = fstatSync(fd);
+      return { size: after.size, mtimeMs: wholeMs(after.mtimeMs) };
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 
@@ -210,7 +224,12 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     }
   }
 
-  async writeAtomic(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
+  async writeAtomic(
+    path: string,
+    data: Uint8Array | AsyncIterable<Uint8Array>,
+    options: WriteOptions = {},
+  ): Promise<void> {
+    const durable = options.durability !== "relaxed";
     const target = this.#abs(path);
     const folder = dirname(target);
     // Sessions hold secrets: folders this store creates are 0700 and new files 0600 (a
@@ -229,7 +248,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
             written += (await handle.write(chunk, written, chunk.length - written)).bytesWritten;
           }
         }
-        await handle.sync();
+        if (durable) await handle.sync();
       } finally {
         await handle.close();
       }
@@ -238,7 +257,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       await unlink(temp).catch(() => {});
       throw error;
     }
-    await syncDirectory(folder);
+    if (durable) await syncDirectory(folder);
   }
 
   async remove(path: string): Promise<void> {
@@ -342,4 +361,12 @@ export { JsonlSessionStore, TornTailError } from "./store.ts";
 export type { JsonlStoreOptions, RepairReport } from "./store.ts";
 // The folder interface both adapters implement: a custom one (another file system, a test
 // double) plugs into `new JsonlSessionStore(folder, options)`.
-export type { FileStat, FolderEntry, JsonlFolderFs, LockOptions, ReleaseLock } from "./_folder.ts";
+export type {
+  Durability,
+  FileStat,
+  FolderEntry,
+  JsonlFolderFs,
+  LockOptions,
+  ReleaseLock,
+  WriteOptions,
+} from "./_folder.ts";

@@ -173,6 +173,7 @@ export class FsaJsonlFolderFs implements JsonlFolderFs {
     }
   }
 
+  // No separate flush here (`close()` commits): durability options change nothing.
   async writeAtomic(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
     const existed = (await this.stat(path)) !== undefined;
     const handle = await this.#file(path, true);

@@ -35,35 +35,18 @@ import {
 } from "./_folder.ts";
 import { SessionLocator } from "./_locate.ts";
 import { type AppendContext, appendEntries, type KnownFile } from "./_append.ts";
+import { AppendGroups } from "./_batch.ts";
 import { cachedAfterWrite, JsonlListingCache } from "./_cache.ts";
 import { readHeader } from "./_scan.ts";
 import { type RepairReport, repairSessionFile } from "./_tail.ts";
 import { listFolder } from "./_listing.ts";
+import { persistedListing } from "./_persist.ts";
 import { freshHeader, headerInfoOf, rewriteHeader } from "./_rewrite.ts";
+import type { JsonlStoreOptions } from "./_options.ts";
 
 export { TornTailError } from "./_tail.ts";
+export type { JsonlStoreOptions } from "./_options.ts";
 export type { RepairReport } from "./_tail.ts";
-
-/**
- * Options for {@link JsonlSessionStore}.
- *
- * @example
- * ```ts
- * import { type JsonlStoreOptions } from "@mu/sessions/stores/jsonl";
- * import { JsonlListingCache } from "./_cache.ts";
- * const options: JsonlStoreOptions = { cache: new JsonlListingCache(), lockTimeoutMs: 5_000 };
- * ```
- */
-export interface JsonlStoreOptions {
-  /** Listing cache; share one between stores over the same folder to keep listings warm. */
-  cache?: JsonlListingCache;
-  /** Bound on waiting for a session file's lock (default 10 s). */
-  lockTimeoutMs?: number;
-  /** Move deleted files to the trash when the backend has one (default true). */
-  useTrash?: boolean;
-  /** Files read at once while listing (default 8). */
-  listConcurrency?: number;
-}
 
 const encoder = new TextEncoder();
 
@@ -90,6 +73,7 @@ export class JsonlSessionStore implements SessionStore {
   #closed = false;
   #swept = false;
   readonly #context: AppendContext;
+  readonly #groups: AppendGroups;
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
     this.#fs = fs;
@@ -97,7 +81,13 @@ export class JsonlSessionStore implements SessionStore {
     this.#cache = options.cache ?? new JsonlListingCache();
     this.#locator = new SessionLocator(fs);
     const forget = (path: string) => this.#forget(path);
-    this.#context = { fs, known: this.#known, cache: this.#cache, forget };
+    const durability = options.durability ?? "durable";
+    this.#context = { fs, known: this.#known, cache: this.#cache, forget, durability };
+    this.#groups = new AppendGroups(
+      (path, fn) => this.#locked(path, "append", fn),
+      (path, id, entries, lines, optimistic) =>
+        appendEntries(this.#context, path, id, entries, lines, optimistic),
+    );
     this.directory = fs.root;
   }
 
@@ -133,17 +123,11 @@ export class JsonlSessionStore implements SessionStore {
     const cached = this.#locator.cached(sessionId);
     if (cached !== undefined && entries.length > 0) {
       // Optimistic: the checks under the lock (stat, header) confirm the cached file.
-      const append = () => appendEntries(this.#context, cached, sessionId, entries, lines, true);
-      if (await this.#locked(cached, "append", append)) return;
+      if (await this.#groups.add(cached, sessionId, entries, lines, true)) return;
       this.#forget(cached);
     }
     const path = await this.#require(sessionId);
-    if (entries.length === 0) return;
-    await this.#locked(
-      path,
-      "append",
-      () => appendEntries(this.#context, path, sessionId, entries, lines, false),
-    );
+    if (entries.length > 0) await this.#groups.add(path, sessionId, entries, lines, false);
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
@@ -245,10 +229,14 @@ export class JsonlSessionStore implements SessionStore {
       const dirs = new Set(["", ...paths.map((path) => path.split("/").slice(0, -1).join("/"))]);
       for (const dir of dirs) await this.#fs.sweep?.(dir).catch(() => {});
     }
-    const { rows, ids } = await listFolder(this.#fs, paths, this.#cache, options, {
+    const how = {
       concurrency: this.#options.listConcurrency ?? 8,
-      preferred: (a, b) => this.#locator.prefer(a, b),
-    });
+      preferred: (a: string, b: string) => this.#locator.prefer(a, b),
+    };
+    const listing = () => listFolder(this.#fs, paths, this.#cache, options, how);
+    const { rows, ids } = this.#options.persistListingCache === false
+      ? await listing()
+      : await persistedListing(this.#fs, this.#cache, paths, listing);
     for (const [path, id] of ids.paths) this.#locator.learnPath(path, id);
     for (const [id, path] of ids.chosen) {
       if (this.#locator.cached(id) === undefined) this.#locator.remember(path, id);

@@ -69,6 +69,7 @@ import {
   throwIfAborted,
 } from "../../src/store.ts";
 import { SqliteSearchIndex } from "./_search.ts";
+import type { SqliteStoreOptions } from "./_options.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import {
   migrateSqliteSchema,
@@ -81,33 +82,7 @@ import {
 // The database shape a driver adapts to is public; the schema steps and the transaction
 // helper are this family's internals (file.ts and wasm.ts import them from _schema.ts).
 export type { SqliteDatabase, SqliteStatement, SqliteValue } from "./_schema.ts";
-
-/**
- * Options for {@link SqliteSessionStore.open}.
- *
- * @example
- * ```ts
- * import { DatabaseSync } from "node:sqlite";
- * import { SqliteSessionStore, type SqliteStoreOptions } from "@mu/sessions/stores/sqlite";
- * const options: SqliteStoreOptions = { busyTimeoutMs: 10_000, synchronous: "NORMAL" };
- * const store = await SqliteSessionStore.open(new DatabaseSync(":memory:"), options);
- * ```
- */
-export interface SqliteStoreOptions {
-  /** `PRAGMA journal_mode`; default `"WAL"`. `null` leaves it alone (OPFS pools set their own). */
-  journalMode?: string | null;
-  /** How long a writer waits for another connection's lock, in ms (default 5000). */
-  busyTimeoutMs?: number;
-  /** `PRAGMA synchronous` (`"FULL"`, `"NORMAL"`, ...); default: SQLite's own (FULL). */
-  synchronous?: string | null;
-  /**
-   * A write of more entries than this (an import) leaves the session's search index to be
-   * built before the next search, as a migrated database's sessions are, instead of in the
-   * write: indexing was most of the time of importing a large session into sqlite-wasm.
-   * Hits stay the same. Default: every write indexes its entries.
-   */
-  deferSearchIndexAbove?: number;
-}
+export type { SqliteStoreOptions } from "./_options.ts";
 
 interface EntryRow {
   id: string | null;
@@ -190,7 +165,8 @@ export class SqliteSessionStore implements BranchLoadingStore {
       exec: (sql) => db.exec(sql),
       transaction: (fn) => sqliteTransaction(db, fn),
     }, options.deferSearchIndexAbove);
-    const { journalMode = "WAL", busyTimeoutMs = 5000, synchronous = null } = options;
+    const { journalMode = "WAL", busyTimeoutMs = 5000 } = options;
+    const synchronous = options.synchronous ?? (options.durability === "relaxed" ? "NORMAL" : null);
     // busy_timeout first: switching to WAL and migrating may wait for another process.
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     db.exec("PRAGMA foreign_keys = ON");

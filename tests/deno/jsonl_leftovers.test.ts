@@ -4,6 +4,7 @@
  * listing removes the ones whose owners are provably gone, keeping anything that may still
  * be in use.
  */
+import { LISTING_CACHE_FILE } from "../../stores/jsonl/_persist.ts";
 import { readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -66,6 +67,7 @@ Deno.test({
           `${name}.${dead}.1badc0de.tmp`,
           `${name}.${process.pid}.2badc0de.tmp`,
           "live.jsonl.lock",
+          LISTING_CACHE_FILE, // written by the listing, not a leftover
         ].sort(),
       );
       await fresh.append("kept", [user("k2", "k1")]);

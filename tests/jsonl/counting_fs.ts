@@ -8,6 +8,7 @@ import type {
   JsonlFolderFs,
   LockOptions,
   ReleaseLock,
+  WriteOptions,
 } from "../../stores/jsonl/_folder.ts";
 import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
 import type { OpenedStore } from "../conformance/harness.ts";
@@ -20,6 +21,8 @@ export interface FsCounts {
   stats: number;
   lists: number;
   appends: number;
+  /** Appends that asked for a flush to disk (`fsync`): not relaxed. */
+  durableAppends: number;
   atomicWrites: number;
 }
 
@@ -30,6 +33,7 @@ const zero = (): FsCounts => ({
   stats: 0,
   lists: 0,
   appends: 0,
+  durableAppends: 0,
   atomicWrites: 0,
 });
 
@@ -78,8 +82,14 @@ export class CountingFs implements JsonlFolderFs {
       yield chunk;
     }
   }
-  async append(path: string, data: Uint8Array, expectedSize: number): Promise<FileStat> {
+  async append(
+    path: string,
+    data: Uint8Array,
+    expectedSize: number,
+    options?: WriteOptions,
+  ): Promise<FileStat> {
     this.counts.appends++;
+    if (options?.durability !== "relaxed") this.counts.durableAppends++;
     const failAfter = this.failNextAppendAfter;
     if (failAfter !== undefined) {
       this.failNextAppendAfter = undefined;
@@ -87,19 +97,23 @@ export class CountingFs implements JsonlFolderFs {
       await this.inner.append(path, data.subarray(0, failAfter), expectedSize);
       throw new Error("injected I/O failure after a partial write");
     }
-    return this.inner.append(path, data, expectedSize);
+    return this.inner.append(path, data, expectedSize, options);
   }
   truncate(path: string, size: number): Promise<void> {
     return this.inner.truncate(path, size);
   }
-  writeAtomic(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
+  writeAtomic(
+    path: string,
+    data: Uint8Array | AsyncIterable<Uint8Array>,
+    options?: WriteOptions,
+  ): Promise<void> {
     this.counts.atomicWrites++;
     if (this.failNextAtomicWrite) {
       this.failNextAtomicWrite = false;
       this.failNextAppendAfter = undefined;
       return Promise.reject(new Error("injected I/O failure before an atomic write"));
     }
-    return this.inner.writeAtomic(path, data);
+    return this.inner.writeAtomic(path, data, options);
   }
   remove(path: string): Promise<void> {
     return this.inner.remove(path);

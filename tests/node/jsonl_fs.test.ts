@@ -10,7 +10,7 @@ import { conformance } from "../conformance/mod.ts";
 import { assertEquals, assertRejects } from "../conformance/assert.ts";
 import { jsonlFsaFakeSubject, jsonlFsSubject, removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, copyFixture, v4Header } from "../jsonl/helpers.ts";
-import { openJsonlFsStore, TornTailError } from "../../stores/jsonl/fs.ts";
+import { NodeJsonlFolderFs, openJsonlFsStore, TornTailError } from "../../stores/jsonl/fs.ts";
 import { resolveDefaultStore, resolveStorageChoice } from "../../stores/default/mod.ts";
 import { canonicalDir } from "../../stores/default/trust.ts";
 import { SessionManager } from "../../core.ts";
@@ -62,5 +62,18 @@ test("default store (node): trust gates project settings; the default SQLite ope
     assertEquals((await SessionManager.list("/work/node", join(root, "jsonl"))).length, 1);
   } finally {
     await removeDir(root);
+  }
+});
+
+test("jsonl (node fs): stat mtimes are whole ms, as in Deno, so both share the listing cache", async () => {
+  const dir = await tempDir();
+  try {
+    const store = await openJsonlFsStore(dir);
+    const { path } = await store.create(v4Header("node-mtime"), chain("m", 2));
+    const fs = new NodeJsonlFolderFs(dir);
+    const stat = await fs.stat(path!.split("/").pop()!);
+    assertEquals(Number.isInteger(stat!.mtimeMs), true);
+  } finally {
+    await removeDir(dir);
   }
 });

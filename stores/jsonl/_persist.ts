@@ -1,0 +1,197 @@
+/**
+ * The listing cache on disk, so a new process lists a folder without reading its sessions
+ * (issue 12: 2,000 sessions cold in 1.2 s, most of it folding every file again).
+ *
+ * Where: `.mu-listing-cache.json` in the folder's root, written through the store's own
+ * {@link JsonlFolderFs}. That is the one place every backend can reach (an OPFS or File
+ * System Access folder has no agent directory), it moves and is deleted with the folder, and
+ * every agent directory or process that lists the folder shares it. The name starts with a
+ * dot and does not end in `.jsonl`, so no reader (this one, pi, Atomic) takes it for a
+ * session. A read-only folder simply gets no cache: failing to write it is not an error.
+ *
+ * Trust: nothing in it is believed unless the whole file checks out. The first line names
+ * the format, its {@link LISTING_CACHE_VERSION}, and the SHA-256 and length of the rest; a
+ * torn, truncated, edited or foreign-version file is ignored (and replaced by the next
+ * listing). Each entry is then only used while its file's (size, mtime) still match, as in
+ * memory; a file changed behind its back is read again. Writes are atomic (temp + rename)
+ * without `fsync`: a cache lost in a power cut is rebuilt, a torn one is refused.
+ *
+ * @module
+ */
+import type { JsonlFolderFs } from "./_folder.ts";
+import type { CachedFile, JsonlListingCache } from "./_cache.ts";
+import type { HeaderInfo } from "./_scan.ts";
+
+/** The cache file's name in the folder root. */
+export const LISTING_CACHE_FILE = ".mu-listing-cache.json";
+/**
+ * Bump when {@link CachedFile} or the listing fold (`src/listing.ts`) changes meaning: a
+ * cache written by another version is never read.
+ */
+export const LISTING_CACHE_VERSION = 2;
+const FORMAT = "mu-sessions-listing-cache";
+
+/** One file's entry: the header is kept as its line's text (parsed again on load) unless
+ * it was upgraded from an older format, which keeps the cache file small to read. */
+interface Stored {
+  size: number;
+  mtimeMs: number;
+  headText: string;
+  /** Only when the file needs an upgrade (then it differs from `headText`'s record). */
+  header?: HeaderInfo["header"];
+  version: number;
+  needsUpgrade: boolean;
+  end: number;
+  line: number;
+  state?: CachedFile["state"];
+  /** The last bytes read, base64. */
+  probe?: string;
+}
+
+const encoder = new TextEncoder();
+// Not fatal: the checksum already vouches for the bytes, and validation doubled the time.
+const decoder = new TextDecoder();
+
+async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+  let hex = "";
+  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes));
+}
+
+function fromBase64(text: string): Uint8Array {
+  const chars = atob(text);
+  const bytes = new Uint8Array(chars.length);
+  for (let i = 0; i < chars.length; i++) bytes[i] = chars.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * Fill `cache` from the folder's cache file, for paths it does not know yet. Resolves how
+ * many entries were taken; 0 when there is no file or it is not trustworthy.
+ *
+ * @example
+ * ```ts
+ * import { loadListingCache } from "./_persist.ts";
+ * import { JsonlListingCache } from "./_cache.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
+ * const taken = await loadListingCache(new NodeJsonlFolderFs("/tmp/sessions"), new JsonlListingCache());
+ * ```
+ */
+export async function loadListingCache(
+  fs: JsonlFolderFs,
+  cache: JsonlListingCache,
+): Promise<number> {
+  let files: Record<string, Stored>;
+  try {
+    const stat = await fs.stat(LISTING_CACHE_FILE);
+    if (!stat) return 0;
+    const bytes = await fs.read(LISTING_CACHE_FILE, 0, stat.size);
+    const newline = bytes.indexOf(10);
+    if (newline < 0) return 0;
+    const head = JSON.parse(decoder.decode(bytes.subarray(0, newline)));
+    const body = bytes.subarray(newline + 1);
+    if (
+      head?.format !== FORMAT || head.version !== LISTING_CACHE_VERSION ||
+      head.length !== body.length || head.sha256 !== await sha256(body)
+    ) return 0;
+    files = JSON.parse(decoder.decode(body)).files;
+    if (!files || typeof files !== "object") return 0;
+  } catch {
+    return 0; // unreadable, torn or not ours: listed from the files themselves
+  }
+  let taken = 0;
+  for (const [path, stored] of Object.entries(files)) {
+    const key = fs.describe(path);
+    if (cache.get(key)) continue;
+    const { size, mtimeMs, headText, version, needsUpgrade, end, line, state, probe } = stored;
+    const header = stored.header ?? JSON.parse(headText);
+    const info = { header, id: header.id, version, needsUpgrade, end, line };
+    const entry: CachedFile = { size, mtimeMs, info, headText, state };
+    if (probe !== undefined) entry.probe = fromBase64(probe);
+    cache.set(key, entry);
+    taken++;
+  }
+  return taken;
+}
+
+/**
+ * Around a listing: read the cache file the first time this cache lists the folder, and
+ * write it back afterwards when the listing (or the store's writes) changed the cache.
+ *
+ * @example
+ * ```ts
+ * import { persistedListing } from "./_persist.ts";
+ * import { JsonlListingCache } from "./_cache.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
+ * const fs = new NodeJsonlFolderFs("/tmp/sessions");
+ * const rows = await persistedListing(fs, new JsonlListingCache(), ["a.jsonl"], async () => []);
+ * ```
+ */
+export async function persistedListing<T>(
+  fs: JsonlFolderFs,
+  cache: JsonlListingCache,
+  paths: readonly string[],
+  list: () => Promise<T>,
+): Promise<T> {
+  if (cache.persistedAt === undefined) {
+    await loadListingCache(fs, cache);
+    cache.persistedAt = cache.changes;
+  }
+  const result = await list();
+  // An empty folder gets no cache file (listing never creates the folder).
+  if (paths.length > 0 && cache.changes !== cache.persistedAt) {
+    await saveListingCache(fs, cache, paths);
+    cache.persistedAt = cache.changes; // written or not writable: not retried until it changes
+  }
+  return result;
+}
+
+/**
+ * Write the cache entries of `paths` (folder paths) to the folder's cache file, atomically.
+ * Entries for unloadable files and I/O failures are left out (they are re-read). Never
+ * throws: a folder that cannot be written is listed without a cache next time.
+ *
+ * @example
+ * ```ts
+ * import { saveListingCache } from "./_persist.ts";
+ * import { JsonlListingCache } from "./_cache.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
+ * await saveListingCache(new NodeJsonlFolderFs("/tmp/sessions"), new JsonlListingCache(), ["a.jsonl"]);
+ * ```
+ */
+export async function saveListingCache(
+  fs: JsonlFolderFs,
+  cache: JsonlListingCache,
+  paths: readonly string[],
+): Promise<boolean> {
+  const files: Record<string, Stored> = {};
+  for (const path of paths) {
+    const cached = cache.get(fs.describe(path));
+    if (!cached?.info || cached.headText === undefined || cached.error || cached.transient) {
+      continue;
+    }
+    const { size, mtimeMs, info, headText, state, probe } = cached;
+    const { version, needsUpgrade, end, line } = info;
+    const stored: Stored = { size, mtimeMs, headText, version, needsUpgrade, end, line, state };
+    if (needsUpgrade) stored.header = info.header;
+    if (probe) stored.probe = toBase64(probe);
+    files[path] = stored;
+  }
+  try {
+    const body = encoder.encode(JSON.stringify({ files }));
+    const head = { format: FORMAT, version: LISTING_CACHE_VERSION, length: body.length };
+    const line = encoder.encode(`${JSON.stringify({ ...head, sha256: await sha256(body) })}\n`);
+    const bytes = new Uint8Array(line.length + body.length);
+    bytes.set(line);
+    bytes.set(body, line.length);
+    await fs.writeAtomic(LISTING_CACHE_FILE, bytes, { durability: "relaxed" });
+    return true;
+  } catch {
+    return false; // read-only folder, no permission, full disk: list without it next time
+  }
+}

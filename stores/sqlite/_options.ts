@@ -1,0 +1,38 @@
+/**
+ * The options of the SQLite store (kept apart so the store module stays small).
+ *
+ * @module
+ */
+
+/**
+ * Options for `SqliteSessionStore.open` (and `openSqliteStore`).
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * import { SqliteSessionStore, type SqliteStoreOptions } from "@mu/sessions/stores/sqlite";
+ * const options: SqliteStoreOptions = { busyTimeoutMs: 10_000, durability: "relaxed" };
+ * const store = await SqliteSessionStore.open(new DatabaseSync(":memory:"), options);
+ * ```
+ */
+export interface SqliteStoreOptions {
+  /** `PRAGMA journal_mode`; default `"WAL"`. `null` leaves it alone (OPFS pools set their own). */
+  journalMode?: string | null;
+  /** How long a writer waits for another connection's lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  /** `PRAGMA synchronous` (`"FULL"`, `"NORMAL"`, ...); default: SQLite's own (FULL). */
+  synchronous?: string | null;
+  /**
+   * The store-wide durability choice (as for the JSONL store): `"relaxed"` means
+   * `synchronous=NORMAL` (in WAL, commits are not synced; a power cut may lose the last
+   * ones, never corrupt). An explicit `synchronous` (not null) wins. Default `"durable"`.
+   */
+  durability?: "durable" | "relaxed";
+  /**
+   * A write of more entries than this (an import) leaves the session's search index to be
+   * built before the next search, as a migrated database's sessions are, instead of in the
+   * write: indexing was most of the time of importing a large session into sqlite-wasm.
+   * Hits stay the same. Default: every write indexes its entries.
+   */
+  deferSearchIndexAbove?: number;
+}
