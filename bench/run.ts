@@ -162,7 +162,14 @@ function openParams(n: number) {
   return { file, dir, sessionId, lastEntryId, sqliteDb: sessionDbs.get(n) };
 }
 
-const MEM_FNS = ["floor", "jsonl core", "jsonl store", "sqlite load", "sqlite branch"];
+const MEM_FNS = [
+  "floor",
+  "jsonl core",
+  "jsonl store",
+  "sqlite load",
+  "sqlite branch",
+  "sqlite context",
+];
 /**
  * Node runs a documented subset to fit the 10-minute budget: open + project of the 10k
  * and 100k sessions, memory of the two main paths on the 100k session, listing, and
@@ -171,7 +178,7 @@ const MEM_FNS = ["floor", "jsonl core", "jsonl store", "sqlite load", "sqlite br
  */
 const NODE_SUBSET = {
   openSizes: SIZES.open.filter((n) => n >= 10000 || smoke),
-  memFns: ["jsonl core", "sqlite load"],
+  memFns: ["jsonl core", "sqlite load", "sqlite context"],
   appendStores: ["sqlite"],
   imports: false,
 };
