@@ -28,6 +28,8 @@ import {
 } from "./projection.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
 import { canLoadBranch, type SessionStore } from "./store.ts";
+import { EntryNotFoundError } from "./errors.ts";
+import { SessionIndex } from "./tree.ts";
 
 /** Flag: sets the projection's model (a `model_change`, or an assistant message naming one). */
 export const CONTEXT_MODEL = 1;
@@ -211,6 +213,28 @@ export function splitContextPath(
     (i) => path[i] as CompactionEntry,
   );
   return { prefix: plan.prefix.map((i) => path[i]), entries: path.slice(plan.start) };
+}
+
+/**
+ * The context-only load of an already loaded session (the fallback of stores whose fast
+ * path was unsure): the same leaf rules as `buildSessionProjection`, including its errors
+ * (an unknown leaf, a parent cycle anywhere in the session).
+ *
+ * @example
+ * ```ts
+ * import { contextOfLoaded } from "./context_load.ts";
+ * const header = { type: "session" as const, version: 4 as const, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" };
+ * contextOfLoaded({ header, entries: [] }, undefined).entries; // []
+ * ```
+ */
+export function contextOfLoaded(
+  loaded: { header: SessionHeader; entries: readonly SessionEntry[]; path?: string },
+  leafId: string | null | undefined,
+): LoadedContext {
+  const index = SessionIndex.build(loaded.entries, { source: loaded.path ?? loaded.header.id });
+  if (typeof leafId === "string" && !index.get(leafId)) throw new EntryNotFoundError(leafId);
+  const path = index.getPath(leafId === undefined ? index.lastEntry?.id : leafId);
+  return { header: loaded.header, ...splitContextPath(path) };
 }
 
 /**
