@@ -90,7 +90,7 @@ async function prepared(name: string, source: string, key: string): Promise<stri
     case: "prepare-sqlite",
     params: { source, db: `${db}.tmp` },
   };
-  const result = await runChild(denoLauncher, job, 300_000);
+  const result = await runChild(denoLauncher, job, 900_000); // 100k entries on a busy machine
   if (result.crash || result.info?.unavailable) {
     console.log(
       `  SQLite database for ${name} not prepared: ${result.crash ?? result.info?.unavailable}`,
@@ -141,7 +141,7 @@ const key = await sqliteKey();
 const sessionDbs = new Map<number, string | undefined>();
 for (const [n, data] of sessions) sessionDbs.set(n, await prepared(`session-${n}`, data.file, key));
 const folderDbs = new Map<number, string | undefined>();
-for (const n of SIZES.folders) {
+for (const n of wants("listing") ? SIZES.folders : []) { // only listing reads them
   folderDbs.set(n, await prepared(`folder-${n}`, folders.get(n)!.dir, key));
 }
 
@@ -166,6 +166,7 @@ const MEM_FNS = [
   "floor",
   "jsonl core",
   "jsonl store",
+  "jsonl context",
   "sqlite load",
   "sqlite branch",
   "sqlite context",
@@ -178,7 +179,7 @@ const MEM_FNS = [
  */
 const NODE_SUBSET = {
   openSizes: SIZES.open.filter((n) => n >= 10000 || smoke),
-  memFns: ["jsonl core", "sqlite load", "sqlite context"],
+  memFns: ["jsonl core", "jsonl context", "sqlite load", "sqlite context"],
   appendStores: ["sqlite"],
   imports: false,
 };

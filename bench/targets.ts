@@ -102,7 +102,7 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
     const [big] = subjects(rows, "open", runtime);
     if (big) {
       const floor = pick(rows, "open", runtime, big, "floor");
-      for (const name of ["jsonl core", "jsonl store"]) {
+      for (const name of ["jsonl core", "jsonl store", "jsonl context"]) {
         ratio(
           `open-${name}`,
           `JSONL open + project (${name})`,
@@ -144,6 +144,7 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
     const memTargets = [
       ["jsonl core", "JSONL", 1.0],
       ["jsonl store", "JSONL", 1.0],
+      ["jsonl context", "JSONL", 1.0],
       ["sqlite context", "SQLite", 0.25],
     ] as const;
     for (const [name, kind, limit] of memBig && bytes ? memTargets : []) {

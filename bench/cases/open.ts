@@ -158,9 +158,6 @@ async function openFns(params: OpenParams): Promise<BenchCase> {
       }
     };
   }
-  Object.assign(
-    fns,
-    await contextFns(sqlite, params.sqliteDb, params.sessionId, params.lastEntryId),
-  );
+  Object.assign(fns, await contextFns(sqlite, jsonl, params));
   return { fns };
 }
