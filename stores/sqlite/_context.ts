@@ -47,35 +47,72 @@ function resolvePath(
   const header = decodeHeader(row.header, decoding(sessionId));
   const empty: PathRows = { header, seqs: [], ids: [], flags: [] };
   if (leafId === null) return empty;
-  const rows = statement(
-    "SELECT seq, entry_id, parent_id, flags FROM entries WHERE session_id = ? ORDER BY seq",
-  ).all(sessionId);
-  const leaf = leafId === undefined ? rows.at(-1)?.entry_id as string | null ?? null : leafId;
+  const tree = readTree(statement, sessionId);
+  const last = tree.ids.length - 1;
+  const leaf = leafId === undefined ? (last >= 0 ? tree.ids[last] : null) : leafId;
   if (leaf === null) return empty;
   const at = new Map<string, number>(); // entry id -> row index (the latest wins)
-  for (let i = 0; i < rows.length; i++) {
-    const id = rows[i].entry_id;
-    if (id !== null) at.set(String(id), i);
+  for (let i = 0; i <= last; i++) {
+    const id = tree.ids[i];
+    if (id !== null) at.set(id, i);
   }
   if (!at.has(leaf)) throw new EntryNotFoundError(leaf);
-  const path: Record<string, unknown>[] = [];
+  const path: number[] = [];
   for (let i = at.get(leaf); i !== undefined;) {
     if (path.length > at.size) {
       throw new SessionFormatError(`entry ${leaf} has a parentId cycle on its path`, {
         source: `sqlite:${sessionId}`,
       });
     }
-    const current: Record<string, unknown> = rows[i];
-    path.push(current);
-    i = current.parent_id === null ? undefined : at.get(String(current.parent_id));
+    path.push(i);
+    const parent = tree.parents[i];
+    i = parent === null ? undefined : at.get(parent);
   }
   path.reverse();
   return {
     header,
-    seqs: path.map((r) => Number(r.seq)),
-    ids: path.map((r) => String(r.entry_id)),
-    flags: path.map((r) => r.flags === null || r.flags === undefined ? null : Number(r.flags)),
+    seqs: path.map((i) => tree.seqs[i]),
+    ids: path.map((i) => tree.ids[i]!),
+    flags: path.map((i) => tree.flags[i]),
   };
+}
+
+// Separators no stored id contains: ids with control characters are refused at the seam
+// (`assertStorableEntries`), and seqs and flags are numbers.
+const RECORD = "\x1e";
+const FIELD = "\x1f";
+
+/**
+ * The session's tree columns in commit order, from the covering index, as one string built
+ * by SQLite: a row object per entry cost more time and memory than the rest of a
+ * context-only load (100k rows). Fields: seq, `+id` (empty: NULL), `+parent` (empty:
+ * NULL), flags (empty: NULL).
+ */
+function readTree(statement: StatementSource, sessionId: string) {
+  const row = statement(
+    `SELECT group_concat(seq || char(31) || ifnull('+' || entry_id, '') || char(31) ||
+       ifnull('+' || parent_id, '') || char(31) || ifnull(flags, ''), char(30) ORDER BY seq)
+       AS tree FROM entries WHERE session_id = ?`,
+  ).get(sessionId);
+  const text = row?.tree == null ? "" : String(row.tree);
+  const seqs: number[] = [];
+  const ids: (string | null)[] = [];
+  const parents: (string | null)[] = [];
+  const flags: (number | null)[] = [];
+  let at = 0;
+  while (at < text.length) {
+    let end = text.indexOf(RECORD, at);
+    if (end === -1) end = text.length;
+    const a = text.indexOf(FIELD, at);
+    const b = text.indexOf(FIELD, a + 1);
+    const c = text.indexOf(FIELD, b + 1);
+    seqs.push(Number(text.slice(at, a)));
+    ids.push(b === a + 1 ? null : text.slice(a + 2, b));
+    parents.push(c === b + 1 ? null : text.slice(b + 2, c));
+    flags.push(end === c + 1 ? null : Number(text.slice(c + 1, end)));
+    at = end + 1;
+  }
+  return { seqs, ids, parents, flags };
 }
 
 /** Parse the rows at `seqs`, in that order. */
