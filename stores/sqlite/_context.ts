@@ -47,13 +47,13 @@ function resolvePath(
   const header = decodeHeader(row.header, decoding(sessionId));
   const empty: PathRows = { header, seqs: [], ids: [], flags: [] };
   if (leafId === null) return empty;
-  const tree = readTree(statement, sessionId);
-  const last = tree.ids.length - 1;
-  const leaf = leafId === undefined ? (last >= 0 ? tree.ids[last] : null) : leafId;
+  const tree = new TreeText(readTreeText(statement, sessionId));
+  const last = tree.length - 1;
+  const leaf = leafId === undefined ? (last >= 0 ? tree.id(last) : null) : leafId;
   if (leaf === null) return empty;
   const at = new Map<string, number>(); // entry id -> row index (the latest wins)
   for (let i = 0; i <= last; i++) {
-    const id = tree.ids[i];
+    const id = tree.id(i);
     if (id !== null) at.set(id, i);
   }
   if (!at.has(leaf)) throw new EntryNotFoundError(leaf);
@@ -65,54 +65,74 @@ function resolvePath(
       });
     }
     path.push(i);
-    const parent = tree.parents[i];
+    const parent = tree.parent(i);
     i = parent === null ? undefined : at.get(parent);
   }
   path.reverse();
   return {
     header,
-    seqs: path.map((i) => tree.seqs[i]),
-    ids: path.map((i) => tree.ids[i]!),
-    flags: path.map((i) => tree.flags[i]),
+    seqs: path.map((i) => tree.seq(i)),
+    ids: path.map((i) => tree.id(i)!),
+    flags: path.map((i) => tree.flags(i)),
   };
 }
-
-// Separators no stored id contains: ids with control characters are refused at the seam
-// (`assertStorableEntries`), and seqs and flags are numbers.
-const RECORD = "\x1e";
-const FIELD = "\x1f";
 
 /**
  * The session's tree columns in commit order, from the covering index, as one string built
  * by SQLite: a row object per entry cost more time and memory than the rest of a
- * context-only load (100k rows). Fields: seq, `+id` (empty: NULL), `+parent` (empty:
- * NULL), flags (empty: NULL).
+ * context-only load (100k rows). Records are separated by U+001E, fields by U+001F: seq,
+ * `+id` (empty: NULL), `+parent` (empty: NULL), flags (empty: NULL). No stored id contains
+ * either separator: ids with control characters are refused at the seam
+ * (`assertStorableEntries`).
  */
-function readTree(statement: StatementSource, sessionId: string) {
+function readTreeText(statement: StatementSource, sessionId: string): string {
   const row = statement(
     `SELECT group_concat(seq || char(31) || ifnull('+' || entry_id, '') || char(31) ||
        ifnull('+' || parent_id, '') || char(31) || ifnull(flags, ''), char(30) ORDER BY seq)
        AS tree FROM entries WHERE session_id = ?`,
   ).get(sessionId);
-  const text = row?.tree == null ? "" : String(row.tree);
-  const seqs: number[] = [];
-  const ids: (string | null)[] = [];
-  const parents: (string | null)[] = [];
-  const flags: (number | null)[] = [];
-  let at = 0;
-  while (at < text.length) {
-    let end = text.indexOf(RECORD, at);
-    if (end === -1) end = text.length;
-    const a = text.indexOf(FIELD, at);
-    const b = text.indexOf(FIELD, a + 1);
-    const c = text.indexOf(FIELD, b + 1);
-    seqs.push(Number(text.slice(at, a)));
-    ids.push(b === a + 1 ? null : text.slice(a + 2, b));
-    parents.push(c === b + 1 ? null : text.slice(b + 2, c));
-    flags.push(end === c + 1 ? null : Number(text.slice(c + 1, end)));
-    at = end + 1;
+  return row?.tree == null ? "" : String(row.tree);
+}
+
+/**
+ * Fields of the tree text read in place: only record offsets are kept, so the parents and
+ * flags of rows off the path are never turned into strings.
+ */
+class TreeText {
+  readonly #text: string;
+  readonly #starts: number[] = [];
+  constructor(text: string) {
+    this.#text = text;
+    for (let at = 0; at < text.length;) {
+      this.#starts.push(at);
+      const end = text.indexOf("\x1e", at);
+      at = end === -1 ? text.length : end + 1;
+    }
+    this.#starts.push(text.length + 1); // the end of the last record, plus its separator
   }
-  return { seqs, ids, parents, flags };
+  get length(): number {
+    return this.#starts.length - 1;
+  }
+  /** Field `n` (0-3) of record `i`; undefined when empty. */
+  #field(i: number, n: number): string | undefined {
+    let from = this.#starts[i];
+    for (let k = 0; k < n; k++) from = this.#text.indexOf("\x1f", from) + 1;
+    const end = n === 3 ? this.#starts[i + 1] - 1 : this.#text.indexOf("\x1f", from);
+    return end === from ? undefined : this.#text.slice(from, end);
+  }
+  seq(i: number): number {
+    return Number(this.#field(i, 0));
+  }
+  id(i: number): string | null {
+    return this.#field(i, 1)?.slice(1) ?? null;
+  }
+  parent(i: number): string | null {
+    return this.#field(i, 2)?.slice(1) ?? null;
+  }
+  flags(i: number): number | null {
+    const text = this.#field(i, 3);
+    return text === undefined ? null : Number(text);
+  }
 }
 
 /** Parse the rows at `seqs`, in that order. */
