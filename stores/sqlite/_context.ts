@@ -23,12 +23,15 @@ export type StatementSource = (sql: string) => SqliteStatement;
 /** How rows decode: without keeping each record's text (see the store's `decoding`). */
 const decoding = (sessionId: string) => ({ source: `sqlite:${sessionId}`, keepText: false });
 
-/** A resolved root-to-leaf path: row seqs, ids and flags (NULL: unknown), root first. */
+/**
+ * A resolved root-to-leaf path: tree-text record numbers, root first. Seqs, ids and flags
+ * are read from the tree text on demand (a long path's own arrays of them were most of
+ * a context load's memory after the tree itself).
+ */
 interface PathRows {
   header: SessionHeader;
-  seqs: number[];
-  ids: string[];
-  flags: (number | null)[];
+  rows: number[];
+  tree: TreeText;
 }
 
 /**
@@ -45,9 +48,9 @@ function resolvePath(
   const row = statement("SELECT header FROM sessions WHERE id = ?").get(sessionId);
   if (!row) throw new SessionNotFoundError(sessionId);
   const header = decodeHeader(row.header, decoding(sessionId));
-  const empty: PathRows = { header, seqs: [], ids: [], flags: [] };
-  if (leafId === null) return empty;
+  if (leafId === null) return { header, rows: [], tree: new TreeText("") };
   const tree = new TreeText(readTreeText(statement, sessionId));
+  const empty: PathRows = { header, rows: [], tree };
   const last = tree.length - 1;
   const leaf = leafId === undefined ? (last >= 0 ? tree.id(last) : null) : leafId;
   if (leaf === null) return empty;
@@ -68,13 +71,7 @@ function resolvePath(
     const parent = tree.parent(i);
     i = parent === null ? undefined : at.get(parent);
   }
-  path.reverse();
-  return {
-    header,
-    seqs: path.map((i) => tree.seq(i)),
-    ids: path.map((i) => tree.id(i)!),
-    flags: path.map((i) => tree.flags(i)),
-  };
+  return { header, rows: path.reverse(), tree };
 }
 
 /**
@@ -163,7 +160,8 @@ export function readBranch(
   leafId: string | null | undefined,
 ): LoadedBranch {
   const path = resolvePath(statement, sessionId, leafId);
-  return { header: path.header, entries: readEntries(statement, sessionId, path.seqs) };
+  const seqs = path.rows.map((row) => path.tree.seq(row));
+  return { header: path.header, entries: readEntries(statement, sessionId, seqs) };
 }
 
 /**
@@ -186,17 +184,20 @@ export function readContext(
   const parsed = new Map<number, SessionEntry>(); // rows the plan parsed: never parsed twice
   const read = (i: number) => {
     let entry = parsed.get(i);
-    if (!entry) parsed.set(i, entry = readEntries(statement, sessionId, [path.seqs[i]])[0]);
+    if (!entry) {
+      const seq = path.tree.seq(path.rows[i]);
+      parsed.set(i, entry = readEntries(statement, sessionId, [seq])[0]);
+    }
     return entry;
   };
-  const flagsAt = (i: number) => path.flags[i] ??= contextFlags(read(i));
+  const flagsAt = (i: number) => path.tree.flags(path.rows[i]) ?? contextFlags(read(i));
   const plan = planContextLoad(
-    path.seqs.length,
+    path.rows.length,
     flagsAt,
-    (i) => path.ids[i],
+    (i) => path.tree.id(path.rows[i])!,
     (i) => read(i) as CompactionEntry,
   );
   const entries: SessionEntry[] = [];
-  for (let i = plan.start; i < path.seqs.length; i++) entries.push(read(i));
+  for (let i = plan.start; i < path.rows.length; i++) entries.push(read(i));
   return { header: path.header, prefix: plan.prefix.map(read), entries };
 }
