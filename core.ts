@@ -172,6 +172,15 @@ export {
   type SessionStore,
   type SkippedSession,
 } from "./src/store.ts";
+// Context-only loads: resume a session reading only its context range.
+export {
+  canLoadContext,
+  type ContextLoadingStore,
+  type LoadedContext,
+  loadSessionContext,
+  loadSessionProjection,
+  projectLoadedContext,
+} from "./src/context_load.ts";
 export { MemorySessionStore, type MemoryStoreOptions } from "./src/memory_store.ts";
 
 // Moving sessions between stores: import under the never-overwrite rule; export one branch.

@@ -13,7 +13,12 @@ const REPO = new URL("../", import.meta.url).pathname;
 const OUT = `${REPO}dist/bench-node`;
 
 /** Library modules the Node child may use, when present. */
-const NODE_MODULES = ["src/projection.ts", "stores/sqlite/file.ts", "stores/jsonl/fs.ts"];
+const NODE_MODULES = [
+  "src/projection.ts",
+  "src/context_load.ts",
+  "stores/sqlite/file.ts",
+  "stores/jsonl/fs.ts",
+];
 
 async function bundle(modules: string[]): Promise<{ ok: boolean; message: string }> {
   const imports = modules.map((path, i) => `import * as m${i} from "../../${path}";`).join("\n");

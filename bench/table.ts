@@ -65,7 +65,14 @@ export function renderTables(file: ResultsFile): string {
     );
   const bytesOf = (subject: string) =>
     file.data.sessions.find((s) => `${s.entries} entries` === subject)?.bytes ?? 0;
-  const openNames = ["jsonl core", "jsonl store", "sqlite load", "sqlite branch"];
+  const openNames = [
+    "jsonl core",
+    "jsonl store",
+    "jsonl context",
+    "sqlite load",
+    "sqlite branch",
+    "sqlite context",
+  ];
   for (const runtime of runtimes) {
     const sizes = sized("open", runtime);
     if (sizes.length) {

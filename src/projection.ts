@@ -49,7 +49,6 @@ import { replaySystemPrompt, type SystemPromptState } from "./system_prompt.ts";
 export type { SystemPromptState, SystemTool } from "./system_prompt.ts";
 
 /**
-/**
  * Why a stored tool result contributes nothing to the derived context: no earlier `toolUse`
  * assistant message announced its call (`"orphan"`), its call was already answered
  * (`"duplicate"`), or its call belongs to an `"error"`/`"aborted"` turn, which provider
@@ -366,7 +365,20 @@ export function buildSessionProjection(
   leafId: string | null | undefined,
   index?: SessionIndex,
 ): SessionProjection {
-  const path = activePath(entries, leafId, index);
+  return projectPath(activePath(entries, leafId, index));
+}
+
+/**
+ * {@link buildSessionProjection} of an already resolved active path (root first, leaf
+ * last). Internal: context-only loads (`context_load.ts`) project a path they assembled.
+ *
+ * @example
+ * ```ts
+ * import { projectPath } from "./projection.ts";
+ * projectPath([]).leafId; // null
+ * ```
+ */
+export function projectPath(path: readonly SessionEntry[]): SessionProjection {
   const scan = scanPath(path);
   const projected = projectEntries(path, scan);
   const messages: AgentMessage[] = [];

@@ -9,6 +9,7 @@ import { parseSessionJsonl, type SessionEntry, SessionIndex } from "../../core.t
 import { jsonlDriver, type Maybe, projector, sqliteDriver } from "../drivers.ts";
 import { readChunks } from "../rt.ts";
 import type { BenchCase, BenchFn } from "./types.ts";
+import { contextFns } from "./context.ts";
 
 /** Parameters of the open case (from the generator's metadata). */
 export interface OpenParams {
@@ -157,5 +158,6 @@ async function openFns(params: OpenParams): Promise<BenchCase> {
       }
     };
   }
+  Object.assign(fns, await contextFns(sqlite, jsonl, params));
   return { fns };
 }

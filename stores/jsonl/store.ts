@@ -15,6 +15,12 @@ import {
   toJsonLine,
 } from "../../src/jsonl.ts";
 import { listingStateOf } from "../../src/listing.ts";
+import {
+  type ContextLoadingStore,
+  contextOfLoaded,
+  type LoadedContext,
+} from "../../src/context_load.ts";
+import { scanContext } from "../../src/context_scan.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
@@ -61,7 +67,7 @@ const encoder = new TextEncoder();
  * const rows = await store.list({ cwd: "/work/project" });
  * ```
  */
-export class JsonlSessionStore implements SessionStore {
+export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   readonly kind = "jsonl";
   readonly directory: string;
   readonly #fs: JsonlFolderFs;
@@ -134,6 +140,27 @@ export class JsonlSessionStore implements SessionStore {
     // The file keeps the original text, so loading need not hold a second copy of it
     // (bench finding 1: 0.47x the parse floor and +386 MB at 100k entries).
     return await this.#load(sessionId, false);
+  }
+
+  /**
+   * Optional fast path (see `ContextLoadingStore`): one pass over the file that checks
+   * every line as `load` does but keeps only what the projection of `leafId` needs
+   * (`src/context_scan.ts`); on any doubt, `load` and split (same answers, same errors).
+   *
+   * @example
+   * ```ts
+   * import { projectLoadedContext } from "@mu/sessions";
+   * import type { JsonlSessionStore } from "@mu/sessions/stores/jsonl";
+   * declare const store: JsonlSessionStore;
+   * const projection = projectLoadedContext(await store.loadContext("s1"));
+   * ```
+   */
+  async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {
+    assertOpen(this.#closed, this.kind);
+    const path = await this.#require(sessionId);
+    const scanned = await scanContext(() => this.#fs.readStream(path), leafId);
+    if (scanned?.header.id === sessionId) return scanned;
+    return contextOfLoaded(await this.load(sessionId), leafId);
   }
 
   async #load(sessionId: string, retainRaw: boolean): Promise<LoadedSession> {

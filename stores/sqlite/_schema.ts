@@ -94,6 +94,14 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   ],
   // Full-text search (`_search.ts`): built for existing sessions before the first search.
   SEARCH_MIGRATION,
+  [
+    // Context-only loads (`_context.ts`) plan from each entry's context flags without
+    // reading its JSON: the flags join the covering walk index. Rows written before stay
+    // NULL (unknown) and are parsed when a plan needs them.
+    `ALTER TABLE entries ADD COLUMN flags INTEGER`,
+    `DROP INDEX entries_walk`,
+    `CREATE INDEX entries_walk ON entries (session_id, seq, entry_id, parent_id, flags)`,
+  ],
 ];
 
 /** The schema version this library writes (`PRAGMA user_version`). */

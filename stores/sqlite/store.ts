@@ -21,8 +21,10 @@
  *          listing TEXT)                                    -- ListingState JSON
  * entries(session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER,
  *         entry_id TEXT, parent_id TEXT, type TEXT, json TEXT, -- raw entry JSON
+ *         flags INTEGER,              -- contextFlags (src/context_load.ts); NULL before v6
  *         PRIMARY KEY (session_id, seq))
- * INDEX entries_walk (session_id, seq, entry_id, parent_id)  -- append-ordered; loadBranch scans it
+ * INDEX entries_walk (session_id, seq, entry_id, parent_id, flags)  -- append-ordered;
+ *                                    -- loadBranch and loadContext scan it (_context.ts)
  * INDEX sessions_by_cwd (cwd, modified DESC, created_at DESC, id)
  * ```
  * Pragmas per connection: `busy_timeout` (5000 ms), `foreign_keys = ON`, `journal_mode =
@@ -33,19 +35,12 @@
  *
  * @module
  */
-import {
-  EntryNotFoundError,
-  SessionExistsError,
-  SessionFormatError,
-  SessionNotFoundError,
-  SessionStorageError,
-} from "../../src/errors.ts";
+import { SessionExistsError, SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
 import { type ListingState, listingToInfo } from "../../src/listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
   decodeHeader,
   decodeListing,
-  decodeRecord,
   decodeSession,
   encodeEntries,
   encodeSession,
@@ -70,6 +65,12 @@ import {
 } from "../../src/store.ts";
 import { SqliteSearchIndex } from "./_search.ts";
 import type { SqliteStoreOptions } from "./_options.ts";
+import { readBranch, readContext, type StatementSource } from "./_context.ts";
+import {
+  contextFlags,
+  type ContextLoadingStore,
+  type LoadedContext,
+} from "../../src/context_load.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import {
   migrateSqliteSchema,
@@ -88,6 +89,7 @@ interface EntryRow {
   id: string | null;
   parentId: string | null;
   type: string;
+  flags: number;
   json: string;
 }
 
@@ -99,6 +101,7 @@ function toEntryRows(
     id: typeof entry.id === "string" ? entry.id : null,
     parentId: typeof entry.parentId === "string" ? entry.parentId : null,
     type: String(entry.type),
+    flags: contextFlags(entry),
     json: json[i],
   }));
 }
@@ -150,7 +153,7 @@ const PRAGMA_WORD = /^[A-Za-z]+$/;
  * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
  * ```
  */
-export class SqliteSessionStore implements BranchLoadingStore {
+export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingStore {
   readonly kind = "sqlite";
   readonly #db: SqliteDatabase;
   readonly #statements = new Map<string, SqliteStatement>();
@@ -371,62 +374,39 @@ export class SqliteSessionStore implements BranchLoadingStore {
    * ```
    */
   async loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch> {
-    assertOpen(this.#closed, this.kind);
-    return await storageOperation("loadBranch", () =>
-      sqliteTransaction(this.#db, () => {
-        const row = this.#get("SELECT header FROM sessions WHERE id = ?", sessionId);
-        if (!row) throw new SessionNotFoundError(sessionId);
-        const header = decodeHeader(row.header, decoding(sessionId));
-        const last = this.#get(
-          "SELECT seq, entry_id FROM entries WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
-          sessionId,
-        );
-        const leaf = leafId === undefined ? (last?.entry_id as string | null) ?? null : leafId;
-        if (leaf === null) return { header, entries: [] };
-        const { parents, seqOf } = this.#treeOf(sessionId);
-        if (!seqOf.has(leaf)) throw new EntryNotFoundError(leaf);
-        const seqs: number[] = [];
-        for (
-          let id: string | null = leaf;
-          id !== null && seqOf.has(id);
-          id = parents.get(id) ?? null
-        ) {
-          if (seqs.length > seqOf.size) {
-            const source = `sqlite:${sessionId}`;
-            throw new SessionFormatError(`entry ${leaf} has a parentId cycle on its path`, {
-              source,
-            });
-          }
-          seqs.push(seqOf.get(id)!);
-        }
-        const select = this.#statement("SELECT json FROM entries WHERE session_id = ? AND seq = ?");
-        const entries = new Array<SessionEntry>(seqs.length);
-        for (let i = 0; i < seqs.length; i++) {
-          // seqs runs leaf to root; the path is root first
-          const row = select.get(sessionId, seqs[i])!;
-          entries[seqs.length - 1 - i] = decodeRecord(row.json, 0, decoding(sessionId));
-        }
-        return { header, entries };
-      }, "DEFERRED"));
+    return await this.#partialRead("loadBranch", readBranch, sessionId, leafId);
   }
 
   /**
-   * The session's parent links from the append-ordered covering index, in commit order, so
-   * a duplicate id resolves to its latest entry (as in the tree index).
+   * Optional fast path (see `ContextLoadingStore`): what the projection of the branch
+   * ending at `leafId` needs, planned from the indexed context flags, reading only the
+   * context range and the few earlier entries it replays. Same leaf rules as
+   * {@link loadBranch}.
+   *
+   * @example
+   * ```ts
+   * import { projectLoadedContext } from "@mu/sessions";
+   * import type { SqliteSessionStore } from "@mu/sessions/stores/sqlite";
+   * declare const store: SqliteSessionStore;
+   * const projection = projectLoadedContext(await store.loadContext("s1"));
+   * ```
    */
-  #treeOf(sessionId: string): { parents: Map<string, string | null>; seqOf: Map<string, number> } {
-    const parents = new Map<string, string | null>();
-    const seqOf = new Map<string, number>();
-    const rows = this.#statement(
-      "SELECT seq, entry_id, parent_id FROM entries WHERE session_id = ? ORDER BY seq",
-    ).all(sessionId);
-    for (const row of rows) {
-      if (row.entry_id === null) continue;
-      const id = String(row.entry_id);
-      seqOf.set(id, Number(row.seq));
-      parents.set(id, row.parent_id === null ? null : String(row.parent_id));
-    }
-    return { parents, seqOf };
+  async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {
+    return await this.#partialRead("loadContext", readContext, sessionId, leafId);
+  }
+
+  async #partialRead<T>(
+    what: string,
+    read: (statement: StatementSource, id: string, leaf: string | null | undefined) => T,
+    sessionId: string,
+    leafId: string | null | undefined,
+  ): Promise<T> {
+    assertOpen(this.#closed, this.kind);
+    const statement = (sql: string) => this.#statement(sql);
+    return await storageOperation(
+      what,
+      () => sqliteTransaction(this.#db, () => read(statement, sessionId, leafId), "DEFERRED"),
+    );
   }
 
   /**
@@ -485,10 +465,10 @@ export class SqliteSessionStore implements BranchLoadingStore {
 
   #insertEntries(sessionId: string, firstSeq: number, rows: readonly EntryRow[]): void {
     const insert = this.#statement(
-      "INSERT INTO entries (session_id, seq, entry_id, parent_id, type, json) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO entries (session_id, seq, entry_id, parent_id, type, flags, json) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
     rows.forEach((row, i) =>
-      insert.run(sessionId, firstSeq + i, row.id, row.parentId, row.type, row.json)
+      insert.run(sessionId, firstSeq + i, row.id, row.parentId, row.type, row.flags, row.json)
     );
   }
 

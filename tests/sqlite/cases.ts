@@ -20,6 +20,7 @@ import type { Register } from "../conformance/harness.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 import { concurrencyCase } from "./concurrency.ts";
 import { searchCases } from "./search_cases.ts";
+import { contextCases } from "./context_cases.ts";
 
 const OLDER_FIXTURES = ["v1.jsonl", "v2.jsonl", "v3.jsonl", "early-v4.jsonl"];
 
@@ -150,6 +151,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
       for (const table of ["search_fts", "search_docs", "search_pending"]) {
         raw.exec(`DROP TABLE ${table}`); // the search index came later too
       }
+      raw.exec("ALTER TABLE entries DROP COLUMN flags"); // schema step 6 came later
       raw.exec("PRAGMA user_version = 1");
       raw.close();
       const migrated = await runtime.openStore(path);
@@ -320,4 +322,5 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
 
   concurrencyCase(t, runtime);
   searchCases(t, runtime);
+  contextCases(t, runtime);
 }

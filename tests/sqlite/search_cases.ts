@@ -10,6 +10,7 @@ import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import type { SqliteDatabase } from "../../stores/sqlite/_schema.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
+import { toSchema5 } from "./context_cases.ts";
 
 type Test = (name: string, fn: () => Promise<void>) => void;
 
@@ -134,6 +135,7 @@ export function searchCases(t: Test, runtime: SqliteTestRuntime): void {
         for (const table of ["search_fts", "search_docs", "search_pending"]) {
           raw.exec(`DROP TABLE ${table}`);
         }
+        toSchema5(raw); // and before the context flags
         raw.exec("PRAGMA user_version = 4");
         const upgraded = await runtime.openStore(path);
         try {

@@ -1,0 +1,69 @@
+/**
+ * Context-only open (issue #12): what resuming a session costs when the caller needs only
+ * the model-visible context. `loadSessionProjection` reads through the store's
+ * `loadContext` (SQLite: planned from the indexed context flags, only the context range and
+ * a few replayed entries parsed; JSONL: one checking pass keeping a compact index and a
+ * window of entries), falling back to the branch or the whole session when the load alone
+ * cannot decide the projection. Measured in the open case's process, next to
+ * its floor, so the ratio shares the machine's noise.
+ * @module
+ */
+import { loadModule, type Maybe, type StoreDriver } from "../drivers.ts";
+import type { BenchFn } from "./types.ts";
+
+type LoadProjection = (
+  store: unknown,
+  sessionId: string,
+  leafId?: string | null,
+) => Promise<{ messages: unknown[]; entries: unknown[] }>;
+
+const elapsed = (since: number) => performance.now() - since;
+
+/** Open a store, load the context of the last entry, project it, close. */
+function contextFn(
+  driver: StoreDriver,
+  where: string,
+  load: LoadProjection,
+  sessionId: string,
+  lastEntryId: string,
+): BenchFn {
+  return async () => {
+    const t = performance.now();
+    const store = await driver.open(where);
+    try {
+      const projection = await load(store, sessionId, lastEntryId);
+      return {
+        loadMs: elapsed(t),
+        messages: projection.messages.length,
+        contextEntries: projection.entries.length,
+      };
+    } finally {
+      await store.close();
+    }
+  };
+}
+
+/** `"sqlite context"` (over the prepared database) and `"jsonl context"` (over the folder). */
+export async function contextFns(
+  sqlite: Maybe<StoreDriver>,
+  jsonl: Maybe<StoreDriver>,
+  params: { sqliteDb?: string; dir: string; sessionId: string; lastEntryId: string },
+): Promise<Record<string, Maybe<BenchFn>>> {
+  const mod = await loadModule("src/context_load.ts");
+  const load = typeof mod === "string" ? mod : mod.loadSessionProjection as LoadProjection;
+  if (typeof load !== "function") {
+    const why = typeof load === "string" ? load : "not available yet (no loadSessionProjection)";
+    return { "jsonl context": why, "sqlite context": why };
+  }
+  const { sqliteDb, dir, sessionId, lastEntryId } = params;
+  return {
+    "jsonl context": typeof jsonl === "string"
+      ? jsonl
+      : contextFn(jsonl, dir, load, sessionId, lastEntryId),
+    "sqlite context": typeof sqlite === "string"
+      ? sqlite
+      : !sqliteDb
+      ? "no SQLite database was prepared"
+      : contextFn(sqlite, sqliteDb, load, sessionId, lastEntryId),
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * The SQLite store's context-only load (`loadContext`, stores/sqlite/_context.ts): equal to
+ * the full projection on every fixture, every leaf and a generated session; planned from the
+ * indexed flags, so it parses only the rows it returns; and answering the same from a
+ * schema-5 database whose rows have no flags yet (migrated to schema 6).
+ */
+import {
+  buildSessionProjection,
+  EntryNotFoundError,
+  type SessionEntry,
+  SessionIndex,
+} from "../../core.ts";
+import { loadSessionProjection, projectLoadedContext } from "../../src/context_load.ts";
+import { type SqliteDatabase, SqliteSessionStore } from "../../stores/sqlite/store.ts";
+import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
+import {
+  generatedSession,
+  handMadeSessions,
+  parseableFixtures,
+  type TestSession,
+} from "../unit/context_sessions.ts";
+import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
+
+/** Undo schema step 6 (the context flags) on a raw connection, to test older databases. */
+export function toSchema5(raw: SqliteDatabase): void {
+  raw.exec("DROP INDEX IF EXISTS entries_walk");
+  raw.exec("ALTER TABLE entries DROP COLUMN flags");
+  raw.exec("CREATE INDEX entries_walk ON entries (session_id, seq, entry_id, parent_id)");
+}
+
+type Test = (name: string, fn: () => Promise<void>) => void;
+
+/** Compare on every `step`-th leaf; returns the loads that could not decide alone. */
+async function compareLeaves(
+  store: SqliteSessionStore,
+  session: TestSession,
+  step = 1,
+): Promise<number> {
+  const { header, entries } = session;
+  const index = SessionIndex.build(entries);
+  const leaves: (string | null | undefined)[] = [null, undefined];
+  for (let i = 0; i < entries.length; i += step) leaves.push(entries[i].id);
+  let undecided = 0;
+  for (const leaf of leaves) {
+    const full = buildSessionProjection(entries, leaf, index);
+    const projected = projectLoadedContext(await store.loadContext(header.id, leaf));
+    if (projected === undefined) undecided++;
+    else assertEquals(projected, full, `${session.name}, leaf ${leaf}`);
+    assertEquals(await loadSessionProjection(store, header.id, leaf), full);
+  }
+  return undecided;
+}
+
+/** A database connection that counts the entry rows parsed (`SELECT json ...` reads). */
+function countingJsonReads(db: SqliteDatabase): { db: SqliteDatabase; reads: () => number } {
+  let reads = 0;
+  return {
+    reads: () => reads,
+    db: {
+      exec: (sql) => db.exec(sql),
+      close: () => db.close(),
+      prepare(sql) {
+        const statement = db.prepare(sql);
+        if (!/^SELECT json FROM entries/.test(sql)) return statement;
+        return {
+          run: (...params) => statement.run(...params),
+          get: (...params) => (reads++, statement.get(...params)),
+          all: (...params) => {
+            const rows = statement.all(...params);
+            reads += rows.length;
+            return rows;
+          },
+        };
+      },
+    },
+  };
+}
+
+export function contextCases(t: Test, runtime: SqliteTestRuntime): void {
+  t("loadContext equals the full projection on every fixture and every leaf", async () => {
+    await withDatabase(runtime, async ({ store }) => {
+      const ids = new Set<string>();
+      for (const session of [...parseableFixtures(), ...handMadeSessions()]) {
+        if (ids.has(session.header.id)) continue; // fixtures share a few ids
+        ids.add(session.header.id);
+        await store.create(session.header, session.entries);
+        await compareLeaves(store, session);
+      }
+      await assertRejects(() => store.loadContext("hidden-call", "nope"), EntryNotFoundError);
+    });
+  });
+
+  t("loadContext parses only the context range and the replayed settings", async () => {
+    const dir = await runtime.tempDir();
+    const { db, reads } = countingJsonReads(runtime.openRaw(`${dir}/sessions.db`));
+    const store = await SqliteSessionStore.open(db);
+    try {
+      const session = generatedSession(4_000, 4_000);
+      await store.create(session.header, session.entries);
+      assert((await compareLeaves(store, session, 401)) < 5);
+      const before = reads();
+      const loaded = await store.loadContext(session.header.id);
+      const parsed = reads() - before;
+      assertEquals(parsed, loaded.prefix.length + loaded.entries.length);
+      assert(parsed < session.entries.length / 2, `${parsed} rows parsed`);
+    } finally {
+      await store.close();
+      await runtime.removeDir(dir);
+    }
+  });
+
+  t("a schema-5 database (rows without flags) migrates and answers the same", async () => {
+    const session = generatedSession(3_000, 3_000);
+    await withDatabase(runtime, async ({ path, store }) => {
+      await store.create(session.header, session.entries);
+      await store.close();
+      const raw = runtime.openRaw(path);
+      toSchema5(raw);
+      raw.exec("PRAGMA user_version = 5");
+      raw.close();
+      const migrated = await runtime.openStore(path);
+      try {
+        await compareLeaves(migrated, session, 97);
+        const next: SessionEntry = {
+          type: "thinking_level_change",
+          id: "after-migration",
+          parentId: session.entries.at(-1)!.id,
+          timestamp: "2026-05-01T00:00:00.000Z",
+          thinkingLevel: "medium",
+        };
+        await migrated.append(session.header.id, [next]);
+        const appended = { ...session, entries: [...session.entries, next] };
+        await compareLeaves(migrated, appended, 499);
+      } finally {
+        await migrated.close();
+      }
+      const check = runtime.openRaw(path);
+      try {
+        const flags = check.prepare(
+          "SELECT COUNT(*) AS unknown, COUNT(flags) AS known FROM entries",
+        ).get()!;
+        assertEquals(Number(flags.unknown) - Number(flags.known), session.entries.length);
+        assertEquals(Number(flags.known), 1, "new rows get their flags");
+      } finally {
+        check.close();
+      }
+    });
+  });
+}
