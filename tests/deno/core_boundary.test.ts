@@ -79,9 +79,12 @@ Deno.test("core and src/ import only src/ files and zod", async () => {
   assertEquals(outside, []);
 });
 
-/** Globals that exist only in Deno, Node or a page (window/DOM); workers and edges lack them. */
+/**
+ * Globals that exist only in Deno, Node or a page (window/DOM); workers and edges lack them.
+ * Not after a `.` other than `globalThis.`: `this.window` is a property, not the global.
+ */
 const RUNTIME_ONLY =
-  /\b(Deno\.|process\.|require\(|__dirname|Buffer\.|document\.|window\.|localStorage|sessionStorage|indexedDB|navigator\.)/;
+  /(?<![\w$])(?<!(?<!globalThis)\.)(Deno\.|process\.|require\(|__dirname|Buffer\.|document\.|window\.|localStorage|sessionStorage|indexedDB|navigator\.)/;
 
 /** Source without comments, so documentation may mention these names. */
 function codeOf(source: string): string {
