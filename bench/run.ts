@@ -30,7 +30,7 @@ import {
   toRows,
 } from "./jobs.ts";
 import { writeResults } from "./report.ts";
-import { runBrowserBench } from "./browser/run_browser.ts";
+import { runBrowserBench, runViewerOnly } from "./browser/run_browser.ts";
 import { buildNodeChild } from "./run_node.ts";
 
 const flag = (name: string) => Deno.args.includes(`--${name}`);
@@ -334,10 +334,13 @@ if (only?.includes("proto")) {
   }
 }
 
-if (wants("browser") && !flag("no-browser") && !smoke) {
-  const big = sessions.get(SIZES.big)!;
+// A smoke run does the browser only when asked (`--smoke --only=browser`): then just the
+// viewer case (import, open, scroll) on the 10k session, about a tenth of the full one.
+if (wants("browser") && !flag("no-browser") && (!smoke || only?.includes("browser"))) {
   const t = performance.now();
-  const browserRows = await runBrowserBench(big);
+  const browserRows = smoke
+    ? await runViewerOnly(await ensureSession(10000, seed))
+    : await runBrowserBench(sessions.get(SIZES.big)!);
   rows.push(...browserRows);
   logRows(browserRows);
   if (browserRows.some((row) => row.error)) crashed = true;
