@@ -5,7 +5,8 @@
  * code is non-zero only when something crashed.
  *
  * Flags: `--smoke` (smallest sizes, seconds; results go to bench/results/tmp/),
- * `--only=open,listing,append,import,memory,search,browser` (sections; also results to tmp/),
+ * `--only=open,listing,append,import,memory,search,browser` (sections; also results to tmp/;
+ * with `--smoke`, `browser` is only the viewer case on 10k entries, `--viewer-entries=N`),
  * `--runtimes=deno,node` (default both in a full run, deno for smoke), `--no-browser`,
  * `--write` (write latest.json/README even with --only), `--seed=N`.
  * @module
@@ -30,7 +31,7 @@ import {
   toRows,
 } from "./jobs.ts";
 import { writeResults } from "./report.ts";
-import { runBrowserBench } from "./browser/run_browser.ts";
+import { runBrowserBench, runViewerOnly } from "./browser/run_browser.ts";
 import { buildNodeChild } from "./run_node.ts";
 
 const flag = (name: string) => Deno.args.includes(`--${name}`);
@@ -334,10 +335,14 @@ if (only?.includes("proto")) {
   }
 }
 
-if (wants("browser") && !flag("no-browser") && !smoke) {
-  const big = sessions.get(SIZES.big)!;
+// A smoke run does the browser only when asked (`--smoke --only=browser`): then just the
+// viewer case (import, open, scroll) on the 10k session, about a tenth of the full one, or
+// on `--viewer-entries=100000` (the full session without the worker-only import first).
+if (wants("browser") && !flag("no-browser") && (!smoke || only?.includes("browser"))) {
   const t = performance.now();
-  const browserRows = await runBrowserBench(big);
+  const browserRows = smoke
+    ? await runViewerOnly(await ensureSession(Number(option("viewer-entries") ?? 10000), seed))
+    : await runBrowserBench(sessions.get(SIZES.big)!);
   rows.push(...browserRows);
   logRows(browserRows);
   if (browserRows.some((row) => row.error)) crashed = true;

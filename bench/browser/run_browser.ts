@@ -27,6 +27,38 @@ interface PageResult {
 /** One import: it takes about a minute on this machine, and the budget is ten. */
 const RUNS = 1;
 
+/** The browser test harness, or why it is not available. */
+async function loadHarness(): Promise<Harness | string> {
+  for (const path of ["tests/browser/harness.ts", "stores/sqlite/wasm.ts"]) {
+    if (!(await Deno.stat(`${REPO}${path}`).catch(() => null))) {
+      return `not available yet (${path} missing)`;
+    }
+  }
+  try {
+    return await import(new URL("tests/browser/harness.ts", `file://${REPO}`).href) as Harness;
+  } catch (error) {
+    return `not available yet (harness failed to load: ${(error as Error).message})`;
+  }
+}
+
+/**
+ * Only the viewer case (import through `web/`, open, scroll), without the worker-only
+ * import before it: what `--smoke --only=browser` runs, on a smaller session.
+ */
+export async function runViewerOnly(data: SessionData): Promise<Row[]> {
+  const harness = await loadHarness();
+  if (typeof harness === "string") {
+    return [{
+      section: "browser",
+      runtime: "chromium",
+      subject: `${data.entries} entries`,
+      name: "viewer import (web/, OPFS SQLite)",
+      unavailable: harness,
+    }];
+  }
+  return await runViewerBench(data, harness);
+}
+
 /** Rows for the browser section (never throws). */
 export async function runBrowserBench(data: SessionData): Promise<Row[]> {
   const subject = `${data.entries} entries, ${(data.bytes / 1e6).toFixed(0)} MB`;
@@ -34,17 +66,8 @@ export async function runBrowserBench(data: SessionData): Promise<Row[]> {
   const names = ["import into OPFS SQLite (worker)", "longest main-thread task"];
   const unavailable = (why: string): Row[] =>
     names.map((name) => ({ ...base, name, unavailable: why }));
-  for (const path of ["tests/browser/harness.ts", "stores/sqlite/wasm.ts"]) {
-    if (!(await Deno.stat(`${REPO}${path}`).catch(() => null))) {
-      return unavailable(`not available yet (${path} missing)`);
-    }
-  }
-  let harness: Harness;
-  try {
-    harness = await import(new URL("tests/browser/harness.ts", `file://${REPO}`).href) as Harness;
-  } catch (error) {
-    return unavailable(`not available yet (harness failed to load: ${(error as Error).message})`);
-  }
+  const harness = await loadHarness();
+  if (typeof harness === "string") return unavailable(harness);
   let dir: string;
   try {
     dir = await harness.bundleBrowserEntries({

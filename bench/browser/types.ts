@@ -16,6 +16,7 @@ export interface Page {
     options: { timeout: number; polling: number },
   ): Promise<unknown>;
   evaluate<T>(fn: string | (() => T)): Promise<T>;
+  evaluate<T, A>(fn: (arg: A) => T | Promise<T>, arg: A): Promise<T>;
   click(selector: string): Promise<void>;
   waitForSelector(selector: string, options: { timeout: number }): Promise<unknown>;
 }

@@ -10,6 +10,7 @@
 import type { SessionData } from "../generate.ts";
 import { REPO, type Row } from "../jobs.ts";
 import type { Harness, Page } from "./types.ts";
+import { measureScroll } from "./viewer_scroll.ts";
 
 // The viewer's CSP forbids eval, so every page function is passed as a function (run
 // through the DevTools protocol), never as a string; functions are serialised, so they
@@ -26,6 +27,24 @@ const MONITOR = `
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) globalThis.__bench.longtasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: "longtask", buffered: true });
+  } catch {}
+  // What a long frame spent its time on (script, forced layout, rendering), where supported.
+  globalThis.__bench.frames = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        globalThis.__bench.frames.push({
+          start: e.startTime,
+          duration: e.duration,
+          render: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
+          scripts: e.scripts.map((s) => ({
+            invoker: String(s.invoker).slice(0, 60),
+            duration: s.duration,
+            forcedLayout: s.forcedStyleAndLayoutDuration,
+          })),
+        });
+      }
+    }).observe({ type: "long-animation-frame", buffered: true });
   } catch {}
   let last = performance.now();
   setInterval(() => {
@@ -95,6 +114,7 @@ export async function runViewerBench(data: SessionData, harness: Harness): Promi
       const toast = result.toasts.trim().split("\n")[0] ?? "";
       const opened = await openFirstSession(page);
       const mbPerS = data.bytes / 1e6 / (wallMs / 1000);
+      const scrolled = typeof opened === "number" ? await measureScroll(page, base) : [];
       return [
         {
           ...base,
@@ -140,6 +160,7 @@ export async function runViewerBench(data: SessionData, harness: Harness): Promi
             },
           }
           : { ...base, name: names[2], unavailable: opened },
+        ...scrolled,
       ];
     } finally {
       await browser.close();
