@@ -4,6 +4,7 @@
  * edit diffs with line numbers, folding, and branch entries → chat items with tool results
  * inside their calls.
  */
+import { test } from "node:test";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { ansiToHNodes, parseAnsi } from "../../web/conversation/ansi.ts";
 import { type HElement, type HNode, hText, safeHref } from "../../web/conversation/hnode.ts";
@@ -26,7 +27,7 @@ function find(nodes: HNode[], test: (node: HElement) => boolean): HElement[] {
   return found;
 }
 
-Deno.test("ansi: SGR colours (16, 256, truecolor), bold/italic/underline, reset; other escapes removed", () => {
+test("ansi: SGR colours (16, 256, truecolor), bold/italic/underline, reset; other escapes removed", () => {
   assertEquals(parseAnsi("\x1b[31merror\x1b[0m ok"), [
     { text: "error", style: { fg: 1 } },
     { text: " ok", style: {} },
@@ -58,7 +59,7 @@ Deno.test("ansi: SGR colours (16, 256, truecolor), bold/italic/underline, reset;
   assertEquals((nodes[2] as HElement).style, { color: "rgb(1,2,3)" });
 });
 
-Deno.test("markdown: raw HTML stays text; only http(s)/mailto links; only raster data images; fences highlighted", () => {
+test("markdown: raw HTML stays text; only http(s)/mailto links; only raster data images; fences highlighted", () => {
   const nodes = markdownToHNodes([
     "# Title",
     "",
@@ -102,7 +103,7 @@ Deno.test("markdown: raw HTML stays text; only http(s)/mailto links; only raster
   }
 });
 
-Deno.test("markdown: prose skips the parser but gives the same paragraphs; markers still parse", () => {
+test("markdown: prose skips the parser but gives the same paragraphs; markers still parse", () => {
   assertEquals(markdownToHNodes("Plain words\nsecond line\n\n  next paragraph  "), [
     { tag: "p", children: ["Plain words\nsecond line"] },
     { tag: "p", children: ["next paragraph"] },
@@ -114,14 +115,14 @@ Deno.test("markdown: prose skips the parser but gives the same paragraphs; marke
   assertEquals(find(markdownToHNodes("    indented"), (n) => n.tag === "pre").length, 1);
 });
 
-Deno.test("diff: an edit as unified lines numbered in the old and new text", () => {
+test("diff: an edit as unified lines numbered in the old and new text", () => {
   const rows = diffLines("a\nb\nc\n", "a\nB\nc\nd\n").map((row) =>
     row.class === "diff-hunk" ? hText(row) : row.children!.map(hText).join("|")
   );
   assertEquals(rows, ["@@ -1,3 +1,4 @@", "1|1| |a", "2||-|b", "|2|+|B", "3|3| |c", "|4|+|d"]);
 });
 
-Deno.test("fold: long output shows 40 lines, the rest behind show all", () => {
+test("fold: long output shows 40 lines, the rest behind show all", () => {
   const text = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join("\n");
   const pre = foldInto({ tag: "pre" }, [text]);
   assertEquals(hText(pre).split("\n").length, 41); // 40 lines, each with its line end
@@ -130,7 +131,7 @@ Deno.test("fold: long output shows 40 lines, the rest behind show all", () => {
   assertEquals(foldInto({ tag: "pre" }, ["short"]).more, undefined);
 });
 
-Deno.test("conversation items: results inside their calls, markers for bookkeeping entries", () => {
+test("conversation items: results inside their calls, markers for bookkeeping entries", () => {
   const { entries } = parseSessionJsonlSync(conversationSession());
   const index = SessionIndex.build(entries);
   const items = conversationItems(index.getPath(CONV.last));
