@@ -30,7 +30,7 @@ import {
   TopHits,
 } from "../../src/search.ts";
 import { type LoadedSession, throwIfAborted } from "../../src/store.ts";
-import { foldSearchText, scoreFolded } from "../../src/search_query.ts";
+import { foldSearchText, maxSearchScore, scoreFolded } from "../../src/search_query.ts";
 import { searchFields } from "../../src/search_text.ts";
 import type { SqliteStatement, SqliteValue } from "./_schema.ts";
 
@@ -61,6 +61,15 @@ export const SEARCH_MIGRATION: readonly string[] = [
 
 /** The trigram tokenizer indexes substrings of at least this many characters. */
 const TRIGRAM = 3;
+/** Candidates sorted in the first page; each next page is four times larger. */
+const FIRST_PAGE = 256;
+/** Texts read per statement. */
+const TEXT_BATCH = 64;
+/**
+ * `toISOString`'s shape (a valid date, hours below 24, which SQLite allows and `Date.parse`
+ * reads differently): such timestamps order by time as text.
+ */
+const ISO = "(strftime('%Y-%m-%dT%H:%M:%fZ', d.ts) IS d.ts AND substr(d.ts, 12, 2) < '24')";
 
 /**
  * Index maintenance and candidate queries over the store's connection. Every method runs
@@ -235,9 +244,12 @@ export class SqliteSearchIndex {
   }
 
   /**
-   * Offer every indexed text that can match into `top`. FTS narrows by the query's words
-   * of three or more characters; a query with none reads the texts containing its longest
-   * word (instr), then {@link scoreFolded} checks each one exactly.
+   * Offer the indexed texts that can match into `top`, newest first, and stop once no
+   * older one can be kept ({@link TopHits.settled}). FTS narrows by the query's words of
+   * three or more characters; a query with none reads the texts containing its longest
+   * word (instr); {@link scoreFolded} then checks each one exactly. The candidates are
+   * sorted without their texts, in pages, and texts are read in small batches for the rows
+   * visited only: a common word costs its first few hundred texts, not every one.
    */
   collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>): void {
     const positive = prepared.query.terms.filter((term) => !term.exclude);
@@ -261,26 +273,52 @@ export class SqliteSearchIndex {
         bind.push(term.parts.reduce((a, b) => (b.length > a.length ? b : a)));
       }
     }
-    const sql = `SELECT d.session_id, d.seq, d.entry_id, d.role, d.ts, f.text FROM ${from}
-      JOIN sessions s ON s.id = d.session_id
-      ${where ? `${where} AND` : "WHERE"} ${conditions.join(" AND ")}`;
+    // Only timestamps as `toISOString` writes them sort by time as text: rows with any
+    // other come first (all visited), then the rest newest first, where the walk may stop
+    // (`d.id` last: pages of equal timestamps must not overlap).
+    const sql = `SELECT d.id, d.session_id, d.seq, d.entry_id, d.role, d.ts, ${ISO} AS iso
+      FROM ${from}
+      ${where ? `JOIN sessions s ON s.id = d.session_id ${where} AND` : "WHERE"}
+      ${conditions.join(" AND ")} ORDER BY iso, d.ts DESC, d.id LIMIT ? OFFSET ?`;
+    const best = maxSearchScore(prepared.query);
     const listable = new Map<string, boolean>();
-    for (const row of this.#statement(sql).all(...params, ...bind)) {
-      const sessionId = String(row.session_id);
-      let ok = listable.get(sessionId);
-      if (ok === undefined) listable.set(sessionId, ok = this.#listable(sessionId));
-      if (!ok) continue;
-      const score = scoreFolded(String(row.text), prepared.query);
-      if (score === null || !top.wants(score)) continue;
-      top.offer({
-        sessionId,
-        entryId: String(row.entry_id),
-        role: row.role as SearchCandidate["role"],
-        timestamp: String(row.ts),
-        score,
-        ref: { seq: Number(row.seq) },
-      });
+    let offset = 0;
+    for (let page = FIRST_PAGE;; page *= 4) {
+      const rows = this.#statement(sql).all(...params, ...bind, page, offset);
+      offset += rows.length;
+      for (let at = 0; at < rows.length; at += TEXT_BATCH) {
+        throwIfAborted(prepared.options.signal);
+        const batch = rows.slice(at, at + TEXT_BATCH);
+        const texts = this.#texts(batch.map((row) => Number(row.id)));
+        for (const row of batch) {
+          const timestamp = String(row.ts);
+          if (Number(row.iso) === 1 && top.settled(best, timestamp)) return;
+          const sessionId = String(row.session_id);
+          let ok = listable.get(sessionId);
+          if (ok === undefined) listable.set(sessionId, ok = this.#listable(sessionId));
+          if (!ok) continue;
+          const score = scoreFolded(texts.get(Number(row.id)) ?? "", prepared.query);
+          if (score === null || !top.wants(score)) continue;
+          top.offer({
+            sessionId,
+            entryId: String(row.entry_id),
+            role: row.role as SearchCandidate["role"],
+            timestamp,
+            score,
+            ref: { seq: Number(row.seq) },
+          });
+        }
+      }
+      if (rows.length < page) return;
     }
+  }
+
+  /** The folded texts of index rows, by id. */
+  #texts(ids: readonly number[]): Map<number, string> {
+    const rows = this.#statement(
+      `SELECT rowid AS id, text FROM search_fts WHERE rowid IN (${ids.map(() => "?").join(",")})`,
+    ).all(...ids);
+    return new Map(rows.map((row) => [Number(row.id), String(row.text)]));
   }
 
   /**
