@@ -61,9 +61,8 @@ export const SEARCH_MIGRATION: readonly string[] = [
 
 /** The trigram tokenizer indexes substrings of at least this many characters. */
 const TRIGRAM = 3;
-/** Candidates sorted in the first page; each next page is four times larger. */
+/** Candidates sorted newest first (at least; 8 per hit asked for), and texts read at once. */
 const FIRST_PAGE = 256;
-/** Texts read per statement. */
 const TEXT_BATCH = 64;
 /**
  * `toISOString`'s shape (a valid date, hours below 24, which SQLite allows and `Date.parse`
@@ -247,9 +246,10 @@ export class SqliteSearchIndex {
    * Offer the indexed texts that can match into `top`, newest first, and stop once no
    * older one can be kept ({@link TopHits.settled}). FTS narrows by the query's words of
    * three or more characters; a query with none reads the texts containing its longest
-   * word (instr); {@link scoreFolded} then checks each one exactly. The candidates are
-   * sorted without their texts, in pages, and texts are read in small batches for the rows
-   * visited only: a common word costs its first few hundred texts, not every one.
+   * word (instr); {@link scoreFolded} then checks each one exactly. The newest candidates
+   * are sorted without their texts, which are read in small batches for the rows visited
+   * only: a common word costs a few dozen texts, not every one. A query that does not stop
+   * there reads the other candidates' texts in one unsorted pass.
    */
   collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>): void {
     const positive = prepared.query.terms.filter((term) => !term.exclude);
@@ -273,50 +273,64 @@ export class SqliteSearchIndex {
         bind.push(term.parts.reduce((a, b) => (b.length > a.length ? b : a)));
       }
     }
-    // Only timestamps as `toISOString` writes them sort by time as text: rows with any
-    // other come first (all visited), then the rest newest first, where the walk may stop
-    // (`d.id` last: pages of equal timestamps must not overlap).
-    const sql = `SELECT d.id, d.session_id, d.seq, d.entry_id, d.role, d.ts, ${ISO} AS iso
-      FROM ${from}
+    const select = "SELECT d.id, d.session_id, d.seq, d.entry_id, d.role, d.ts";
+    const body = `FROM ${from}
       ${where ? `JOIN sessions s ON s.id = d.session_id ${where} AND` : "WHERE"}
-      ${conditions.join(" AND ")} ORDER BY iso, d.ts DESC, d.id LIMIT ? OFFSET ?`;
+      ${conditions.join(" AND ")}`;
     const best = maxSearchScore(prepared.query);
     const listable = new Map<string, boolean>();
-    let offset = 0;
-    for (let page = FIRST_PAGE;; page *= 4) {
-      const rows = this.#statement(sql).all(...params, ...bind, page, offset);
-      offset += rows.length;
-      for (let at = 0; at < rows.length; at += TEXT_BATCH) {
-        throwIfAborted(prepared.options.signal);
-        const batch = rows.slice(at, at + TEXT_BATCH);
-        const texts = this.#texts(batch.map((row) => Number(row.id)));
-        for (const row of batch) {
-          const timestamp = String(row.ts);
-          if (Number(row.iso) === 1 && top.settled(best, timestamp)) return;
-          const sessionId = String(row.session_id);
-          let ok = listable.get(sessionId);
-          if (ok === undefined) listable.set(sessionId, ok = this.#listable(sessionId));
-          if (!ok) continue;
-          const score = scoreFolded(texts.get(Number(row.id)) ?? "", prepared.query);
-          if (score === null || !top.wants(score)) continue;
-          top.offer({
-            sessionId,
-            entryId: String(row.entry_id),
-            role: row.role as SearchCandidate["role"],
-            timestamp,
-            score,
-            ref: { seq: Number(row.seq) },
-          });
-        }
+    const visit = (row: Record<string, unknown>, text: string | undefined) => {
+      const sessionId = String(row.session_id);
+      let ok = listable.get(sessionId);
+      if (ok === undefined) listable.set(sessionId, ok = this.#listable(sessionId));
+      if (!ok || text === undefined) return;
+      const score = scoreFolded(text, prepared.query);
+      if (score === null || !top.wants(score)) return;
+      top.offer({
+        sessionId,
+        entryId: String(row.entry_id),
+        role: row.role as SearchCandidate["role"],
+        timestamp: String(row.ts),
+        score,
+        ref: { seq: Number(row.seq) },
+      });
+    };
+    // The newest candidates first, without their texts. Only timestamps as `toISOString`
+    // writes them sort by time as text: rows with any other come first (all visited), then
+    // the rest newest first, where the walk stops once no older row can be kept.
+    const page = Math.max(FIRST_PAGE, prepared.limit * 8);
+    const rows = this.#statement(
+      `${select}, ${ISO} AS iso ${body} ORDER BY iso, d.ts DESC, d.id LIMIT ?`,
+    ).all(...params, ...bind, page);
+    for (let at = 0; at < rows.length; at += TEXT_BATCH) {
+      throwIfAborted(prepared.options.signal);
+      const batch = rows.slice(at, at + TEXT_BATCH);
+      const texts = this.#texts(batch.map((row) => Number(row.id)));
+      for (const row of batch) {
+        if (Number(row.iso) === 1 && top.settled(best, String(row.ts))) return;
+        visit(row, texts.get(Number(row.id)));
       }
-      if (rows.length < page) return;
+    }
+    if (rows.length < page) return;
+    // Best-scoring texts are rare for this query: read the others in one pass, in any order
+    // (sorting them again costs more than their texts).
+    const seen = JSON.stringify(rows.map((row) => Number(row.id)));
+    const rest = this.#statement(
+      `${select}, f.text ${body} AND d.id NOT IN (SELECT value FROM json_each(?))`,
+    ).all(...params, ...bind, seen);
+    for (let i = 0; i < rest.length; i++) {
+      if ((i & 1023) === 1023) throwIfAborted(prepared.options.signal);
+      visit(rest[i], String(rest[i].text));
     }
   }
 
-  /** The folded texts of index rows, by id. */
+  /**
+   * The folded texts of index rows, by id. Read from FTS5's content table (its documented
+   * layout: `id`, one `cN` per column), three times faster than FTS5's own rowid lookups.
+   */
   #texts(ids: readonly number[]): Map<number, string> {
     const rows = this.#statement(
-      `SELECT rowid AS id, text FROM search_fts WHERE rowid IN (${ids.map(() => "?").join(",")})`,
+      `SELECT id, c0 AS text FROM search_fts_content WHERE id IN (${ids.map(() => "?").join(",")})`,
     ).all(...ids);
     return new Map(rows.map((row) => [Number(row.id), String(row.text)]));
   }

@@ -211,7 +211,7 @@ export function searchCases(t: Test, runtime: SqliteTestRuntime): void {
         assertEquals(hits, await scanSearch(store, "gnu", { limit: 10 }));
         textsRead = 0;
         assertEquals((await store.search("gn", { limit: 10 })).length, 10);
-        assertEquals(textsRead, 600, "no text reaches the best score: every one is read");
+        assertEquals(textsRead, 600, "no text reaches the best score: each one is read once");
       } finally {
         await store.close();
       }
