@@ -295,6 +295,19 @@ export class SqliteSearchIndex {
         ref: { seq: Number(row.seq) },
       });
     };
+    if (!long.length) {
+      // No FTS narrowing: SQLite reads every text for instr anyway, so one pass returns the
+      // matching ones with their texts, walked newest first here (a second pass would cost
+      // as much as the first).
+      const rows = this.#statement(`${select}, ${ISO} AS iso, f.text ${body}`)
+        .all(...params, ...bind).sort(newestFirst);
+      for (let i = 0; i < rows.length; i++) {
+        if ((i & 1023) === 1023) throwIfAborted(prepared.options.signal);
+        if (Number(rows[i].iso) === 1 && top.settled(best, String(rows[i].ts))) return;
+        visit(rows[i], String(rows[i].text));
+      }
+      return;
+    }
     // The newest candidates first, without their texts. Only timestamps as `toISOString`
     // writes them sort by time as text: rows with any other come first (all visited), then
     // the rest newest first, where the walk stops once no older row can be kept.
@@ -357,6 +370,13 @@ export class SqliteSearchIndex {
     });
     return fieldText(entry, candidate.role);
   }
+}
+
+/** The SQL order `iso, d.ts DESC, d.id` (ISO timestamps are ASCII: same text order). */
+function newestFirst(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const [x, y] = [String(a.ts), String(b.ts)];
+  return Number(a.iso) - Number(b.iso) || (x < y ? 1 : x > y ? -1 : 0) ||
+    Number(a.id) - Number(b.id);
 }
 
 /**
