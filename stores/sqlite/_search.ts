@@ -33,6 +33,7 @@ import { type LoadedSession, throwIfAborted } from "../../src/store.ts";
 import { foldSearchText, maxSearchScore, scoreFolded } from "../../src/search_query.ts";
 import { searchFields } from "../../src/search_text.ts";
 import type { SqliteStatement, SqliteValue } from "./_schema.ts";
+import { ISO, newestFirst, sessionFilter, TRIGRAM, trigramQuery } from "./_search_sql.ts";
 
 /** What the index needs of the store's connection. */
 export interface SearchConnection {
@@ -59,16 +60,9 @@ export const SEARCH_MIGRATION: readonly string[] = [
   `INSERT INTO search_pending (session_id) SELECT id FROM sessions`,
 ];
 
-/** The trigram tokenizer indexes substrings of at least this many characters. */
-const TRIGRAM = 3;
 /** Candidates sorted newest first (at least; 8 per hit asked for), and texts read at once. */
 const FIRST_PAGE = 256;
 const TEXT_BATCH = 64;
-/**
- * `toISOString`'s shape (a valid date, hours below 24, which SQLite allows and `Date.parse`
- * reads differently): such timestamps order by time as text.
- */
-const ISO = "(strftime('%Y-%m-%dT%H:%M:%fZ', d.ts) IS d.ts AND substr(d.ts, 12, 2) < '24')";
 
 /**
  * Index maintenance and candidate queries over the store's connection. Every method runs
@@ -370,47 +364,4 @@ export class SqliteSearchIndex {
     });
     return fieldText(entry, candidate.role);
   }
-}
-
-/** The SQL order `iso, d.ts DESC, d.id` (ISO timestamps are ASCII: same text order). */
-function newestFirst(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  const [x, y] = [String(a.ts), String(b.ts)];
-  return Number(a.iso) - Number(b.iso) || (x < y ? 1 : x > y ? -1 : 0) ||
-    Number(a.id) - Number(b.id);
-}
-
-/**
- * An FTS5 query every text containing all `parts` matches: each distinct trigram of each
- * part as its own quoted term (implicitly AND-ed). A table without positions has no
- * phrase queries, and the trigrams of a substring are a necessary condition for it.
- */
-function trigramQuery(parts: readonly string[]): string {
-  const grams = new Set<string>();
-  for (const part of parts) {
-    const chars = [...part];
-    for (let i = 0; i + TRIGRAM <= chars.length; i++) {
-      grams.add(chars.slice(i, i + TRIGRAM).join(""));
-    }
-  }
-  return [...grams].map((gram) => `"${gram.replaceAll('"', '""')}"`).join(" ");
-}
-
-/** `WHERE` over `sessions s` for the search's cwd / internal / session options. */
-function sessionFilter(
-  prepared: PreparedSearch | undefined,
-  idColumn: string,
-): { where: string; params: SqliteValue[] } {
-  const options = prepared?.options ?? { includeInternal: true };
-  const where: string[] = [];
-  const params: SqliteValue[] = [];
-  if (options.cwd !== undefined) {
-    where.push("s.cwd = ?");
-    params.push(options.cwd);
-  }
-  if (options.sessionId !== undefined) {
-    where.push(`${idColumn} = ?`);
-    params.push(options.sessionId);
-  }
-  if (!options.includeInternal) where.push("s.internal = 0");
-  return { where: where.length ? ` WHERE ${where.join(" AND ")}` : "", params };
 }
