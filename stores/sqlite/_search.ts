@@ -33,7 +33,14 @@ import { type LoadedSession, throwIfAborted } from "../../src/store.ts";
 import { foldSearchText, maxSearchScore, scoreFolded } from "../../src/search_query.ts";
 import { searchFields } from "../../src/search_text.ts";
 import type { SqliteStatement, SqliteValue } from "./_schema.ts";
-import { ISO, newestFirst, sessionFilter, TRIGRAM, trigramQuery } from "./_search_sql.ts";
+import {
+  ISO,
+  isStopRow,
+  newestFirst,
+  sessionFilter,
+  TRIGRAM,
+  trigramQuery,
+} from "./_search_sql.ts";
 
 /** What the index needs of the store's connection. */
 export interface SearchConnection {
@@ -297,7 +304,7 @@ export class SqliteSearchIndex {
         .all(...params, ...bind).sort(newestFirst);
       for (let i = 0; i < rows.length; i++) {
         if ((i & 1023) === 1023) throwIfAborted(prepared.options.signal);
-        if (Number(rows[i].iso) === 1 && top.settled(best, String(rows[i].ts))) return;
+        if (isStopRow(rows[i]) && top.settled(best, String(rows[i].ts))) return;
         visit(rows[i], String(rows[i].text));
       }
       return;
@@ -314,7 +321,7 @@ export class SqliteSearchIndex {
       const batch = rows.slice(at, at + TEXT_BATCH);
       const texts = this.#texts(batch.map((row) => Number(row.id)));
       for (const row of batch) {
-        if (Number(row.iso) === 1 && top.settled(best, String(row.ts))) return;
+        if (isStopRow(row) && top.settled(best, String(row.ts))) return;
         visit(row, texts.get(Number(row.id)));
       }
     }

@@ -201,10 +201,14 @@ export function searchSuite(register: Register, subject: StoreSubject): void {
     "many equal scores: newest first, odd timestamps, exactly the scan's hits",
     async (store, cwd) => {
       // Timestamps shared by many entries, and ones that do not sort by time as text
-      // (invalid day read as March, an offset, no milliseconds, hour 24, unparseable, a number).
+      // (invalid days read as a later date, an offset, no milliseconds, hour 24, a month 13,
+      // before 1970, unparseable, a number).
       const odd = [
         "2026-02-31T00:00:00.000Z",
         "2026-03-04T23:00:00.000-05:00",
+        "2026-04-31T00:00:00.000Z",
+        "2026-13-01T00:00:00.000Z",
+        "1969-12-31T23:59:59.000Z",
         "2026-03-05T10:00:00Z",
         "2026-03-01T24:00:00.000Z",
         "2026-03-01T24:30:00.000Z",
