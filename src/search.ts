@@ -153,6 +153,17 @@ export class TopHits<Ref = unknown> {
     return this.#kept.length < this.#limit || score >= this.#kept.at(-1)!.score;
   }
 
+  /**
+   * Whether the kept hits are final for a walk newest first: the list is full of hits
+   * with `best` (the query's highest score) and `timestamp` is older than the last one,
+   * so neither this candidate nor any older one can be kept (ties go to the newest).
+   */
+  settled(best: number, timestamp: string): boolean {
+    const last = this.#kept.at(-1);
+    return this.#kept.length >= this.#limit && last !== undefined && last.score >= best &&
+      timeOf(timestamp) < timeOf(last.timestamp);
+  }
+
   offer(candidate: SearchCandidate<Ref>): void {
     const kept = this.#kept;
     if (kept.length >= this.#limit && compareHits(candidate, kept.at(-1)!) >= 0) return;

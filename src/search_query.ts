@@ -163,15 +163,17 @@ export interface TextMatch {
 
 /**
  * Match a folded text (see {@link foldSearchText}) against a query: `null` unless every
- * positive term occurs and no excluded one does. The score counts, per term, a base for
- * matching, its occurrences (up to 5) and a bonus when it matches at the start of a word
- * and again when it is a whole word.
+ * positive term occurs and no excluded one does. Each positive term scores by its best
+ * match: 1 inside a word, 2 at the start of a word, 3 as a whole word (a `prefix*` term
+ * only matches at word starts and scores 3). How often a term occurs does not count, so
+ * the best score ({@link maxSearchScore}) is common and a newest-first walk over the
+ * candidates can stop once enough texts reach it.
  *
  * @example
  * ```ts
  * import { foldSearchText, matchFolded, parseSearchQuery } from "./search_query.ts";
  * const query = parseSearchQuery("token -draft");
- * matchFolded(foldSearchText("The Token").text, query)?.score; // > 0
+ * matchFolded(foldSearchText("The Token").text, query)?.score; // 3
  * matchFolded("a draft token", query); // null
  * ```
  */
@@ -183,18 +185,36 @@ export function matchFolded(text: string, query: SearchQuery): TextMatch | null 
 
 /**
  * The score {@link matchFolded} gives, or `null` for no match, without the ranges: a term
- * stops being searched once its part of the score cannot grow (5 occurrences, both
- * bonuses), so a common word in a long text costs a few matches, not every one. What an
- * index's candidates and the scan are ranked by; snippets are made for the kept few.
+ * stops being searched at its first whole-word match (its best), so a common word in a
+ * long text costs a match or two, not every one. What an index's candidates and the scan
+ * are ranked by; snippets are made for the kept few.
  *
  * @example
  * ```ts
  * import { parseSearchQuery, scoreFolded } from "./search_query.ts";
- * scoreFolded("the the the the the the", parseSearchQuery("the")); // 21
+ * scoreFolded("the theme", parseSearchQuery("the")); // 3
+ * scoreFolded("bathe", parseSearchQuery("the")); // 1
  * ```
  */
 export function scoreFolded(text: string, query: SearchQuery): number | null {
   return scoreTerms(text, query);
+}
+
+/** The best score of one positive term (a whole-word match). */
+const TERM_MAX = 3;
+
+/**
+ * The highest score any text can have for `query` (every positive term as a whole word):
+ * a hit with it is outranked only by newer ones.
+ *
+ * @example
+ * ```ts
+ * import { maxSearchScore, parseSearchQuery } from "./search_query.ts";
+ * maxSearchScore(parseSearchQuery("fix bug -draft")); // 6
+ * ```
+ */
+export function maxSearchScore(query: SearchQuery): number {
+  return query.terms.filter((term) => !term.exclude).length * TERM_MAX;
 }
 
 /** Score every term; collects ranges into `ranges` when given (else stops early). */
@@ -212,22 +232,23 @@ function scoreTerms(
       if (pattern.test(text)) return null;
       continue;
     }
+    // A prefix term matches only where a word starts: any match is its best.
+    let best = 0;
     let count = 0;
-    let startsWord = false;
-    let wholeWord = false;
     for (const found of text.matchAll(pattern)) {
       const start = found.index;
       const end = start + found[0].length;
       ranges?.push([start, end]);
       count++;
-      const before = !isWordChar(text, start - 1);
-      startsWord ||= before;
-      wholeWord ||= before && !isWordChar(text, end);
+      if (term.kind === "prefix") best = TERM_MAX;
+      else if (!isWordChar(text, start - 1)) {
+        best = Math.max(best, isWordChar(text, end) ? 2 : TERM_MAX);
+      } else best = Math.max(best, 1);
       if (count >= 1000) break; // enough for ranges and score; a pathological text stops here
-      if (!ranges && count >= 5 && wholeWord) break; // the term's score is at its maximum
+      if (!ranges && best === TERM_MAX) break; // the term's score is at its maximum
     }
     if (count === 0) return null;
-    score += 10 + Math.min(count, 5) + (startsWord ? 3 : 0) + (wholeWord ? 3 : 0);
+    score += best;
   }
   return score;
 }

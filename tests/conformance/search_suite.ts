@@ -197,6 +197,47 @@ export function searchSuite(register: Register, subject: StoreSubject): void {
     }
   });
 
+  t(
+    "many equal scores: newest first, odd timestamps, exactly the scan's hits",
+    async (store, cwd) => {
+      // Timestamps shared by many entries, and ones that do not sort by time as text
+      // (invalid days read as a later date, an offset, no milliseconds, hour 24, a month 13,
+      // before 1970, unparseable, a number).
+      const odd = [
+        "2026-02-31T00:00:00.000Z",
+        "2026-03-04T23:00:00.000-05:00",
+        "2026-04-31T00:00:00.000Z",
+        "2026-13-01T00:00:00.000Z",
+        "1969-12-31T23:59:59.000Z",
+        "2026-03-05T10:00:00Z",
+        "2026-03-01T24:00:00.000Z",
+        "2026-03-01T24:30:00.000Z",
+        "yesterday",
+        "1772400000000",
+      ];
+      const texts = ["gnu here", "the gnus", "agnu", "gnu gnu gnu", "a gnu and a yak"];
+      for (let s = 0; s < 3; s++) {
+        const entries: SessionEntry[] = [];
+        for (let i = 0; i < 60; i++) {
+          const id = `g${s}_${i}`;
+          const ms = Date.UTC(2026, 2, 1 + (i % 7), i % 3) + (i % 5 === 0 ? 0 : s);
+          const timestamp = i % 11 === 3 ? odd[(i + s) % odd.length] : new Date(ms).toISOString();
+          const body = user(id, entries.at(-1)?.id ?? null, texts[(i + s) % texts.length]);
+          entries.push({ ...body, timestamp } as SessionEntry);
+        }
+        await seed(store, cwd, entries);
+      }
+      for (const query of ["gnu", "gnu*", "gnu yak", "gnu -yak", "gn"]) {
+        for (const limit of [1, 5, 17, 40, 60, 80, 200]) {
+          const options = { cwd, limit };
+          const hits = await searchSessions(store, query, options);
+          assertEquals(hits, await scanSearch(store, query, options), `${query} ${limit}`);
+          assert(hits.length > 0, query);
+        }
+      }
+    },
+  );
+
   t("a session listings skip as damaged is left out of searches", async (store, cwd, ctx) => {
     if (!ctx.damage) return; // this subject cannot damage its storage
     const good = await seed(store, cwd, [user("g1", null, "a damaged dingo")]);

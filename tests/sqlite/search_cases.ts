@@ -178,6 +178,48 @@ export function searchCases(t: Test, runtime: SqliteTestRuntime): void {
     });
   });
 
+  t("a common word reads the texts of the newest candidates only", async () => {
+    await withDatabase(runtime, async ({ path }) => {
+      const raw = runtime.openRaw(path);
+      let textsRead = 0;
+      const db: SqliteDatabase = {
+        exec: (sql) => raw.exec(sql),
+        close: () => raw.close(),
+        prepare: (sql) => {
+          const statement = raw.prepare(sql);
+          if (!sql.includes("search_fts")) return statement;
+          const count = (rows: Record<string, unknown>[]) => (
+            textsRead += rows.filter((row) => "text" in row).length, rows
+          );
+          return {
+            run: (...p) => statement.run(...p),
+            get: (...p) => count([statement.get(...p)].filter((row) => row !== undefined))[0],
+            all: (...p) => count(statement.all(...p)),
+          };
+        },
+      };
+      const store = await SqliteSessionStore.open(db);
+      try {
+        for (let s = 0; s < 3; s++) {
+          const entries = Array.from(
+            { length: 200 },
+            (_, e) => say(`e${e}`, e ? `e${e - 1}` : null, `the common gnu ${e}`, (e * 7 + s) % 60),
+          );
+          await store.create(header(`s${s}`), entries);
+        }
+        textsRead = 0;
+        const hits = await store.search("gnu", { limit: 10 });
+        assert(textsRead <= 64, `${textsRead} texts read for 10 hits of 600 candidates`);
+        assertEquals(hits, await scanSearch(store, "gnu", { limit: 10 }));
+        textsRead = 0;
+        assertEquals((await store.search("gn", { limit: 10 })).length, 10);
+        assertEquals(textsRead, 600, "no text reaches the best score: each one is read once");
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
   t("FTS hits equal the scan's on varied data, without loading a session", async () => {
     await withDatabase(runtime, async ({ store }) => {
       const next = words(42);

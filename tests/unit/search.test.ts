@@ -14,7 +14,12 @@ import {
   type SessionEntry,
   SessionManager,
 } from "../../core.ts";
-import { foldSearchText, matchFolded, scoreFolded } from "../../src/search_query.ts";
+import {
+  foldSearchText,
+  matchFolded,
+  maxSearchScore,
+  scoreFolded,
+} from "../../src/search_query.ts";
 
 const terms = (query: string) =>
   parseSearchQuery(query).terms.map((t) => `${t.exclude ? "-" : ""}${t.kind}:${t.text}`);
@@ -114,6 +119,23 @@ test("a cancelled scan stops loading sessions", async () => {
   assert.equal(loads, 2, "no session loaded after the abort");
   const hits: SearchHit[] = await SessionManager.search("needle", store, { cwd: "/p" });
   assert.equal(hits.length, 5);
+});
+
+test("a term scores by its best match only: inside a word 1, word start 2, whole word 3", () => {
+  const score = (query: string, text: string) =>
+    scoreFolded(foldSearchText(text).text, parseSearchQuery(query));
+  assert.equal(score("gnu", "agnus"), 1);
+  assert.equal(score("gnu", "agnus gnus"), 2);
+  assert.equal(score("gnu", "agnus gnus gnu"), 3);
+  assert.equal(
+    score("gnu", "gnu"),
+    score("gnu", "gnu gnu gnu gnu gnu gnu"),
+    "occurrences do not count",
+  );
+  assert.equal(score("gnu*", "gnus"), 3, "a prefix always starts a word");
+  assert.equal(score("東京", "東京都"), 2);
+  assert.equal(score('"fix the" bug -yak', "fix the bug"), 6);
+  assert.equal(maxSearchScore(parseSearchQuery('"fix the" bug -yak')), 6);
 });
 
 test("the score-only matcher ranks exactly as the full match (it only stops sooner)", () => {
