@@ -36,7 +36,7 @@
  * @module
  */
 import { SessionExistsError, SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
-import { type ListingState, listingToInfo } from "../../src/listing.ts";
+import { listingToInfo } from "../../src/listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
   decodeHeader,
@@ -47,7 +47,6 @@ import {
   foldEntries,
   listRecords,
   recordsToJsonl,
-  sessionRowFields,
 } from "../../src/records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
@@ -66,11 +65,14 @@ import {
 import { SqliteSearchIndex } from "./_search.ts";
 import type { SqliteStoreOptions } from "./_options.ts";
 import { readBranch, readContext, type StatementSource } from "./_context.ts";
+import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import {
-  contextFlags,
-  type ContextLoadingStore,
-  type LoadedContext,
-} from "../../src/context_load.ts";
+  type EntryRow,
+  SESSION_COLUMNS,
+  SESSION_UPDATE,
+  sessionColumns,
+  toEntryRows,
+} from "./_rows.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import {
   migrateSqliteSchema,
@@ -85,50 +87,6 @@ import {
 export type { SqliteDatabase, SqliteStatement, SqliteValue } from "./_schema.ts";
 export type { SqliteStoreOptions } from "./_options.ts";
 
-interface EntryRow {
-  id: string | null;
-  parentId: string | null;
-  type: string;
-  flags: number;
-  json: string;
-}
-
-function toEntryRows(
-  entries: readonly SessionEntry[],
-  json = encodeEntries(entries),
-): EntryRow[] {
-  return entries.map((entry, i) => ({
-    id: typeof entry.id === "string" ? entry.id : null,
-    parentId: typeof entry.parentId === "string" ? entry.parentId : null,
-    type: String(entry.type),
-    flags: contextFlags(entry),
-    json: json[i],
-  }));
-}
-
-/** The `sessions` columns after `id`, in {@link SESSION_COLUMNS} order. */
-function sessionColumns(
-  header: SessionHeader,
-  headerText: string,
-  listing: ListingState,
-): SqliteValue[] {
-  const row = sessionRowFields(header, headerText, listing);
-  return [
-    row.cwd,
-    row.createdMs,
-    row.modifiedMs,
-    row.headerText,
-    row.internal ? 1 : 0,
-    row.workflow,
-    row.parentSessionId,
-    row.listing,
-  ];
-}
-
-const SESSION_COLUMNS =
-  "cwd, created_at, modified, header, internal, workflow, parent_session_id, listing";
-const SESSION_UPDATE = SESSION_COLUMNS.split(", ").map((column) => `${column} = ?`).join(", ");
-
 /**
  * How rows decode. Not keeping each record's text: exportJsonl reads the stored text
  * itself, and holding every row's text alive beside its object doubled the memory of a
@@ -140,10 +98,12 @@ const PRAGMA_WORD = /^[A-Za-z]+$/;
 
 /**
  * SQLite session store over any {@link SqliteDatabase}. Use the runtime entry points
- * (`stores/sqlite/file.ts`, `stores/sqlite/file.ts`) to open a file.
+ * (`stores/sqlite/file.ts` for a local file, `stores/sqlite/wasm.ts` in a browser worker).
  *
- * Optional capability beyond {@link SessionStore}: {@link loadBranch}, the entries on one
- * root-to-leaf path via a recursive query (feature-test with {@link canLoadBranch}).
+ * Optional capabilities beyond {@link SessionStore}: {@link loadBranch}, the entries on one
+ * root-to-leaf path (feature-test with {@link canLoadBranch}), and {@link loadContext}, only
+ * what the projection of a leaf needs (feature-test with `canLoadContext`); both read the
+ * covering walk index and parse only the rows they return.
  *
  * @example
  * ```ts
