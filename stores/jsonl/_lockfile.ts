@@ -1,12 +1,10 @@
 /**
  * Cross-process lock files for Deno and Node (both through `node:fs`): `<file>.lock` holds
- * `{pid, host, token, acquiredAt}`. It is created exclusively (`O_CREAT|O_EXCL`, which also
- * refuses any link at the path) and the owner written into it at once: two changes to the
- * folder per lock (create, remove), the fewest a lock file can make. Every append takes
- * one, so they were its cost (issue 12: the earlier temp file + hard link + remove made
- * four, plus a read back before removing). A lock without a readable owner (a writer killed
- * in the microseconds between create and write, or another tool's) is stale once it is
- * {@link OWNERLESS_STALE_MS} old, the time a live writer needs to fill it in. A
+ * `{pid, host, token, acquiredAt}`. It appears with its owner already in it (a temp file
+ * hard-linked into place, see `createLock`), so no crash leaves a lock nobody can judge.
+ * Synchronous calls and an inode check instead of reading the lock back keep this cheap:
+ * every append takes a lock. A lock without a readable owner (another tool's, or one made
+ * where hard links are missing) is stale once it is {@link OWNERLESS_STALE_MS} old. A
  * holder refreshes the lock's mtime while it holds it, so a lock is stale when its owner
  * process is gone (same host) or it has not been refreshed for `staleMs`. Breaking a stale
  * lock is itself guarded by `<file>.lock.break`, so two waiters cannot both break it and
@@ -26,6 +24,7 @@
 import {
   closeSync,
   fstatSync,
+  linkSync,
   lstatSync,
   openSync,
   readFileSync,
@@ -164,11 +163,41 @@ export async function breakStale(path: string, judged: Holder): Promise<void> {
 }
 
 /**
- * Create the lock `path` holding `text`: its inode (0 where the platform reports none), or
- * undefined when it exists. Synchronous system calls: this runs around every append, and a
- * promise-based call costs a thread-pool round trip; none of them waits for the disk.
+ * Create the lock `path` already holding `text`: its inode (0 where the platform reports
+ * none), or undefined when it exists. The owner is written to a temp file first and the
+ * temp hard-linked to the lock path (`link` refuses an existing path, as `O_EXCL` does), so
+ * the lock never exists without its owner: a writer killed at any point leaves either no
+ * lock or a complete one, whose owner can be judged (stress finding 1), at worst a temp file
+ * named like the store's others (`<name>.<pid>.<8 hex>.tmp`), collected with them. Where
+ * the file system has no hard links, the lock is created and filled at once instead (an
+ * owner-less moment then is judged by its age, {@link OWNERLESS_STALE_MS}).
+ * Synchronous system calls: this runs around every append, and a promise-based call costs
+ * a thread-pool round trip; none of them waits for the disk.
  */
 function createLock(path: string, text: string): number | undefined {
+  const temp = `${path}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  const ino = writeNew(temp, text)!;
+  try {
+    linkSync(temp, path);
+    return ino;
+  } catch (error) {
+    if (code(error) === "EEXIST") return undefined;
+    if (!NO_HARD_LINKS.includes(code(error) ?? "")) throw error;
+    return writeNew(path, text);
+  } finally {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // already gone: a leftover sweep of another process took it; the link stands alone
+    }
+  }
+}
+
+/** Errors of file systems without hard links (some network and FUSE mounts). */
+const NO_HARD_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
+
+/** Create `path` exclusively holding `text`: its inode, or undefined when it exists. */
+function writeNew(path: string, text: string): number | undefined {
   let fd: number;
   try {
     fd = openSync(path, "wx", FILE_MODE);
@@ -180,7 +209,7 @@ function createLock(path: string, text: string): number | undefined {
     writeSync(fd, text);
     return fstatSync(fd).ino;
   } catch (error) {
-    unlinkSync(path); // not filled in: no owner-less lock left for others to wait out
+    unlinkSync(path); // not filled in: nothing half-written left behind
     throw error;
   } finally {
     closeSync(fd);
