@@ -14,6 +14,7 @@
  */
 import process from "node:process";
 import { openCase, type OpenParams } from "./cases/open.ts";
+import { hugeCase } from "./cases/huge.ts";
 import { appendCostCase, type AppendCostParams } from "./cases/append_cost.ts";
 import {
   appendCase,
@@ -44,7 +45,8 @@ export interface ChildJob {
     | "prepare-sqlite"
     | "proto"
     | "search"
-    | "search-append";
+    | "search-append"
+    | "huge";
   params: Record<string, unknown>;
   warmup?: number;
   runs?: number;
@@ -91,6 +93,8 @@ async function makeCase(job: ChildJob): Promise<BenchCase> {
       return await searchCase(job.params as unknown as SearchParams);
     case "search-append":
       return await searchAppendCase(job.params as unknown as SearchAppendParams);
+    case "huge":
+      return await hugeCase(job.params as unknown as OpenParams);
     default:
       throw new Error(`unknown case ${job.case}`);
   }

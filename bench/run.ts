@@ -8,7 +8,9 @@
  * `--only=open,listing,append,import,memory,search,browser` (sections; also results to tmp/;
  * with `--smoke`, `browser` is only the viewer case on 10k entries, `--viewer-entries=N`),
  * `--runtimes=deno,node` (default both in a full run, deno for smoke), `--no-browser`,
- * `--write` (write latest.json/README even with --only), `--seed=N`.
+ * `--write` (write latest.json/README even with --only), `--seed=N`. `--only=huge` (never in the
+ * default run: a ~1 GB session, generated and imported once, minutes) measures context-only
+ * opens of it; with `--smoke`, on the 10k session.
  * @module
  */
 import type { ChildJob } from "./child.ts";
@@ -43,8 +45,8 @@ const seed = Number(option("seed") ?? DEFAULT_SEED);
 const only = option("only")?.split(",").filter(Boolean);
 const runtimes = (option("runtimes") ?? (smoke ? "deno" : "deno,node")).split(",");
 const wants = (section: string) => !only || only.includes(section);
-/** `--only=edge` needs none of the generated sessions. */
-const edgeOnly = only?.every((section) => section === "edge") ?? false;
+/** `--only=edge` and `--only=huge` need none of the default generated sessions. */
+const edgeOnly = only?.every((section) => section === "edge" || section === "huge") ?? false;
 
 /** Sizes: the full run's and the smoke run's (smallest sizes only). */
 const SIZES = smoke
@@ -80,7 +82,12 @@ async function sqliteKey(): Promise<string> {
 }
 
 /** A SQLite database holding `source` (file or folder), cached per data set and store code. */
-async function prepared(name: string, source: string, key: string): Promise<string | undefined> {
+async function prepared(
+  name: string,
+  source: string,
+  key: string,
+  timeoutMs = 900_000, // 100k entries on a busy machine
+): Promise<string | undefined> {
   const dir = `${REPO}dist/bench-data/prepared`;
   const db = `${dir}/${name}-s${seed}-${key}.db`;
   if (await Deno.stat(db).catch(() => null)) return db;
@@ -93,7 +100,7 @@ async function prepared(name: string, source: string, key: string): Promise<stri
     case: "prepare-sqlite",
     params: { source, db: `${db}.tmp` },
   };
-  const result = await runChild(denoLauncher, job, 900_000); // 100k entries on a busy machine
+  const result = await runChild(denoLauncher, job, timeoutMs);
   if (result.crash || result.info?.unavailable) {
     console.log(
       `  SQLite database for ${name} not prepared: ${result.crash ?? result.info?.unavailable}`,
@@ -332,6 +339,21 @@ if (only?.includes("proto")) {
         fn,
       });
     }
+  }
+}
+
+// The ~1 GB session (issue 12), only on request: each function once in one process (ratios
+// to its floor), then each alone in a fresh process for its peak RSS.
+if (only?.includes("huge") && runtimes.includes("deno")) {
+  const { HUGE_ENTRIES, HUGE_FNS } = await import("./cases/huge.ts");
+  const n = smoke ? 10000 : HUGE_ENTRIES;
+  const data = await ensureSession(n, seed);
+  const params = { ...data, sqliteDb: await prepared(`session-${n}`, data.file, key, 3_600_000) };
+  const subject = `${n} entries`;
+  const job: ChildJob = { mode: "time", case: "huge", params, warmup: 0, runs: 1 };
+  await run(denoLauncher, "huge", subject, job, 1_800_000);
+  for (const fn of HUGE_FNS) {
+    await run(denoLauncher, "huge memory", subject, { ...job, mode: "mem", fn }, 1_800_000);
   }
 }
 

@@ -9,6 +9,7 @@ import type { Row } from "./jobs.ts";
 import { searchTargets } from "./search_targets.ts";
 import { browserImportTargets } from "./browser/targets.ts";
 import { edgeTargets } from "./cases/edge_targets.ts";
+import { hugeTargets } from "./cases/huge.ts";
 
 /** One target, measured. */
 export interface Evaluation {
@@ -251,7 +252,7 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
       met: task.medianMs === undefined ? null : task.medianMs < 100,
     });
   }
-  out.push(...edgeTargets(rows));
+  out.push(...edgeTargets(rows), ...hugeTargets(rows));
   return out;
 }
 
