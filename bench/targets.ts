@@ -257,8 +257,9 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
 }
 
 /** Why a JSONL append costs more than its write: said in the table when a target is missed. */
-const LOCK_NOTE = "every append takes the cross-process lock file (an exclusive create and a " +
-  "remove: two changes to the folder, journaled with the append); the older tools take no lock";
+const LOCK_NOTE = "every append takes the cross-process lock file (an owner temp file linked " +
+  "into place, then removed: four changes to the folder, so no crash leaves a lock without " +
+  "its owner); the older tools take no lock";
 
 type Ratio = (
   id: string,
