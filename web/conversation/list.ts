@@ -112,34 +112,25 @@ export class ConversationList {
         clear(this.#list);
         this.#from = this.#to = start;
       }
-      // Items enter the page a slice at a time (earlier pages from their last item back), so
-      // one frame renders and lays out at most a slice: a page of long code blocks and diffs
-      // put in at once made frames of about 100 ms (bench: viewer scroll phases).
-      const before = where === "before";
-      const put = (slice: HTMLElement[]) => {
-        if (before) {
-          this.#keepInPlace(() => this.#list.prepend(...slice.reverse()));
-          this.#from -= slice.length;
-        } else {
-          this.#list.append(...slice);
-          this.#to += slice.length;
-        }
-      };
-      let slice: HTMLElement[] = [];
+      const nodes: HTMLElement[] = [];
       let began = performance.now();
-      for (const item of before ? [...page.items].reverse() : page.items) {
-        slice.push(renderItem(item));
+      for (const item of page.items) {
+        nodes.push(renderItem(item));
         if (performance.now() - began > SLICE_MS) {
-          put(slice);
-          slice = [];
-          await nextFrame();
+          await nextFrame(); // a heavy page (long code, diffs) renders over several frames
           if (generation !== this.#generation) return;
           began = performance.now();
         }
       }
-      put(slice);
-      if (before) this.#trim("end");
-      else if (where === "after") this.#keepInPlace(() => this.#trim("start"));
+      if (where === "before") {
+        this.#keepInPlace(() => this.#list.prepend(...nodes));
+        this.#from = start;
+        this.#trim("end");
+      } else {
+        this.#list.append(...nodes);
+        this.#to = start + page.items.length;
+        if (where === "after") this.#keepInPlace(() => this.#trim("start"));
+      }
       if (page.total === 0) {
         this.#list.append(el("p", { class: "empty muted" }, "No messages on this branch."));
       }
