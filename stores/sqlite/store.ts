@@ -42,7 +42,6 @@ import {
   decodeHeader,
   decodeListing,
   decodeSession,
-  encodeEntries,
   encodeSession,
   foldEntries,
   listRecords,
