@@ -1,0 +1,180 @@
+/**
+ * The SQLite search's candidate walk (`_search.ts`): index rows that can match, offered to
+ * the kept hits newest first, stopping once no older row can be kept.
+ *
+ * Order without sorting: `search_docs.tkey` is the time the hit order compares
+ * (`searchTime`: `Date.parse`, 0 when unreadable), and `search_docs_by_time (tkey DESC,
+ * id)` lets SQLite walk rows in that order. Rows of equal `tkey` are ordered among
+ * themselves by `TopHits.offer` (sessions, entries, roles), and the stop compares `tkey`
+ * strictly, so the walk keeps exactly the scan's hits.
+ *
+ * Plan per query: a query whose FTS match set is small sorts it (cheap); a common one walks
+ * the time index and probes each row's membership in the match set, a page at a time,
+ * reading texts only for the rows visited. A walk that has not settled after a few pages
+ * (the best score is rare) reads the older candidates' texts in one unsorted pass.
+ *
+ * @module
+ */
+import type { PreparedSearch, SearchCandidate, TopHits } from "../../src/search.ts";
+import { throwIfAborted } from "../../src/store.ts";
+import { maxSearchScore, scoreFolded } from "../../src/search_query.ts";
+import type { SqliteStatement, SqliteValue } from "./_schema.ts";
+import { sessionFilter, TRIGRAM, trigramQuery } from "./_search_sql.ts";
+
+/** Where a candidate's original text is: the entry row. */
+export interface SqliteHitRef {
+  seq: number;
+}
+
+/** What the walk needs of the index. */
+export interface WalkSource {
+  statement(sql: string): SqliteStatement;
+  /** Whether listings show the session (else its rows are skipped, as the scan skips it). */
+  listable(sessionId: string): boolean;
+}
+
+/** Match sets smaller than this are sorted; larger ones walk the time index. */
+export const SORT_BELOW = 2048;
+/** Rows of the first page of a walk (at least; 8 per hit asked for), pages walked at most. */
+const FIRST_PAGE = 256;
+const WALK_PAGES = 4;
+/** Texts read at once. */
+const TEXT_BATCH = 64;
+
+/** The FTS5 query narrowing `prepared` to texts that can match, or `undefined` (none). */
+function ftsQuery(prepared: PreparedSearch): string | undefined {
+  // Indexed texts have whitespace runs collapsed to one space (`indexText`), so a phrase
+  // (its words joined by one space) is a substring of every text it matches.
+  const parts = prepared.query.terms.filter((term) => !term.exclude)
+    .flatMap((term) => term.kind === "phrase" ? [term.text] : term.parts)
+    .filter((part) => [...part].length >= TRIGRAM);
+  return parts.length ? trigramQuery(parts) : undefined;
+}
+
+/** Offer the index's candidates for `prepared` into `top` (see the module documentation). */
+export function walkCandidates(
+  source: WalkSource,
+  prepared: PreparedSearch,
+  top: TopHits<SqliteHitRef>,
+): void {
+  const signal = prepared.options.signal;
+  const { where, params } = sessionFilter(prepared, "d.session_id");
+  const roles = [...prepared.roles];
+  const conditions = [
+    `d.role IN (${roles.map(() => "?").join(", ")})`,
+    "d.session_id NOT IN (SELECT session_id FROM search_pending)",
+  ];
+  const bind: SqliteValue[] = [...roles];
+  // `join`: CROSS JOIN keeps `d` the outer loop, walked in index order.
+  const filter = (extra: string[], join = "JOIN") =>
+    `${where ? `${join} sessions s ON s.id = d.session_id ${where} AND` : "WHERE"} ${
+      [...extra, ...conditions].join(" AND ")
+    }`;
+  const select = "SELECT d.id, d.session_id, d.seq, d.entry_id, d.role, d.ts, d.tkey";
+  const best = maxSearchScore(prepared.query);
+  const listable = new Map<string, boolean>();
+  /** Offer one row; true once the walk may stop before it. */
+  const visit = (row: Record<string, unknown>, text: string | undefined): boolean => {
+    if (top.settledAt(best, Number(row.tkey))) return true;
+    const sessionId = String(row.session_id);
+    let ok = listable.get(sessionId);
+    if (ok === undefined) listable.set(sessionId, ok = source.listable(sessionId));
+    if (!ok || text === undefined) return false;
+    const score = scoreFolded(text, prepared.query);
+    if (score === null || !top.wants(score)) return false;
+    top.offer({
+      sessionId,
+      entryId: String(row.entry_id),
+      role: row.role as SearchCandidate["role"],
+      timestamp: String(row.ts),
+      score,
+      ref: { seq: Number(row.seq) },
+    });
+    return false;
+  };
+  /** Visit rows in order, their texts read in batches; true once settled. */
+  const visitAll = (rows: Record<string, unknown>[]): boolean => {
+    for (let at = 0; at < rows.length; at += TEXT_BATCH) {
+      throwIfAborted(signal);
+      const batch = rows.slice(at, at + TEXT_BATCH);
+      const texts = readTexts(source, batch.map((row) => Number(row.id)));
+      for (const row of batch) if (visit(row, texts.get(Number(row.id)))) return true;
+    }
+    return false;
+  };
+  const match = ftsQuery(prepared);
+  if (match === undefined) {
+    // No FTS narrowing: SQLite reads every text for instr anyway, so one pass in time order
+    // returns the matching ones with their texts.
+    const instr = prepared.query.terms.filter((term) => !term.exclude).map((term) => {
+      bind.push(term.parts.reduce((a, b) => (b.length > a.length ? b : a)));
+      return "instr(f.text, ?) > 0";
+    });
+    const rows = source.statement(
+      `${select}, f.text FROM search_docs d JOIN search_fts f ON f.rowid = d.id ${filter([])} AND ${
+        instr.join(" AND ")
+      } ORDER BY d.tkey DESC, d.id`,
+    ).all(...params, ...bind);
+    for (let i = 0; i < rows.length; i++) {
+      if ((i & 1023) === 1023) throwIfAborted(signal);
+      if (visit(rows[i], String(rows[i].text))) return;
+    }
+    return;
+  }
+  const matches = Number(
+    source.statement(
+      "SELECT count(*) AS n FROM (SELECT rowid FROM search_fts WHERE search_fts MATCH ? LIMIT ?)",
+    ).get(match, SORT_BELOW)?.n ?? 0,
+  );
+  if (matches < SORT_BELOW) {
+    // Few candidates: sorting them costs less than probing the time index for them.
+    visitAll(
+      source.statement(
+        `${select} FROM search_fts f JOIN search_docs d ON d.id = f.rowid ${
+          filter(["search_fts MATCH ?"])
+        } ORDER BY d.tkey DESC, d.id`,
+      ).all(...params, match, ...bind),
+    );
+    return;
+  }
+  // Many candidates: walk the time index (no sort), probing each row for the match.
+  const probe = "d.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)";
+  const after = "(d.tkey < ? OR (d.tkey = ? AND d.id > ?))";
+  let position: [number, number] | undefined;
+  let page = Math.max(FIRST_PAGE, prepared.limit * 8);
+  for (let n = 0; n < WALK_PAGES; n++, page *= 2) {
+    const keyset = position ? [after] : [];
+    const at: SqliteValue[] = position ? [position[0], position[0], position[1]] : [];
+    const rows = source.statement(
+      `${select} FROM search_docs d INDEXED BY search_docs_by_time ${
+        filter([probe, ...keyset], "CROSS JOIN")
+      } ORDER BY d.tkey DESC, d.id LIMIT ?`,
+    ).all(...params, match, ...at, ...bind, page);
+    if (visitAll(rows) || rows.length < page) return;
+    const last = rows.at(-1)!;
+    position = [Number(last.tkey), Number(last.id)];
+  }
+  // The best score is rare for this query: read the older candidates in one pass, in any
+  // order (sorting them costs more than their texts).
+  const rest = source.statement(
+    `${select}, f.text FROM search_fts f JOIN search_docs d ON d.id = f.rowid ${
+      filter(["search_fts MATCH ?", after])
+    }`,
+  ).all(...params, match, position![0], position![0], position![1], ...bind);
+  for (let i = 0; i < rest.length; i++) {
+    if ((i & 1023) === 1023) throwIfAborted(signal);
+    visit(rest[i], String(rest[i].text));
+  }
+}
+
+/**
+ * The folded texts of index rows, by id. Read from FTS5's content table (its documented
+ * layout: `id`, one `cN` per column), three times faster than FTS5's own rowid lookups.
+ */
+function readTexts(source: WalkSource, ids: readonly number[]): Map<number, string> {
+  // The ids as one JSON parameter: one prepared statement for every batch size.
+  const rows = source.statement(
+    "SELECT id, c0 AS text FROM search_fts_content WHERE id IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify(ids));
+  return new Map(rows.map((row) => [Number(row.id), String(row.text)]));
+}
