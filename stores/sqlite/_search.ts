@@ -252,7 +252,9 @@ export class SqliteSearchIndex {
   pending(prepared?: PreparedSearch): string[] {
     const { where, params } = sessionFilter(prepared, "p.session_id");
     return this.#statement(
-      `SELECT p.session_id AS id FROM search_pending p JOIN sessions s ON s.id = p.session_id${where}`,
+      // CROSS JOIN: pending sessions are few (usually none); the planner would otherwise
+      // scan every session for the filter (11 ms per search at 10,000 sessions).
+      `SELECT p.session_id AS id FROM search_pending p CROSS JOIN sessions s ON s.id = p.session_id${where}`,
     ).all(...params).map((row) => String(row.id));
   }
 

@@ -102,23 +102,50 @@ export function walkCandidates(
     }
     return false;
   };
+  const after = "(d.tkey < ? OR (d.tkey = ? AND d.id > ?))";
+  /**
+   * Walk the time index (no sort) a page at a time from where the last page ended, up to
+   * `pages` pages; `page(keyset)` visits one and tells whether to go on. Returns where it
+   * stopped (`undefined`: done).
+   */
+  const walk = (
+    pages: number,
+    page: (keyset: string[], at: SqliteValue[], size: number) => Record<string, unknown>[],
+    visitPage: (rows: Record<string, unknown>[]) => boolean,
+  ): [number, number] | undefined => {
+    let position: [number, number] | undefined;
+    let size = Math.max(FIRST_PAGE, prepared.limit * 8);
+    for (let n = 0; n < pages; n++, size *= 2) {
+      const rows = page(
+        position ? [after] : [],
+        position ? [position[0], position[0], position[1]] : [],
+        size,
+      );
+      if (visitPage(rows) || rows.length < size) return undefined;
+      const last = rows.at(-1)!;
+      position = [Number(last.tkey), Number(last.id)];
+    }
+    return position;
+  };
+  const walked = `FROM search_docs d INDEXED BY search_docs_by_time`;
+  const order = "ORDER BY d.tkey DESC, d.id LIMIT ?";
   const match = ftsQuery(prepared);
   if (match === undefined) {
-    // No FTS narrowing: SQLite reads every text for instr anyway, so one pass in time order
-    // returns the matching ones with their texts.
-    const instr = prepared.query.terms.filter((term) => !term.exclude).map((term) => {
-      bind.push(term.parts.reduce((a, b) => (b.length > a.length ? b : a)));
-      return "instr(f.text, ?) > 0";
+    // No FTS narrowing: every text is read for instr anyway, so the walk reads them with
+    // the rows (from FTS5's content table, see `readTexts`), matching ones only.
+    const needles = prepared.query.terms.filter((term) => !term.exclude)
+      .map((term) => term.parts.reduce((a, b) => (b.length > a.length ? b : a)));
+    const instr = needles.map(() => "instr(f.c0, ?) > 0");
+    walk(Infinity, (keyset, at, size) =>
+      source.statement(
+        `${select}, f.c0 AS text ${walked} CROSS JOIN search_fts_content f ON f.id = d.id ${
+          filter([...keyset, ...instr], "CROSS JOIN")
+        } ${order}`,
+      ).all(...params, ...at, ...needles, ...bind, size), (rows) => {
+      for (const row of rows) if (visit(row, String(row.text))) return true;
+      throwIfAborted(signal);
+      return false;
     });
-    const rows = source.statement(
-      `${select}, f.text FROM search_docs d JOIN search_fts f ON f.rowid = d.id ${filter([])} AND ${
-        instr.join(" AND ")
-      } ORDER BY d.tkey DESC, d.id`,
-    ).all(...params, ...bind);
-    for (let i = 0; i < rows.length; i++) {
-      if ((i & 1023) === 1023) throwIfAborted(signal);
-      if (visit(rows[i], String(rows[i].text))) return;
-    }
     return;
   }
   const matches = Number(
@@ -137,30 +164,20 @@ export function walkCandidates(
     );
     return;
   }
-  // Many candidates: walk the time index (no sort), probing each row for the match.
+  // Many candidates: walk the time index, probing each row for the match.
   const probe = "d.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)";
-  const after = "(d.tkey < ? OR (d.tkey = ? AND d.id > ?))";
-  let position: [number, number] | undefined;
-  let page = Math.max(FIRST_PAGE, prepared.limit * 8);
-  for (let n = 0; n < WALK_PAGES; n++, page *= 2) {
-    const keyset = position ? [after] : [];
-    const at: SqliteValue[] = position ? [position[0], position[0], position[1]] : [];
-    const rows = source.statement(
-      `${select} FROM search_docs d INDEXED BY search_docs_by_time ${
-        filter([probe, ...keyset], "CROSS JOIN")
-      } ORDER BY d.tkey DESC, d.id LIMIT ?`,
-    ).all(...params, match, ...at, ...bind, page);
-    if (visitAll(rows) || rows.length < page) return;
-    const last = rows.at(-1)!;
-    position = [Number(last.tkey), Number(last.id)];
-  }
+  const position = walk(WALK_PAGES, (keyset, at, size) =>
+    source.statement(
+      `${select} ${walked} ${filter([probe, ...keyset], "CROSS JOIN")} ${order}`,
+    ).all(...params, match, ...at, ...bind, size), visitAll);
+  if (position === undefined) return;
   // The best score is rare for this query: read the older candidates in one pass, in any
   // order (sorting them costs more than their texts).
   const rest = source.statement(
     `${select}, f.text FROM search_fts f JOIN search_docs d ON d.id = f.rowid ${
       filter(["search_fts MATCH ?", after])
     }`,
-  ).all(...params, match, position![0], position![0], position![1], ...bind);
+  ).all(...params, match, position[0], position[0], position[1], ...bind);
   for (let i = 0; i < rest.length; i++) {
     if ((i & 1023) === 1023) throwIfAborted(signal);
     visit(rest[i], String(rest[i].text));
