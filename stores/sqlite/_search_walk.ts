@@ -108,7 +108,8 @@ export function walkCandidates(
     }
     return false;
   };
-  const after = "(d.tkey < ? OR (d.tkey = ? AND d.id > ?))";
+  // `d.tkey <= ?` first: a range the index seeks to (an OR alone scans from the start).
+  const after = "d.tkey <= ? AND (d.tkey < ? OR d.id > ?)";
   /**
    * Walk the time index (no sort) a page at a time from where the last page ended, up to
    * `pages` pages; `page(keyset)` visits one and tells whether to go on. Returns where it

@@ -30,7 +30,7 @@ function say(id: string, parentId: string | null, text: string, ms: number): Ses
 
 /** A connection recording the search statements run and the texts they return. */
 function recording(raw: SqliteDatabase) {
-  const log = { texts: 0, statements: [] as { sql: string; params: SqliteValue[] }[] };
+  const log = { texts: 0, statements: [] as Recorded[] };
   const db: SqliteDatabase = {
     exec: (sql) => raw.exec(sql),
     close: () => raw.close(),
@@ -52,12 +52,18 @@ function recording(raw: SqliteDatabase) {
   return { db, log };
 }
 
-/** Whether any recorded statement sorts in a temporary B-tree (EXPLAIN QUERY PLAN). */
-function sorts(raw: SqliteDatabase, statements: { sql: string; params: SqliteValue[] }[]) {
-  return statements.filter(({ sql }) => sql.startsWith("SELECT")).some(({ sql, params }) =>
-    raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params)
-      .some((row) => String(row.detail).includes("TEMP B-TREE"))
+type Recorded = { sql: string; params: SqliteValue[] };
+
+/** The query plans (EXPLAIN QUERY PLAN) of the recorded statements, one string each. */
+function plans(raw: SqliteDatabase, statements: Recorded[]): string[] {
+  return statements.filter(({ sql }) => sql.startsWith("SELECT")).map(({ sql, params }) =>
+    raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params).map((row) => row.detail).join(" / ")
   );
+}
+
+/** Whether any recorded statement sorts in a temporary B-tree. */
+function sorts(raw: SqliteDatabase, statements: Recorded[]): boolean {
+  return plans(raw, statements).some((plan) => plan.includes("TEMP B-TREE"));
 }
 
 export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
@@ -89,8 +95,13 @@ export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
         }
         // No text reaches the best score: the walk gives up and reads each text once.
         log.texts = 0;
+        log.statements = [];
         const some = await store.search("gn", { limit: 10 });
         assertEquals(log.texts, 4 * perSession);
+        // A later page seeks to where the last one ended instead of walking from the start.
+        const later = log.statements.filter(({ sql }) => sql.includes("d.tkey <= ?"));
+        assert(later.length > 0, "the walk took more than one page");
+        for (const plan of plans(raw, later)) assert(/SEARCH d .*\(tkey<\?\)/.test(plan), plan);
         assertEquals(some, await scanSearch(store, "gn", { limit: 10 }));
       } finally {
         await store.close();
