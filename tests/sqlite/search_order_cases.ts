@@ -39,7 +39,7 @@ function recording(raw: SqliteDatabase) {
       if (!sql.includes("search_")) return statement;
       const seen = (params: SqliteValue[], rows: Record<string, unknown>[]) => {
         log.statements.push({ sql, params });
-        log.texts += rows.filter((row) => "text" in row).length;
+        log.texts += rows.filter((row) => typeof row.text === "string").length;
         return rows;
       };
       return {
