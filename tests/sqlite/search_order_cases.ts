@@ -109,6 +109,33 @@ export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
     });
   });
 
+  t(
+    "a walk past its first pages (newest texts, match-set pages, the rest) keeps the scan's hits",
+    async () => {
+      await withDatabase(runtime, async ({ store }) => {
+        // More rows than every page of a walk together: a query never reaching its best score
+        // goes through the newest texts, the match-set pages and the unsorted rest, where the
+        // oldest rows hold its only whole-word matches.
+        const text = (e: number) => e < 2 ? "the ommo gnu" : `the common gnu ${e % 7}`;
+        for (let s = 0; s < 13; s++) {
+          const entries = Array.from(
+            { length: 1000 },
+            (_, e) => say(`e${e}`, e ? `e${e - 1}` : null, text(e), (e * 13 + s) * 10),
+          );
+          await store.create(header(`s${s}`), entries);
+        }
+        for (const query of ["ommo", "gnu ommo", '"gnu 3"', "gnu -common"]) {
+          for (const options of [{ limit: 10 }, { limit: 10, sessionId: "s4" }]) {
+            assertEquals(
+              await store.search(query, options),
+              await scanSearch(store, query, options),
+            );
+          }
+        }
+      });
+    },
+  );
+
   t("a phrase reads the texts containing it, across any whitespace", async () => {
     await withDatabase(runtime, async ({ path }) => {
       const raw = runtime.openRaw(path);
