@@ -128,10 +128,22 @@ export function compareHits(a: SearchCandidate, b: SearchCandidate): number {
     SEARCH_ROLES.indexOf(a.role) - SEARCH_ROLES.indexOf(b.role);
 }
 
-function timeOf(timestamp: string): number {
+/**
+ * The time hits are ordered by: `Date.parse`, 0 when unreadable (what an index stores to
+ * walk rows in hit order).
+ *
+ * @example
+ * ```ts
+ * import { searchTime } from "./search.ts";
+ * searchTime("2026-04-01T00:00:00.000Z"); // 1775001600000
+ * searchTime("soon"); // 0
+ * ```
+ */
+export function searchTime(timestamp: string): number {
   const ms = Date.parse(timestamp);
   return Number.isNaN(ms) ? 0 : ms;
 }
+const timeOf = searchTime;
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -159,9 +171,14 @@ export class TopHits<Ref = unknown> {
    * so neither this candidate nor any older one can be kept (ties go to the newest).
    */
   settled(best: number, timestamp: string): boolean {
+    return this.settledAt(best, timeOf(timestamp));
+  }
+
+  /** {@link settled} for a candidate's {@link searchTime}. */
+  settledAt(best: number, time: number): boolean {
     const last = this.#kept.at(-1);
     return this.#kept.length >= this.#limit && last !== undefined && last.score >= best &&
-      timeOf(timestamp) < timeOf(last.timestamp);
+      time < timeOf(last.timestamp);
   }
 
   offer(candidate: SearchCandidate<Ref>): void {

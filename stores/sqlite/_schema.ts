@@ -6,7 +6,7 @@
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
-import { SEARCH_MIGRATION } from "./_search.ts";
+import { SEARCH_MIGRATION, SEARCH_ORDER_MIGRATION } from "./_search.ts";
 
 /**
  * A value bound to a `?` placeholder.
@@ -102,6 +102,9 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `DROP INDEX entries_walk`,
     `CREATE INDEX entries_walk ON entries (session_id, seq, entry_id, parent_id, flags)`,
   ],
+  // Search candidates walked newest first without sorting, phrases narrowed by FTS
+  // (`_search_walk.ts`): the index is built again before the next search.
+  SEARCH_ORDER_MIGRATION,
 ];
 
 /** The schema version this library writes (`PRAGMA user_version`). */

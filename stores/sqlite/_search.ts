@@ -5,9 +5,10 @@
  * per role of an entry. The index only narrows candidates: `scoreFolded` decides and
  * scores every one, so hits equal those of the scan (`scanSearch`) on the same data.
  *
- * Tables (schema step 5, `_schema.ts`):
+ * Tables (schema steps 5 and 7, `_schema.ts`):
  * ```sql
- * search_docs(id INTEGER PRIMARY KEY, session_id, seq, entry_id, role, ts) -- what a row is
+ * search_docs(id INTEGER PRIMARY KEY, session_id, seq, entry_id, role, ts, tkey) -- what a row is
+ * search_docs_by_time (tkey DESC, id)  -- candidates newest first (`_search_walk.ts`)
  * search_fts USING fts5(text, tokenize = 'trigram', detail = 'none') -- rowid = docs id
  * search_pending(session_id PRIMARY KEY)  -- sessions whose rows are missing or incomplete
  * ```
@@ -27,20 +28,17 @@ import {
   type SearchCandidate,
   searchEntries,
   type SearchHit,
+  searchTime,
   TopHits,
 } from "../../src/search.ts";
 import { type LoadedSession, throwIfAborted } from "../../src/store.ts";
-import { foldSearchText, maxSearchScore, scoreFolded } from "../../src/search_query.ts";
+import { foldSearchText } from "../../src/search_query.ts";
 import { searchFields } from "../../src/search_text.ts";
-import type { SqliteStatement, SqliteValue } from "./_schema.ts";
-import {
-  ISO,
-  isStopRow,
-  newestFirst,
-  sessionFilter,
-  TRIGRAM,
-  trigramQuery,
-} from "./_search_sql.ts";
+import type { SqliteStatement } from "./_schema.ts";
+import { sessionFilter } from "./_search_sql.ts";
+import { type SqliteHitRef, walkCandidates } from "./_search_walk.ts";
+
+export type { SqliteHitRef };
 
 /** What the index needs of the store's connection. */
 export interface SearchConnection {
@@ -48,11 +46,6 @@ export interface SearchConnection {
   exec(sql: string): void;
   /** Run `fn` in a write transaction. */
   transaction<T>(fn: () => T): T;
-}
-
-/** Where a candidate's original text is: the entry row. */
-export interface SqliteHitRef {
-  seq: number;
 }
 
 /** Schema step 5: the search tables; every existing session starts pending. */
@@ -67,9 +60,28 @@ export const SEARCH_MIGRATION: readonly string[] = [
   `INSERT INTO search_pending (session_id) SELECT id FROM sessions`,
 ];
 
-/** Candidates sorted newest first (at least; 8 per hit asked for), and texts read at once. */
-const FIRST_PAGE = 256;
-const TEXT_BATCH = 64;
+/**
+ * Schema step 7: rows carry their hit-order time (`tkey`, see `_search_walk.ts`) under an
+ * index walked newest first, and texts are indexed with whitespace runs collapsed
+ * (`indexText`). Both change every row: the index is emptied and every session marked
+ * pending, to be indexed again before the next search (searched by scanning until then).
+ */
+export const SEARCH_ORDER_MIGRATION: readonly string[] = [
+  `ALTER TABLE search_docs ADD COLUMN tkey INTEGER NOT NULL DEFAULT 0`,
+  `CREATE INDEX search_docs_by_time ON search_docs (tkey DESC, id)`,
+  `DELETE FROM search_fts`,
+  `DELETE FROM search_docs`,
+  `INSERT OR IGNORE INTO search_pending (session_id) SELECT id FROM sessions`,
+];
+
+/**
+ * The text FTS indexes: folded (as the matcher reads it) with every whitespace run as one
+ * space, so a phrase (words with any whitespace between them) is one substring of it.
+ * Scores are unchanged: whitespace is no word character either way.
+ */
+export function indexText(text: string): string {
+  return foldSearchText(text).text.replace(/\s+/g, " ");
+}
 
 /**
  * Index maintenance and candidate queries over the store's connection. Every method runs
@@ -190,7 +202,7 @@ export class SqliteSearchIndex {
 
   #insert(sessionId: string, firstSeq: number, entries: readonly SessionEntry[]): void {
     const doc = this.#statement(
-      "INSERT INTO search_docs (session_id, seq, entry_id, role, ts) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO search_docs (session_id, seq, entry_id, role, ts, tkey) VALUES (?, ?, ?, ?, ?, ?)",
     );
     const text = this.#statement(
       "INSERT INTO search_fts (rowid, text) VALUES (last_insert_rowid(), ?)",
@@ -198,8 +210,9 @@ export class SqliteSearchIndex {
     entries.forEach((entry, i) => {
       if (typeof entry.id !== "string") return;
       for (const field of searchFields(entry)) {
-        doc.run(sessionId, firstSeq + i, entry.id, field.role, String(entry.timestamp));
-        text.run(foldSearchText(field.text).text);
+        const ts = String(entry.timestamp);
+        doc.run(sessionId, firstSeq + i, entry.id, field.role, ts, searchTime(ts));
+        text.run(indexText(field.text));
       }
     });
   }
@@ -239,115 +252,22 @@ export class SqliteSearchIndex {
   pending(prepared?: PreparedSearch): string[] {
     const { where, params } = sessionFilter(prepared, "p.session_id");
     return this.#statement(
-      `SELECT p.session_id AS id FROM search_pending p JOIN sessions s ON s.id = p.session_id${where}`,
+      // CROSS JOIN: pending sessions are few (usually none); the planner would otherwise
+      // scan every session for the filter (11 ms per search at 10,000 sessions).
+      `SELECT p.session_id AS id FROM search_pending p CROSS JOIN sessions s ON s.id = p.session_id${where}`,
     ).all(...params).map((row) => String(row.id));
   }
 
-  /**
-   * Offer the indexed texts that can match into `top`, newest first, and stop once no
-   * older one can be kept ({@link TopHits.settled}). FTS narrows by the query's words of
-   * three or more characters; a query with none reads the texts containing its longest
-   * word (instr); {@link scoreFolded} then checks each one exactly. The newest candidates
-   * are sorted without their texts, which are read in small batches for the rows visited
-   * only: a common word costs a few dozen texts, not every one. A query that does not stop
-   * there reads the other candidates' texts in one unsorted pass.
-   */
+  /** Offer the indexed texts that can match into `top` (`walkCandidates`). */
   collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>): void {
-    const positive = prepared.query.terms.filter((term) => !term.exclude);
-    const long = positive.flatMap((term) => term.parts)
-      .filter((part) => [...part].length >= TRIGRAM);
-    const { where, params } = sessionFilter(prepared, "d.session_id");
-    const roles = [...prepared.roles];
-    const conditions = [
-      `d.role IN (${roles.map(() => "?").join(", ")})`,
-      "d.session_id NOT IN (SELECT session_id FROM search_pending)",
-    ];
-    const bind: SqliteValue[] = [...roles];
-    let from = "search_docs d JOIN search_fts f ON f.rowid = d.id";
-    if (long.length) {
-      from = "search_fts f JOIN search_docs d ON d.id = f.rowid";
-      conditions.unshift("search_fts MATCH ?");
-      bind.unshift(trigramQuery(long));
-    } else {
-      for (const term of positive) {
-        conditions.push("instr(f.text, ?) > 0");
-        bind.push(term.parts.reduce((a, b) => (b.length > a.length ? b : a)));
-      }
-    }
-    const select = "SELECT d.id, d.session_id, d.seq, d.entry_id, d.role, d.ts";
-    const body = `FROM ${from}
-      ${where ? `JOIN sessions s ON s.id = d.session_id ${where} AND` : "WHERE"}
-      ${conditions.join(" AND ")}`;
-    const best = maxSearchScore(prepared.query);
-    const listable = new Map<string, boolean>();
-    const visit = (row: Record<string, unknown>, text: string | undefined) => {
-      const sessionId = String(row.session_id);
-      let ok = listable.get(sessionId);
-      if (ok === undefined) listable.set(sessionId, ok = this.#listable(sessionId));
-      if (!ok || text === undefined) return;
-      const score = scoreFolded(text, prepared.query);
-      if (score === null || !top.wants(score)) return;
-      top.offer({
-        sessionId,
-        entryId: String(row.entry_id),
-        role: row.role as SearchCandidate["role"],
-        timestamp: String(row.ts),
-        score,
-        ref: { seq: Number(row.seq) },
-      });
-    };
-    if (!long.length) {
-      // No FTS narrowing: SQLite reads every text for instr anyway, so one pass returns the
-      // matching ones with their texts, walked newest first here (a second pass would cost
-      // as much as the first).
-      const rows = this.#statement(`${select}, ${ISO} AS iso, f.text ${body}`)
-        .all(...params, ...bind).sort(newestFirst);
-      for (let i = 0; i < rows.length; i++) {
-        if ((i & 1023) === 1023) throwIfAborted(prepared.options.signal);
-        if (isStopRow(rows[i]) && top.settled(best, String(rows[i].ts))) return;
-        visit(rows[i], String(rows[i].text));
-      }
-      return;
-    }
-    // The newest candidates first, without their texts. Only timestamps as `toISOString`
-    // writes them sort by time as text: rows with any other come first (all visited), then
-    // the rest newest first, where the walk stops once no older row can be kept.
-    const page = Math.max(FIRST_PAGE, prepared.limit * 8);
-    const rows = this.#statement(
-      `${select}, ${ISO} AS iso ${body} ORDER BY iso, d.ts DESC, d.id LIMIT ?`,
-    ).all(...params, ...bind, page);
-    for (let at = 0; at < rows.length; at += TEXT_BATCH) {
-      throwIfAborted(prepared.options.signal);
-      const batch = rows.slice(at, at + TEXT_BATCH);
-      const texts = this.#texts(batch.map((row) => Number(row.id)));
-      for (const row of batch) {
-        if (isStopRow(row) && top.settled(best, String(row.ts))) return;
-        visit(row, texts.get(Number(row.id)));
-      }
-    }
-    if (rows.length < page) return;
-    // Best-scoring texts are rare for this query: read the others in one pass, in any order
-    // (sorting them again costs more than their texts).
-    const seen = JSON.stringify(rows.map((row) => Number(row.id)));
-    const rest = this.#statement(
-      `${select}, f.text ${body} AND d.id NOT IN (SELECT value FROM json_each(?))`,
-    ).all(...params, ...bind, seen);
-    for (let i = 0; i < rest.length; i++) {
-      if ((i & 1023) === 1023) throwIfAborted(prepared.options.signal);
-      visit(rest[i], String(rest[i].text));
-    }
-  }
-
-  /**
-   * The folded texts of index rows, by id. Read from FTS5's content table (its documented
-   * layout: `id`, one `cN` per column), three times faster than FTS5's own rowid lookups.
-   */
-  #texts(ids: readonly number[]): Map<number, string> {
-    // The ids as one JSON parameter: one prepared statement for every batch size.
-    const rows = this.#statement(
-      "SELECT id, c0 AS text FROM search_fts_content WHERE id IN (SELECT value FROM json_each(?))",
-    ).all(JSON.stringify(ids));
-    return new Map(rows.map((row) => [Number(row.id), String(row.text)]));
+    walkCandidates(
+      {
+        statement: this.#statement,
+        listable: (sessionId) => this.#listable(sessionId),
+      },
+      prepared,
+      top,
+    );
   }
 
   /**

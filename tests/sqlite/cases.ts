@@ -20,6 +20,7 @@ import type { Register } from "../conformance/harness.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 import { concurrencyCase } from "./concurrency.ts";
 import { searchCases } from "./search_cases.ts";
+import { searchOrderCases } from "./search_order_cases.ts";
 import { contextCases } from "./context_cases.ts";
 
 const OLDER_FIXTURES = ["v1.jsonl", "v2.jsonl", "v3.jsonl", "early-v4.jsonl"];
@@ -169,7 +170,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
           .map((row) => String(row.name)).filter((name) => !name.startsWith("sqlite_")).sort();
         assertEquals(
           names,
-          ["entries_walk", "search_docs_by_session", "sessions_by_cwd"],
+          ["entries_walk", "search_docs_by_session", "search_docs_by_time", "sessions_by_cwd"],
           "every later step applied",
         );
       } finally {
@@ -322,5 +323,6 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
 
   concurrencyCase(t, runtime);
   searchCases(t, runtime);
+  searchOrderCases(t, runtime);
   contextCases(t, runtime);
 }

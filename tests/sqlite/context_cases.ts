@@ -21,8 +21,21 @@ import {
 } from "../unit/context_sessions.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
+/**
+ * Undo schema step 7 (the search rows' time key) when the search tables exist: rows keep
+ * step 6's shape, as a database written before it has them.
+ */
+export function toSchema6(raw: SqliteDatabase): void {
+  raw.exec("DROP INDEX IF EXISTS search_docs_by_time");
+  const columns = raw.prepare("SELECT name FROM pragma_table_info('search_docs')").all();
+  if (columns.some((row) => row.name === "tkey")) {
+    raw.exec("ALTER TABLE search_docs DROP COLUMN tkey");
+  }
+}
+
 /** Undo schema step 6 (the context flags) on a raw connection, to test older databases. */
 export function toSchema5(raw: SqliteDatabase): void {
+  toSchema6(raw);
   raw.exec("DROP INDEX IF EXISTS entries_walk");
   raw.exec("ALTER TABLE entries DROP COLUMN flags");
   raw.exec("CREATE INDEX entries_walk ON entries (session_id, seq, entry_id, parent_id)");
