@@ -301,50 +301,40 @@ export function listRecords(
 }
 
 /**
- * The per-session columns a database store keeps beside the entries, so listing is a query:
- * the listing's indexed facts, the header's and listing's stored text. One derivation for
- * every database store (SQLite, PostgreSQL); each maps it to its own column types.
+ * The per-session columns of the SQL stores (SQLite, PostgreSQL) after `id`, in the order
+ * {@link sessionRowValues} gives their values.
  */
-export interface SessionRowFields {
-  cwd: string;
-  createdMs: number;
-  modifiedMs: number;
-  headerText: string;
-  internal: boolean;
-  /** The workflow marker as JSON, or null. */
-  workflow: string | null;
-  parentSessionId: string | null;
-  /** The listing fold state as JSON. */
-  listing: string;
-}
+export const SESSION_ROW_COLUMNS =
+  "cwd, created_at, modified, header, internal, workflow, parent_session_id, listing";
 
 /**
- * The per-session columns of a header, its stored text and its listing fold state.
+ * The per-session column values of a header, its stored text and its listing fold state, in
+ * {@link SESSION_ROW_COLUMNS} order (`internal` as a boolean: each driver stores it its way).
  *
  * @example
  * ```ts
  * import { emptyListingState } from "./listing.ts";
- * import { sessionRowFields } from "./records.ts";
+ * import { sessionRowValues } from "./records.ts";
  * const header = { type: "session" as const, version: 4 as const, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" };
- * sessionRowFields(header, JSON.stringify(header), emptyListingState()).cwd; // "/p"
+ * sessionRowValues(header, JSON.stringify(header), emptyListingState())[0]; // "/p"
  * ```
  */
-export function sessionRowFields(
+export function sessionRowValues(
   header: SessionHeader,
   headerText: string,
   listing: ListingState,
-): SessionRowFields {
+): [string, number, number, string, boolean, string | null, string | null, string] {
   const info = listingToInfo(header, listing);
-  return {
-    cwd: info.cwd,
-    createdMs: info.created.getTime(),
-    modifiedMs: info.modified.getTime(),
+  return [
+    info.cwd,
+    info.created.getTime(),
+    info.modified.getTime(),
     headerText,
-    internal: info.internal === true,
-    workflow: header.workflow === undefined ? null : JSON.stringify(header.workflow) ?? null,
-    parentSessionId: info.parentSessionId ?? null,
-    listing: JSON.stringify(listing),
-  };
+    info.internal === true,
+    header.workflow === undefined ? null : JSON.stringify(header.workflow) ?? null,
+    info.parentSessionId ?? null,
+    JSON.stringify(listing),
+  ];
 }
 
 function describe(value: unknown): string {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { encodeEntries, sessionRowFields } from "../../src/records.ts";
+import { encodeEntries, SESSION_ROW_COLUMNS, sessionRowValues } from "../../src/records.ts";
 import type { ListingState } from "../../src/listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { PostgresClient } from "./_connect.ts";
@@ -36,26 +36,14 @@ export function toEntryRows(
 }
 
 /** The `sessions` columns after `id`, in {@link SESSION_COLUMNS} order. */
-export function sessionColumns(
+export const sessionColumns: (
   header: SessionHeader,
   headerText: string,
   listing: ListingState,
-): unknown[] {
-  const row = sessionRowFields(header, headerText, listing);
-  return [
-    row.cwd,
-    row.createdMs,
-    row.modifiedMs,
-    row.headerText,
-    row.internal,
-    row.workflow,
-    row.parentSessionId,
-    row.listing,
-  ];
-}
+) => unknown[] = sessionRowValues;
 
-export const SESSION_COLUMNS =
-  "cwd, created_at, modified, header, internal, workflow, parent_session_id, listing";
+/** The `sessions` columns after `id`, comma-separated (for INSERT). */
+export const SESSION_COLUMNS = SESSION_ROW_COLUMNS;
 /** `cwd = $2, ..., listing = $9`: the session id is `$1`. */
 export const SESSION_UPDATE = SESSION_COLUMNS.split(", ").map((c, i) => `${c} = $${i + 2}`).join(
   ", ",

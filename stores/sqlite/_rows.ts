@@ -7,7 +7,7 @@
  */
 import { contextFlags } from "../../src/context_load.ts";
 import type { ListingState } from "../../src/listing.ts";
-import { encodeEntries, sessionRowFields } from "../../src/records.ts";
+import { encodeEntries, SESSION_ROW_COLUMNS, sessionRowValues } from "../../src/records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { SqliteValue } from "./_schema.ts";
 
@@ -34,28 +34,18 @@ export function toEntryRows(
   }));
 }
 
-/** The `sessions` columns after `id`, in {@link SESSION_COLUMNS} order. */
+/** The `sessions` columns after `id`, in {@link SESSION_COLUMNS} order (`internal` as 0/1). */
 export function sessionColumns(
   header: SessionHeader,
   headerText: string,
   listing: ListingState,
 ): SqliteValue[] {
-  const row = sessionRowFields(header, headerText, listing);
-  return [
-    row.cwd,
-    row.createdMs,
-    row.modifiedMs,
-    row.headerText,
-    row.internal ? 1 : 0,
-    row.workflow,
-    row.parentSessionId,
-    row.listing,
-  ];
+  return sessionRowValues(header, headerText, listing)
+    .map((value) => typeof value === "boolean" ? (value ? 1 : 0) : value);
 }
 
 /** The `sessions` columns after `id`, comma-separated (for INSERT). */
-export const SESSION_COLUMNS =
-  "cwd, created_at, modified, header, internal, workflow, parent_session_id, listing";
+export const SESSION_COLUMNS = SESSION_ROW_COLUMNS;
 /** `column = ?` for each of {@link SESSION_COLUMNS} (for UPDATE). */
 export const SESSION_UPDATE = SESSION_COLUMNS.split(", ").map((column) => `${column} = ?`).join(
   ", ",
