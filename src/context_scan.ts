@@ -50,8 +50,8 @@ class ContextScanner {
   /** Parent ids not yet seen when their child came (dangling, or written later: unsure). */
   readonly unseenParents = new Set<string>();
   readonly rare = new Map<number, SessionEntry>();
-  window: SessionEntry[] = [];
-  windowStart = 0;
+  kept: SessionEntry[] = [];
+  keptStart = 0;
   #lastVerbatim = -1;
 
   readonly onRecord = (record: JsonlRecord): void => {
@@ -81,18 +81,18 @@ class ContextScanner {
       // Keep the entries since the previous verbatim compaction: the newest boundary's kept
       // tail starts after it in append-only sessions.
       if (this.#lastVerbatim >= 0) {
-        this.window = this.window.slice(this.#lastVerbatim - this.windowStart);
-        this.windowStart = this.#lastVerbatim;
+        this.kept = this.kept.slice(this.#lastVerbatim - this.keptStart);
+        this.keptStart = this.#lastVerbatim;
       }
       this.#lastVerbatim = index;
     }
-    this.window.push(entry);
+    this.kept.push(entry);
   };
 
   /** A kept entry, or undefined when the window has moved past it. */
   entryAt(index: number): SessionEntry | undefined {
     return this.rare.get(index) ??
-      (index >= this.windowStart ? this.window[index - this.windowStart] : undefined);
+      (index >= this.keptStart ? this.kept[index - this.keptStart] : undefined);
   }
 
   /** The header, checked as the full parser checks it. */

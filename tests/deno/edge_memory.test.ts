@@ -121,18 +121,28 @@ Deno.test("edge: at most maxConcurrent requests are read at once, maxQueued wait
   assertEquals((await handler(post(REALISTIC))).status, 200);
 });
 
+/** A session holding one user message with `text`. */
+function oneMessageSession(id: string, text: string): string {
+  const header = {
+    type: "session",
+    version: 4,
+    id,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    cwd: "/",
+  };
+  const message = {
+    type: "message",
+    id: "m1",
+    parentId: null,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    message: { role: "user", content: text, timestamp: 1 },
+  };
+  return `${JSON.stringify(header)}\n${JSON.stringify(message)}\n`;
+}
+
 Deno.test("edge: a message longer than one slice is sent in slices with characters kept whole", async () => {
   const text = `a${"\u{1F600}".repeat(200_000)}é`; // pairs straddle every slice boundary
-  const session = [
-    '{"type":"session","version":4,"id":"long","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/"}',
-    JSON.stringify({
-      type: "message",
-      id: "m1",
-      parentId: null,
-      timestamp: "2026-01-01T00:00:00.000Z",
-      message: { role: "user", content: text, timestamp: 1 },
-    }),
-  ].join("\n") + "\n";
+  const session = oneMessageSession("long", text);
   const response = await createProjectionHandler()(post(session, "?form=compact"));
   const pieces: Uint8Array<ArrayBuffer>[] = [];
   for await (const piece of response.body!) pieces.push(piece as Uint8Array<ArrayBuffer>);
@@ -144,16 +154,7 @@ Deno.test("edge: a message longer than one slice is sent in slices with characte
 
 Deno.test("edge: a long message with escapes is written in slices, byte-identical to JSON.stringify", async () => {
   const text = `"quoted"\n\ttab \u0001 \\ back ${"\u{1F600}é\u2028".repeat(150_000)} end`;
-  const session = [
-    '{"type":"session","version":4,"id":"esc","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/"}',
-    JSON.stringify({
-      type: "message",
-      id: "m1",
-      parentId: null,
-      timestamp: "2026-01-01T00:00:00.000Z",
-      message: { role: "user", content: text, timestamp: 1 },
-    }),
-  ].join("\n") + "\n";
+  const session = oneMessageSession("esc", text);
   const answer = await (await createProjectionHandler()(post(session))).text();
   const parsed = parseSessionJsonlSync(session, { retainRaw: false });
   const projection = buildSessionProjection(parsed.entries, undefined);
