@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { contextFlags } from "../../src/context_load.ts";
 import { encodeEntries, SESSION_ROW_COLUMNS, sessionRowValues } from "../../src/records.ts";
 import type { ListingState } from "../../src/listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
@@ -16,6 +17,8 @@ export interface EntryRows {
   ids: (string | null)[];
   parents: (string | null)[];
   types: string[];
+  /** `contextFlags` of each entry: what a context-only load plans with. */
+  flags: number[];
   json: string[];
   /** Their searchable texts (`search_text` rows), written with them. */
   search: SearchRows;
@@ -30,6 +33,7 @@ export function toEntryRows(
     ids: entries.map((entry) => typeof entry.id === "string" ? entry.id : null),
     parents: entries.map((entry) => typeof entry.parentId === "string" ? entry.parentId : null),
     types: entries.map((entry) => String(entry.type)),
+    flags: entries.map(contextFlags),
     json,
     search: toSearchRows(entries),
   };
@@ -59,7 +63,7 @@ export const decoding = (sessionId: string) => ({
 export type Runner = Pick<PostgresClient, "unsafe">;
 
 /**
- * All rows in one statement: four parallel arrays, numbered from `firstSeq`, and their
+ * All rows in one statement: five parallel arrays, numbered from `firstSeq`, and their
  * search texts (a data-modifying CTE; the foreign key is checked at the statement's end).
  */
 export async function insertEntries(
@@ -72,22 +76,25 @@ export async function insertEntries(
   if (rows.json.length === 0) return;
   const search = rows.search;
   await tx.unsafe(
-    `WITH inserted AS (INSERT INTO ${s}.entries (session_id, seq, entry_id, parent_id, type, json)
-     SELECT $1, $2::bigint + n - 1, e, p, t, j
-       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
-         AS u(e, p, t, j, n))
-     ${SEARCH_INSERT(s, 7)}`,
+    `WITH inserted AS (INSERT INTO ${s}.entries
+       (session_id, seq, entry_id, parent_id, type, json, flags)
+     SELECT $1, $2::bigint + n - 1, e, p, t, j, f
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int[]) WITH ORDINALITY
+         AS u(e, p, t, j, f, n))
+     ${SEARCH_INSERT(s, 8)}`,
     [
-      ...[sessionId, firstSeq, rows.ids, rows.parents, rows.types, rows.json],
+      ...[sessionId, firstSeq, rows.ids, rows.parents, rows.types, rows.json, rows.flags],
       ...[search.index, search.roles, search.ids, search.ts, search.texts],
     ] as string[],
   );
 }
 
 /**
- * The entries on the path from the root to `leaf` (`json`, and `depth`: 0 for the leaf),
- * root first. Each step up takes the latest entry with the parent's id, through the
- * `(session_id, entry_id, seq)` index; at most `limit` steps (a longer path has a cycle).
+ * The entries on the path from the root to `leaf` (the `columns` asked for, and `depth`: 0
+ * for the leaf), root first. Each step up takes the latest entry with the parent's id,
+ * through the `(session_id, entry_id, seq)` index; at most `limit` steps (a longer path has
+ * a cycle). A context-only load asks for ids and flags, not `json`: the server then reads
+ * no entry text at all.
  */
 export async function branchPath(
   tx: Runner,
@@ -95,18 +102,21 @@ export async function branchPath(
   sessionId: string,
   leaf: string,
   limit: number,
+  columns: readonly ("json" | "entry_id" | "flags")[] = ["json"],
 ): Promise<readonly Record<string, unknown>[]> {
+  const own = columns.join(", ");
+  const stepped = columns.map((column) => `e.${column}`).join(", ");
   return await tx.unsafe(
-    `WITH RECURSIVE path(seq, parent_id, json, depth) AS (
-       (SELECT seq, parent_id, json, 0 FROM ${s}.entries
+    `WITH RECURSIVE path(seq, parent_id, ${own}, depth) AS (
+       (SELECT seq, parent_id, ${own}, 0 FROM ${s}.entries
          WHERE session_id = $1 AND entry_id = $2 ORDER BY seq DESC LIMIT 1)
        UNION ALL
-       SELECT e.seq, e.parent_id, e.json, p.depth + 1 FROM path p
-         CROSS JOIN LATERAL (SELECT seq, parent_id, json FROM ${s}.entries
+       SELECT e.seq, e.parent_id, ${stepped}, p.depth + 1 FROM path p
+         CROSS JOIN LATERAL (SELECT seq, parent_id, ${own} FROM ${s}.entries
            WHERE session_id = $1 AND entry_id = p.parent_id
            ORDER BY seq DESC LIMIT 1) e
         WHERE p.depth < $3)
-     SELECT json, depth FROM path ORDER BY depth DESC`,
+     SELECT seq, ${own}, depth FROM path ORDER BY depth DESC`,
     [sessionId, leaf, limit],
   );
 }

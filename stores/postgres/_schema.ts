@@ -60,6 +60,9 @@ export function postgresMigrations(s: string): readonly (readonly string[])[] {
       `CREATE INDEX sessions_by_cwd ON ${s}.sessions (cwd, modified DESC, created_at DESC, id)`,
     ],
     searchMigration(s),
+    // Context flags (`contextFlags`) for context-only loads; rows written before stay NULL
+    // and are parsed when a load needs their flags, so nothing is rewritten here.
+    [`ALTER TABLE ${s}.entries ADD COLUMN IF NOT EXISTS flags integer`],
   ];
 }
 

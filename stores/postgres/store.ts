@@ -13,6 +13,7 @@
  *          next_seq bigint, change bigint)                 -- append position, change token
  * entries(session_id REFERENCES sessions ON DELETE CASCADE, seq, entry_id, parent_id, type,
  *         json text,                                       -- exact entry JSON
+ *         flags integer,                                   -- contextFlags, see _context.ts
  *         PRIMARY KEY (session_id, seq))
  * search_text, search_pending                              -- search, see _search.ts
  * ```
@@ -25,18 +26,16 @@
  * @module
  */
 import {
-  EntryNotFoundError,
   InvalidArgumentError,
   SessionExistsError,
-  SessionFormatError,
   SessionNotFoundError,
 } from "../../src/errors.ts";
+import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import { listingToInfo } from "../../src/listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
   decodeHeader,
   decodeListing,
-  decodeRecord,
   decodeSession,
   encodeSession,
   foldEntries,
@@ -66,8 +65,8 @@ import {
   postgresError,
   transaction,
 } from "./_connect.ts";
+import { readBranch, readContext } from "./_context.ts";
 import {
-  branchPath,
   decoding,
   insertEntries,
   type Runner,
@@ -148,7 +147,7 @@ export async function openPostgresStore(
 /**
  * The PostgreSQL session store (open it with {@link openPostgresStore}). Beyond
  * {@link SessionStore} it has `exportJsonl`, `loadBranch` (the root-to-leaf path, walked in
- * the database) and `changeToken` (for `mu serve` to notice other writers).
+ * the database), `loadContext` (a context-only load) and `changeToken` (for `mu serve` to notice other writers).
  *
  * @example
  * ```ts
@@ -157,7 +156,7 @@ export async function openPostgresStore(
  * const { entries } = await store.loadBranch("s1"); // only the current branch
  * ```
  */
-export class PostgresSessionStore implements BranchLoadingStore {
+export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingStore {
   readonly kind = "postgres";
   readonly #sql: PostgresClient;
   readonly #s: string;
@@ -353,37 +352,24 @@ export class PostgresSessionStore implements BranchLoadingStore {
    * ```
    */
   async loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch> {
-    return await this.#snapshot("loadBranch", async (tx) => {
-      const session = await tx.unsafe(
-        `SELECT header, next_seq FROM ${this.#s}.sessions WHERE id = $1`,
-        [sessionId],
-      );
-      if (session.length === 0) throw new SessionNotFoundError(sessionId);
-      const header = decodeHeader(session[0].header, decoding(sessionId));
-      let leaf = leafId;
-      if (leaf === undefined) {
-        const last = await tx.unsafe(
-          `SELECT entry_id FROM ${this.#s}.entries WHERE session_id = $1
-           ORDER BY seq DESC LIMIT 1`,
-          [sessionId],
-        );
-        leaf = (last[0]?.entry_id as string | null | undefined) ?? null;
-      }
-      if (leaf === null) return { header, entries: [] };
-      // Depth is bounded by the entry count: a path longer than that has a parent cycle.
-      const limit = Number(session[0].next_seq) + 1;
-      const path = await branchPath(tx, this.#s, sessionId, leaf, limit);
-      if (path.length === 0) throw new EntryNotFoundError(leaf);
-      if (Number(path[0].depth) >= limit) {
-        throw new SessionFormatError(`entry ${leaf} has a parentId cycle on its path`, {
-          source: `postgres:${sessionId}`,
-        });
-      }
-      const entries = path.map((row) =>
-        decodeRecord<SessionEntry>(row.json, 0, decoding(sessionId))
-      );
-      return { header, entries };
-    });
+    return await this.#snapshot("loadBranch", (tx) => readBranch(tx, this.#s, sessionId, leafId));
+  }
+
+  /**
+   * What the projection of the branch ending at `leafId` needs (see `ContextLoadingStore`):
+   * the server walks the path returning ids and context flags only, then sends the JSON of
+   * the planned rows alone.
+   *
+   * @example
+   * ```ts
+   * import { projectLoadedContext } from "@mu/sessions";
+   * import type { PostgresSessionStore } from "@mu/sessions/stores/postgres";
+   * declare const store: PostgresSessionStore;
+   * const projection = projectLoadedContext(await store.loadContext("s1"));
+   * ```
+   */
+  async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {
+    return await this.#snapshot("loadContext", (tx) => readContext(tx, this.#s, sessionId, leafId));
   }
 
   async close(): Promise<void> {

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { conformance } from "../conformance/mod.ts";
 import { appendsPerWriter, postgresCases } from "../postgres/cases.ts";
+import { postgresContextCases } from "../postgres/context_cases.ts";
 import { postgresSearchCases } from "../postgres/search_cases.ts";
 import { postgresSubject, stopSharedCluster } from "../postgres/subject.ts";
 import { runWriter, type WriterArgs } from "../postgres/writer_core.ts";
@@ -42,5 +43,6 @@ if (writerArgs) {
     appends: appendsPerWriter((name) => process.env[name]),
   });
   postgresSearchCases((name, fn) => test(name, fn), "node");
+  postgresContextCases((name, fn) => test(name, fn), "node");
   test("postgres: stop the test cluster", stopSharedCluster);
 }

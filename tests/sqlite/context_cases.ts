@@ -4,21 +4,11 @@
  * indexed flags, so it parses only the rows it returns; and answering the same from a
  * schema-5 database whose rows have no flags yet (migrated to schema 6).
  */
-import {
-  buildSessionProjection,
-  EntryNotFoundError,
-  type SessionEntry,
-  SessionIndex,
-} from "../../core.ts";
-import { loadSessionProjection, projectLoadedContext } from "../../src/context_load.ts";
+import { EntryNotFoundError, type SessionEntry } from "../../core.ts";
 import { type SqliteDatabase, SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
-import {
-  generatedSession,
-  handMadeSessions,
-  parseableFixtures,
-  type TestSession,
-} from "../unit/context_sessions.ts";
+import { compareLeaves } from "../unit/context_compare.ts";
+import { generatedSession, handMadeSessions, parseableFixtures } from "../unit/context_sessions.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
 /**
@@ -42,27 +32,6 @@ export function toSchema5(raw: SqliteDatabase): void {
 }
 
 type Test = (name: string, fn: () => Promise<void>) => void;
-
-/** Compare on every `step`-th leaf; returns the loads that could not decide alone. */
-async function compareLeaves(
-  store: SqliteSessionStore,
-  session: TestSession,
-  step = 1,
-): Promise<number> {
-  const { header, entries } = session;
-  const index = SessionIndex.build(entries);
-  const leaves: (string | null | undefined)[] = [null, undefined];
-  for (let i = 0; i < entries.length; i += step) leaves.push(entries[i].id);
-  let undecided = 0;
-  for (const leaf of leaves) {
-    const full = buildSessionProjection(entries, leaf, index);
-    const projected = projectLoadedContext(await store.loadContext(header.id, leaf));
-    if (projected === undefined) undecided++;
-    else assertEquals(projected, full, `${session.name}, leaf ${leaf}`);
-    assertEquals(await loadSessionProjection(store, header.id, leaf), full);
-  }
-  return undecided;
-}
 
 /** A database connection that counts the entry rows parsed (`SELECT json ...` reads). */
 function countingJsonReads(db: SqliteDatabase): { db: SqliteDatabase; reads: () => number } {

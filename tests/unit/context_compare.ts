@@ -1,0 +1,37 @@
+/**
+ * The differential check of a store's context-only load (`loadContext`): on every
+ * `step`-th leaf of a session, the projection of the loaded context equals the full
+ * projection, and `loadSessionProjection` always does. Shared by the SQLite and
+ * PostgreSQL cases; runtime neutral.
+ *
+ * @module
+ */
+import { buildSessionProjection, SessionIndex } from "../../core.ts";
+import {
+  type ContextLoadingStore,
+  loadSessionProjection,
+  projectLoadedContext,
+} from "../../src/context_load.ts";
+import { assertEquals } from "../conformance/assert.ts";
+import type { TestSession } from "./context_sessions.ts";
+
+/** Compare on every `step`-th leaf; returns the loads that could not decide alone. */
+export async function compareLeaves(
+  store: ContextLoadingStore,
+  session: TestSession,
+  step = 1,
+): Promise<number> {
+  const { header, entries } = session;
+  const index = SessionIndex.build(entries);
+  const leaves: (string | null | undefined)[] = [null, undefined];
+  for (let i = 0; i < entries.length; i += step) leaves.push(entries[i].id);
+  let undecided = 0;
+  for (const leaf of leaves) {
+    const full = buildSessionProjection(entries, leaf, index);
+    const projected = projectLoadedContext(await store.loadContext(header.id, leaf));
+    if (projected === undefined) undecided++;
+    else assertEquals(projected, full, `${session.name}, leaf ${leaf}`);
+    assertEquals(await loadSessionProjection(store, header.id, leaf), full);
+  }
+  return undecided;
+}
