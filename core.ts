@@ -177,6 +177,7 @@ export {
   canLoadContext,
   type ContextLoadingStore,
   type LoadedContext,
+  loadHeaderAndProjection,
   loadSessionContext,
   loadSessionProjection,
   projectLoadedContext,

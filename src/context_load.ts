@@ -301,13 +301,37 @@ export async function loadSessionProjection(
   sessionId: string,
   leafId?: string | null,
 ): Promise<SessionProjection> {
+  return (await loadHeaderAndProjection(store, sessionId, leafId)).projection;
+}
+
+/**
+ * {@link loadSessionProjection} with the session's header beside it (what `mu serve`'s
+ * context route answers), read in the same load.
+ *
+ * @example
+ * ```ts
+ * import { loadHeaderAndProjection, MemorySessionStore } from "@mu/sessions";
+ * const store = new MemorySessionStore();
+ * await store.create({ type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" });
+ * (await loadHeaderAndProjection(store, "s")).header.cwd; // "/p"
+ * ```
+ */
+export async function loadHeaderAndProjection(
+  store: SessionStore,
+  sessionId: string,
+  leafId?: string | null,
+): Promise<{ header: SessionHeader; projection: SessionProjection }> {
   if (canLoadContext(store)) {
-    const projection = projectLoadedContext(await store.loadContext(sessionId, leafId));
-    if (projection) return projection;
+    const loaded = await store.loadContext(sessionId, leafId);
+    const projection = projectLoadedContext(loaded);
+    if (projection) return { header: loaded.header, projection };
   }
-  if (canLoadBranch(store)) return projectPath((await store.loadBranch(sessionId, leafId)).entries);
-  const loaded = await store.load(sessionId);
-  return buildSessionProjection(loaded.entries, leafId);
+  if (canLoadBranch(store)) {
+    const { header, entries } = await store.loadBranch(sessionId, leafId);
+    return { header, projection: projectPath(entries) };
+  }
+  const { header, entries } = await store.load(sessionId);
+  return { header, projection: buildSessionProjection(entries, leafId) };
 }
 
 /**

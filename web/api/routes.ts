@@ -17,14 +17,12 @@
  *
  * @module
  */
-import { EntryNotFoundError } from "../../src/errors.ts";
+import { loadHeaderAndProjection } from "../../src/context_load.ts";
 import { exportBranchJsonl } from "../../src/export_branch.ts";
 import { importSession } from "../../src/import_rule.ts";
-import { buildSessionProjection } from "../../src/projection.ts";
 import { searchSessions } from "../../src/search.ts";
 import type { SearchRole } from "../../src/search_text.ts";
-import { canLoadBranch, exportSessionJsonl, type SessionStore } from "../../src/store.ts";
-import { SessionIndex } from "../../src/tree.ts";
+import { exportSessionJsonl, type SessionStore } from "../../src/store.ts";
 import { ChangeWatcher, eventStream } from "./events.ts";
 import { errorResponse, HttpError, json, readBodyLimited } from "./http.ts";
 
@@ -147,17 +145,10 @@ export function createSessionApi(
     }
     const leaf = url.searchParams.get("leaf") ?? undefined;
     if (sub === "context") {
-      const loaded = canLoadBranch(store)
-        ? await store.loadBranch(sessionId, leaf)
-        : await store.load(sessionId);
-      const index = SessionIndex.build(loaded.entries);
-      if (leaf !== undefined && !index.byId.has(leaf)) throw new EntryNotFoundError(leaf);
-      const leafId = leaf ?? index.lastEntry?.id ?? null;
-      return json(200, {
-        sessionId,
-        header: loaded.header,
-        projection: buildSessionProjection(loaded.entries, leafId, index),
-      });
+      // A context-only load where the store has one: a huge session answers from its
+      // context range, not a read of every entry.
+      const { header, projection } = await loadHeaderAndProjection(store, sessionId, leaf);
+      return json(200, { sessionId, header, projection });
     }
     if (sub === "export") {
       const jsonl = leaf === undefined
