@@ -3,7 +3,8 @@
  * with nothing but `fetch`: it runs in a browser page or worker, Deno, Node and edge
  * runtimes. The viewer reads "this computer"'s sessions through it without importing them.
  *
- * Listing and loading follow the API's pages (`nextCursor`, `nextOffset`). `create` posts
+ * Listing and loading follow the API's pages (`nextCursor`, `nextOffset`); `loadContext`
+ * asks the server for a context-only load. `create` posts
  * the session to `POST /api/import` (the server's never-overwrite rule); every other write
  * rejects with `SessionStorageError` ("read-only: ..."). API errors come back as the
  * library's typed errors, named by the JSON body's `error` field.
@@ -18,6 +19,7 @@ import {
   SessionNotFoundError,
   SessionStorageError,
 } from "../../src/errors.ts";
+import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import { serializeSessionJsonl } from "../../src/jsonl.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import type { SessionInfo } from "../../src/listing.ts";
@@ -28,7 +30,6 @@ import {
   type CreatedSession,
   type ListOptions,
   type LoadedSession,
-  type SessionStore,
   throwIfAborted,
 } from "../../src/store.ts";
 
@@ -95,7 +96,7 @@ function apiError(status: number, body: ErrorBody, what: string, id?: string): E
  * for (const row of await store.list()) console.log(row.id, row.firstMessage);
  * ```
  */
-export class HttpSessionStore implements SessionStore {
+export class HttpSessionStore implements ContextLoadingStore {
   readonly kind = "http";
   readonly #base: URL;
   readonly #fetch: (request: Request) => Promise<Response>;
@@ -193,6 +194,24 @@ export class HttpSessionStore implements SessionStore {
     }
     // Older formats arrive upgraded; this store cannot persist the upgrade (read-only).
     return { header: header!, entries, sourceVersion, upgraded: sourceVersion < 4 };
+  }
+
+  /**
+   * A context-only load answered by the server (`GET /api/sessions/:id/loaded-context`):
+   * only the context range and the entries replayed before it cross the network.
+   *
+   * @example
+   * ```ts
+   * import { projectLoadedContext } from "@mu/sessions";
+   * import { HttpSessionStore } from "@mu/sessions/stores/http";
+   * const store = new HttpSessionStore({ baseUrl: "http://127.0.0.1:4173/" });
+   * const projection = projectLoadedContext(await store.loadContext("s1"));
+   * ```
+   */
+  async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {
+    const params = leafId === null ? { empty: 1 } : { leaf: leafId };
+    const path = `${this.#sessionPath(sessionId)}/loaded-context`;
+    return await this.#json("loadContext", this.#url(path, params), sessionId);
   }
 
   async has(sessionId: string): Promise<boolean> {

@@ -5,6 +5,7 @@
  * nothing.
  */
 import {
+  EntryNotFoundError,
   InvalidArgumentError,
   MemorySessionStore,
   SessionExistsError,
@@ -18,6 +19,8 @@ import { searchSessions } from "../../src/search.ts";
 import { HttpSessionStore, isSessionServer } from "../../stores/http/store.ts";
 import { createSessionApi } from "../../web/api/routes.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
+import { compareLeaves } from "../unit/context_compare.ts";
+import { generatedSession, handMadeSessions } from "../unit/context_sessions.ts";
 import { fixtureNames, fixtureText } from "../unit/fixtures.ts";
 
 const BASE = "http://127.0.0.1:4173/";
@@ -153,4 +156,24 @@ Deno.test("http store: search is one request to the server and equals its hits",
     InvalidArgumentError,
   );
   assertEquals(requests() - before, 0, "bad options are refused before any request");
+});
+
+Deno.test("http store: loadContext equals the full projection and sends only the context", async () => {
+  const { server, client } = await setup();
+  for (const session of handMadeSessions()) {
+    await server.create(session.header, session.entries);
+    await compareLeaves(client, session);
+  }
+  const big = generatedSession(3_000, 3_000);
+  await server.create(big.header, big.entries);
+  await compareLeaves(client, big, 701);
+  const loaded = await client.loadContext(big.header.id);
+  assert(loaded.prefix.length + loaded.entries.length < big.entries.length / 2, "a context range");
+  assertEquals(await client.loadContext(big.header.id, null), {
+    header: big.header,
+    prefix: [],
+    entries: [],
+  });
+  await assertRejects(() => client.loadContext(big.header.id, "nope"), EntryNotFoundError);
+  await assertRejects(() => client.loadContext("missing-session"), SessionNotFoundError);
 });

@@ -10,6 +10,7 @@
  * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor }`, newest first |
  * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }` |
  * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
+ * | `GET /api/sessions/:id/loaded-context?leaf=&empty=1` | a context-only load (`LoadedContext`) |
  * | `GET /api/sessions/:id/export?leaf=` | JSONL (`application/jsonl`) |
  * | `POST /api/import` | JSONL body: 201 imported, 200 already present / updated, 409 a different session has the id, 400 malformed (line, reason), 413 too large |
  * | `GET /api/events?session=` | server-sent events: `sessions`, `session` |
@@ -17,7 +18,11 @@
  *
  * @module
  */
-import { loadHeaderAndProjection } from "../../src/context_load.ts";
+import {
+  canLoadContext,
+  contextOfLoaded,
+  loadHeaderAndProjection,
+} from "../../src/context_load.ts";
 import { exportBranchJsonl } from "../../src/export_branch.ts";
 import { importSession } from "../../src/import_rule.ts";
 import { searchSessions } from "../../src/search.ts";
@@ -149,6 +154,15 @@ export function createSessionApi(
       // context range, not a read of every entry.
       const { header, projection } = await loadHeaderAndProjection(store, sessionId, leaf);
       return json(200, { sessionId, header, projection });
+    }
+    if (sub === "loaded-context") {
+      // What `loadContext` answers (HttpSessionStore's own loadContext asks for it); `empty=1`
+      // is the null leaf. Stores without the fast path answer from a full load.
+      const leafId = url.searchParams.get("empty") === "1" ? null : leaf;
+      const loaded = canLoadContext(store)
+        ? await store.loadContext(sessionId, leafId)
+        : contextOfLoaded(await store.load(sessionId), leafId);
+      return json(200, loaded);
     }
     if (sub === "export") {
       const jsonl = leaf === undefined
