@@ -5,31 +5,19 @@
  * made unreadable does not matter to it, while a full load fails); and answering the same
  * on a schema from before the flags column.
  */
-import { EntryNotFoundError, type SessionEntry, SessionFormatError } from "../../core.ts";
-import { openPostgresStore, type PostgresSessionStore } from "../../stores/postgres/store.ts";
+import { EntryNotFoundError, SessionFormatError } from "../../core.ts";
+import { openPostgresStore } from "../../stores/postgres/store.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/harness.ts";
-import { compareLeaves } from "../unit/context_compare.ts";
+import { compareAfterMigration, compareLeaves } from "../unit/context_compare.ts";
 import { generatedSession, handMadeSessions, parseableFixtures } from "../unit/context_sessions.ts";
-import { adminSql, freshSchema, sharedCluster } from "./subject.ts";
-
-/** A fresh schema and a store on it, closed afterwards. */
-async function withStore(fn: (store: PostgresSessionStore, schema: string) => Promise<void>) {
-  const { url } = await sharedCluster();
-  const schema = freshSchema();
-  const store = await openPostgresStore({ url, schema, max: 2 });
-  try {
-    await fn(store, schema);
-  } finally {
-    await store.close();
-  }
-}
+import { adminSql, sharedCluster, withFreshStore } from "./subject.ts";
 
 export function postgresContextCases(t: Register, runtime: string): void {
   const name = (what: string) => `postgres (${runtime}): loadContext: ${what}`;
 
   t(name("equals the full projection on every fixture and every leaf"), async () => {
-    await withStore(async (store) => {
+    await withFreshStore(async (store) => {
       const ids = new Set<string>();
       for (const session of [...parseableFixtures(), ...handMadeSessions()]) {
         if (ids.has(session.header.id)) continue; // fixtures share a few ids
@@ -42,7 +30,7 @@ export function postgresContextCases(t: Register, runtime: string): void {
   });
 
   t(name("reads only the rows it returns"), async () => {
-    await withStore(async (store, schema) => {
+    await withFreshStore(async (store, schema) => {
       const session = generatedSession(4_000, 4_000);
       await store.create(session.header, session.entries);
       const before = await store.loadContext(session.header.id);
@@ -64,7 +52,7 @@ export function postgresContextCases(t: Register, runtime: string): void {
   t(name("a schema from before the flags column migrates and answers the same"), async () => {
     const { url } = await sharedCluster();
     const session = generatedSession(1_500, 1_500);
-    await withStore(async (store, schema) => {
+    await withFreshStore(async (store, schema) => {
       await store.create(session.header, session.entries);
       await adminSql(async (sql) => {
         await sql.unsafe(`ALTER TABLE "${schema}".entries DROP COLUMN flags`);
@@ -72,16 +60,7 @@ export function postgresContextCases(t: Register, runtime: string): void {
       });
       const migrated = await openPostgresStore({ url, schema, max: 2 });
       try {
-        await compareLeaves(migrated, session, 97);
-        const next: SessionEntry = {
-          type: "thinking_level_change",
-          id: "after-migration",
-          parentId: session.entries.at(-1)!.id,
-          timestamp: "2026-05-01T00:00:00.000Z",
-          thinkingLevel: "medium",
-        };
-        await migrated.append(session.header.id, [next]);
-        await compareLeaves(migrated, { ...session, entries: [...session.entries, next] }, 499);
+        await compareAfterMigration(migrated, session);
       } finally {
         await migrated.close();
       }

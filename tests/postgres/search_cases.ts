@@ -8,7 +8,7 @@ import { scanSearch, type SessionEntry, type SessionHeader } from "../../core.ts
 import { openPostgresStore, type PostgresSessionStore } from "../../stores/postgres/store.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import type { Register } from "../conformance/harness.ts";
-import { adminSql, freshSchema, sharedCluster } from "./subject.ts";
+import { adminSql, sharedCluster, withFreshStore } from "./subject.ts";
 
 let clock = 0;
 const head = (id: string, cwd = "/pg/search"): SessionHeader => ({
@@ -25,18 +25,6 @@ const user = (id: string, parentId: string | null, content: string): SessionEntr
   timestamp: new Date(Date.UTC(2026, 3, 1) + 1000 * clock++).toISOString(),
   message: { role: "user", content, timestamp: 0 },
 });
-
-/** A fresh schema and a store on it, closed afterwards. */
-async function withStore(fn: (store: PostgresSessionStore, schema: string) => Promise<void>) {
-  const { url } = await sharedCluster();
-  const schema = freshSchema();
-  const store = await openPostgresStore({ url, schema, max: 2 });
-  try {
-    await fn(store, schema);
-  } finally {
-    await store.close();
-  }
-}
 
 /** Twenty sessions, a few of them about capybaras, on two cwds. */
 async function seed(store: PostgresSessionStore): Promise<void> {
@@ -68,7 +56,7 @@ export function postgresSearchCases(t: Register, runtime: string): void {
   const name = (what: string) => `postgres (${runtime}): search: ${what}`;
 
   t(name("a search is a query: no session is loaded, hits equal the scan's"), async () => {
-    await withStore(async (store, schema) => {
+    await withFreshStore(async (store, schema) => {
       await seed(store);
       const expected = [];
       for (const [query, options] of QUERIES) {
@@ -96,7 +84,7 @@ export function postgresSearchCases(t: Register, runtime: string): void {
   });
 
   t(name("more candidates than one cursor batch (500) are all read"), async () => {
-    await withStore(async (store) => {
+    await withFreshStore(async (store) => {
       const entries = Array.from(
         { length: 1200 },
         (_, i) => user(`c${i}`, i ? `c${i - 1}` : null, `capybara ${i % 7 ? "" : "capybara"}`),
@@ -112,7 +100,7 @@ export function postgresSearchCases(t: Register, runtime: string): void {
   });
 
   t(name("deletion and replace take the session's search rows with them"), async () => {
-    await withStore(async (store, schema) => {
+    await withFreshStore(async (store, schema) => {
       await store.create(head("s"), [user("x1", null, "capybara one")]);
       await store.append("s", [user("x2", "x1", "capybara two")]);
       assertEquals(await rowsOf(schema, "s"), 2);
@@ -127,7 +115,7 @@ export function postgresSearchCases(t: Register, runtime: string): void {
   });
 
   t(name("a NUL in a text does not fail the write, and the text is found"), async () => {
-    await withStore(async (store) => {
+    await withFreshStore(async (store) => {
       await store.create(head("s"), [user("n1", null, "nul\0byte capybara")]);
       const hits = await store.search("capybara");
       assertEquals(hits.map((hit) => hit.entryId), ["n1"]);
@@ -138,7 +126,7 @@ export function postgresSearchCases(t: Register, runtime: string): void {
 
   t(name("sessions written before search existed are indexed on the next search"), async () => {
     const { url } = await sharedCluster();
-    await withStore(async (store, schema) => {
+    await withFreshStore(async (store, schema) => {
       await seed(store);
       await adminSql(async (sql) => {
         await sql.unsafe(`DROP TABLE "${schema}".search_text, "${schema}".search_pending`);

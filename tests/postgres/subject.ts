@@ -4,7 +4,7 @@
  */
 import postgres from "postgres";
 import type { StoreSubject } from "../conformance/harness.ts";
-import { openPostgresStore } from "../../stores/postgres/store.ts";
+import { openPostgresStore, type PostgresSessionStore } from "../../stores/postgres/store.ts";
 import { type Cluster, startCluster } from "./cluster.ts";
 
 let shared: Promise<Cluster> | undefined;
@@ -40,6 +40,20 @@ let counter = 0;
 /** A schema name no other test in this or another process uses. */
 export function freshSchema(): string {
   return `t${Date.now().toString(36)}_${process.pid}_${counter++}`;
+}
+
+/** A store on a fresh schema of the shared cluster, closed after `fn`. */
+export async function withFreshStore(
+  fn: (store: PostgresSessionStore, schema: string) => Promise<void>,
+): Promise<void> {
+  const { url } = await sharedCluster();
+  const schema = freshSchema();
+  const store = await openPostgresStore({ url, schema, max: 2 });
+  try {
+    await fn(store, schema);
+  } finally {
+    await store.close();
+  }
 }
 
 /**

@@ -4,10 +4,10 @@
  * indexed flags, so it parses only the rows it returns; and answering the same from a
  * schema-5 database whose rows have no flags yet (migrated to schema 6).
  */
-import { EntryNotFoundError, type SessionEntry } from "../../core.ts";
+import { EntryNotFoundError } from "../../core.ts";
 import { type SqliteDatabase, SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
-import { compareLeaves } from "../unit/context_compare.ts";
+import { compareAfterMigration, compareLeaves } from "../unit/context_compare.ts";
 import { generatedSession, handMadeSessions, parseableFixtures } from "../unit/context_sessions.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
@@ -102,17 +102,7 @@ export function contextCases(t: Test, runtime: SqliteTestRuntime): void {
       raw.close();
       const migrated = await runtime.openStore(path);
       try {
-        await compareLeaves(migrated, session, 97);
-        const next: SessionEntry = {
-          type: "thinking_level_change",
-          id: "after-migration",
-          parentId: session.entries.at(-1)!.id,
-          timestamp: "2026-05-01T00:00:00.000Z",
-          thinkingLevel: "medium",
-        };
-        await migrated.append(session.header.id, [next]);
-        const appended = { ...session, entries: [...session.entries, next] };
-        await compareLeaves(migrated, appended, 499);
+        await compareAfterMigration(migrated, session);
       } finally {
         await migrated.close();
       }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { buildSessionProjection, SessionIndex } from "../../core.ts";
+import { buildSessionProjection, type SessionEntry, SessionIndex } from "../../core.ts";
 import {
   type ContextLoadingStore,
   loadSessionProjection,
@@ -34,4 +34,24 @@ export async function compareLeaves(
     assertEquals(await loadSessionProjection(store, header.id, leaf), full);
   }
   return undecided;
+}
+
+/**
+ * After a schema migration: compare on the migrated rows, append one entry (written with
+ * the new schema's columns) and compare again.
+ */
+export async function compareAfterMigration(
+  store: ContextLoadingStore,
+  session: TestSession,
+): Promise<void> {
+  await compareLeaves(store, session, 97);
+  const next: SessionEntry = {
+    type: "thinking_level_change",
+    id: "after-migration",
+    parentId: session.entries.at(-1)!.id,
+    timestamp: "2026-05-01T00:00:00.000Z",
+    thinkingLevel: "medium",
+  };
+  await store.append(session.header.id, [next]);
+  await compareLeaves(store, { ...session, entries: [...session.entries, next] }, 499);
 }
