@@ -5,12 +5,12 @@
  * made unreadable does not matter to it, while a full load fails); and answering the same
  * on a schema from before the flags column.
  */
-import { EntryNotFoundError, SessionFormatError } from "../../core.ts";
+import { SessionFormatError } from "../../core.ts";
 import { openPostgresStore } from "../../stores/postgres/store.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/harness.ts";
-import { compareAfterMigration, compareLeaves } from "../unit/context_compare.ts";
-import { generatedSession, handMadeSessions, parseableFixtures } from "../unit/context_sessions.ts";
+import { compareAfterMigration, compareEveryFixture } from "../unit/context_compare.ts";
+import { generatedSession } from "../unit/context_sessions.ts";
 import { adminSql, sharedCluster, withFreshStore } from "./subject.ts";
 
 export function postgresContextCases(t: Register, runtime: string): void {
@@ -18,14 +18,7 @@ export function postgresContextCases(t: Register, runtime: string): void {
 
   t(name("equals the full projection on every fixture and every leaf"), async () => {
     await withFreshStore(async (store) => {
-      const ids = new Set<string>();
-      for (const session of [...parseableFixtures(), ...handMadeSessions()]) {
-        if (ids.has(session.header.id)) continue; // fixtures share a few ids
-        ids.add(session.header.id);
-        await store.create(session.header, session.entries);
-        await compareLeaves(store, session);
-      }
-      await assertRejects(() => store.loadContext("hidden-call", "nope"), EntryNotFoundError);
+      await compareEveryFixture(store);
     });
   });
 

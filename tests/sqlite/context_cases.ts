@@ -4,11 +4,14 @@
  * indexed flags, so it parses only the rows it returns; and answering the same from a
  * schema-5 database whose rows have no flags yet (migrated to schema 6).
  */
-import { EntryNotFoundError } from "../../core.ts";
 import { type SqliteDatabase, SqliteSessionStore } from "../../stores/sqlite/store.ts";
-import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
-import { compareAfterMigration, compareLeaves } from "../unit/context_compare.ts";
-import { generatedSession, handMadeSessions, parseableFixtures } from "../unit/context_sessions.ts";
+import { assert, assertEquals } from "../conformance/assert.ts";
+import {
+  compareAfterMigration,
+  compareEveryFixture,
+  compareLeaves,
+} from "../unit/context_compare.ts";
+import { generatedSession } from "../unit/context_sessions.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
 /**
@@ -61,14 +64,7 @@ function countingJsonReads(db: SqliteDatabase): { db: SqliteDatabase; reads: () 
 export function contextCases(t: Test, runtime: SqliteTestRuntime): void {
   t("loadContext equals the full projection on every fixture and every leaf", async () => {
     await withDatabase(runtime, async ({ store }) => {
-      const ids = new Set<string>();
-      for (const session of [...parseableFixtures(), ...handMadeSessions()]) {
-        if (ids.has(session.header.id)) continue; // fixtures share a few ids
-        ids.add(session.header.id);
-        await store.create(session.header, session.entries);
-        await compareLeaves(store, session);
-      }
-      await assertRejects(() => store.loadContext("hidden-call", "nope"), EntryNotFoundError);
+      await compareEveryFixture(store);
     });
   });
 

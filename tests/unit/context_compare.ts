@@ -6,14 +6,19 @@
  *
  * @module
  */
-import { buildSessionProjection, type SessionEntry, SessionIndex } from "../../core.ts";
+import {
+  buildSessionProjection,
+  EntryNotFoundError,
+  type SessionEntry,
+  SessionIndex,
+} from "../../core.ts";
 import {
   type ContextLoadingStore,
   loadSessionProjection,
   projectLoadedContext,
 } from "../../src/context_load.ts";
-import { assertEquals } from "../conformance/assert.ts";
-import type { TestSession } from "./context_sessions.ts";
+import { assertEquals, assertRejects } from "../conformance/assert.ts";
+import { handMadeSessions, parseableFixtures, type TestSession } from "./context_sessions.ts";
 
 /** Compare on every `step`-th leaf; returns the loads that could not decide alone. */
 export async function compareLeaves(
@@ -54,4 +59,16 @@ export async function compareAfterMigration(
   };
   await store.append(session.header.id, [next]);
   await compareLeaves(store, { ...session, entries: [...session.entries, next] }, 499);
+}
+
+/** Store every parseable fixture and hand-made session, comparing on every leaf of each. */
+export async function compareEveryFixture(store: ContextLoadingStore): Promise<void> {
+  const ids = new Set<string>();
+  for (const session of [...parseableFixtures(), ...handMadeSessions()]) {
+    if (ids.has(session.header.id)) continue; // fixtures share a few ids
+    ids.add(session.header.id);
+    await store.create(session.header, session.entries);
+    await compareLeaves(store, session);
+  }
+  await assertRejects(() => store.loadContext("hidden-call", "nope"), EntryNotFoundError);
 }
