@@ -140,9 +140,6 @@ export function object(shape: Record<string, Check>): Check {
   const keys = Object.keys(shape);
   const checks = keys.map((key) => shape[key]);
   const optional = checks.map((check) => OPTIONAL.has(check));
-  // A required field whose check accepts `undefined` must still be present (zod's
-  // "nonoptional"); decided once here, so valid values pay no `in` test for other fields.
-  const mustExist = checks.map((check, i) => !optional[i] && check(undefined) === undefined);
   return (v) => {
     if (!isObject(v)) return typeIssue("object", v);
     for (let i = 0; i < keys.length; i++) {
@@ -153,7 +150,11 @@ export function object(shape: Record<string, Check>): Check {
       if (field === undefined && optional[i]) continue;
       const found = checks[i](field);
       if (found) return under(key, found);
-      if (mustExist[i] && !(key in v)) return under(key, typeIssue("nonoptional", undefined));
+      // Only a check that accepts `undefined` gets here with it (`unknown`): the field must
+      // still be present (zod's "nonoptional").
+      if (field === undefined && !(key in v)) {
+        return under(key, typeIssue("nonoptional", undefined));
+      }
     }
     return undefined;
   };

@@ -16,6 +16,8 @@ import {
   UnknownSessionEntrySchema,
 } from "../../src/schema.ts";
 import { entryShapeProblem, headerProblem, KNOWN_ENTRY_TYPE_NAMES } from "../../src/entry_check.ts";
+import { describeIssue, object, unknown } from "../../src/_check.ts";
+import * as z from "zod";
 import { mutants, SEEDS, sessionFileRecords, singleChanges } from "./validate_cases.ts";
 
 type Obj = Record<PropertyKey, unknown>;
@@ -74,6 +76,19 @@ function assertAgree(
 
 test("the structural validator knows the schema's entry types, in the schema's order", () => {
   assert.deepEqual(KNOWN_ENTRY_TYPE_NAMES, [...KNOWN_ENTRY_TYPES]);
+});
+
+test("a required field that accepts anything must still be present, as in zod", () => {
+  // No session schema has one; the engine mirrors zod's rule for when one is added.
+  const schema = z.looseObject({ a: z.unknown() }), check = object({ a: unknown });
+  for (const value of [{}, { a: undefined }, { a: 1 }, Object.create({ a: 1 })]) {
+    const result = schema.safeParse(value);
+    const found = check(value);
+    assert.equal(
+      found && describeIssue(found),
+      result.success ? undefined : describeSchemaError(result.error),
+    );
+  }
 });
 
 test("every record of every session file: the same verdict and message as zod", () => {
