@@ -10,6 +10,12 @@
  * Each entry type has a schema (`MessageEntrySchema`, ...) and its inferred type
  * (`MessageEntry`, ...); `SessionEntry` is their union, narrowed by `type`.
  *
+ * The library itself validates with `entry_check.ts`, which restates these shapes without
+ * zod (zod costs 20-40 ms at every cold start of an edge function) and agrees with them
+ * verdict for verdict and message for message: change a schema here or in
+ * `message_schema.ts` and the same shape there (`tests/unit/validate.test.ts` fails until
+ * they agree).
+ *
  * @example
  * ```ts
  * import { type SessionEntry, SessionHeaderSchema, SessionInfoEntrySchema } from "@mu/sessions";
