@@ -25,13 +25,8 @@ import {
 } from "./context_load.ts";
 import { JsonlLineSplitter, type JsonlRecord } from "./jsonl.ts";
 import { upgradeRecords } from "./migrate.ts";
-import {
-  type CompactionEntry,
-  type SessionEntry,
-  type SessionHeader,
-  SessionHeaderSchema,
-  validateEntry,
-} from "./schema.ts";
+import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
+import { headerProblem, validateEntry } from "./entry_check.ts";
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
 
 /** Thrown inside the pass to stop it; never escapes {@link scanContext}. */
@@ -99,7 +94,7 @@ class ContextScanner {
   checkedHeader(): SessionHeader {
     const header = this.header;
     if (!header || nestsDeeperThan(header, MAX_NESTING_DEPTH)) throw new Unsure();
-    if (!SessionHeaderSchema.safeParse(header).success) throw new Unsure();
+    if (headerProblem(header)) throw new Unsure();
     for (const parent of this.unseenParents) {
       if (this.at.has(parent)) throw new Unsure(); // a parent after its child: cycles possible
     }

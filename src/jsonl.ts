@@ -17,14 +17,9 @@ import { unparseableLineReason } from "./_line_reason.ts";
 import { SessionFormatError, SessionStorageError } from "./errors.ts";
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
 import { upgradeRecords } from "./migrate.ts";
-import {
-  describeSchemaError,
-  entryTypeLabel,
-  type SessionEntry,
-  type SessionHeader,
-  SessionHeaderSchema,
-  validateEntry,
-} from "./schema.ts";
+import type { SessionEntry, SessionHeader } from "./schema.ts";
+// Validation without zod, so the parser (and the edge handler) never evaluates it.
+import { entryTypeLabel, headerProblem, validateEntry } from "./entry_check.ts";
 
 // ---------------------------------------------------------------- raw text keeping
 
@@ -314,9 +309,9 @@ class SessionAssembler {
         { line: this.headerLine, source },
       );
     }
-    const header = SessionHeaderSchema.safeParse(upgrade.header);
-    if (!header.success) {
-      throw new SessionFormatError(`invalid session header: ${describeSchemaError(header.error)}`, {
+    const problem = headerProblem(upgrade.header);
+    if (problem) {
+      throw new SessionFormatError(`invalid session header: ${problem}`, {
         line: this.headerLine,
         source,
       });

@@ -1,7 +1,7 @@
 /**
  * zod schemas for the messages inside session entries: content blocks, usage, and every
  * message role, with their inferred types. Objects are loose (unknown fields kept).
- * Re-exported by `schema.ts`.
+ * Re-exported by `schema.ts`; restated without zod in `entry_check.ts` (see `schema.ts`).
  *
  * Each message role and content block has a schema (`AssistantMessageSchema`, ...) and its
  * inferred type (`AssistantMessage`, ...); `AgentMessage` is the union, narrowed by `role`.

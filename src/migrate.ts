@@ -8,7 +8,7 @@
  * @module
  */
 import { SessionFormatError } from "./errors.ts";
-import { CURRENT_SESSION_VERSION } from "./schema.ts";
+import { CURRENT_SESSION_VERSION } from "./entry_check.ts";
 
 type JsonObject = Record<string, unknown>;
 

@@ -10,6 +10,12 @@
  * Each entry type has a schema (`MessageEntrySchema`, ...) and its inferred type
  * (`MessageEntry`, ...); `SessionEntry` is their union, narrowed by `type`.
  *
+ * The library itself validates with `entry_check.ts`, which restates these shapes without
+ * zod (zod costs 20-40 ms at every cold start of an edge function) and agrees with them
+ * verdict for verdict and message for message: change a schema here or in
+ * `message_schema.ts` and the same shape there (`tests/unit/validate.test.ts` fails until
+ * they agree).
+ *
  * @example
  * ```ts
  * import { type SessionEntry, SessionHeaderSchema, SessionInfoEntrySchema } from "@mu/sessions";
@@ -23,13 +29,8 @@
  * @module
  */
 import * as z from "zod";
-import { isCertainlyValidEntry } from "./validate_fast.ts";
-import {
-  isStorableId,
-  MAX_NESTING_DEPTH,
-  nestsDeeperThan,
-  UNSTORABLE_ID_MESSAGE,
-} from "./wellformed.ts";
+import { CURRENT_SESSION_VERSION } from "./entry_check.ts";
+import { isStorableId, UNSTORABLE_ID_MESSAGE } from "./wellformed.ts";
 import {
   AgentMessageSchema,
   AssistantContentBlockSchema,
@@ -40,20 +41,8 @@ import {
 } from "./message_schema.ts";
 
 export * from "./message_schema.ts";
-
-/**
- * The format version this library writes.
- *
- * @example
- * ```ts
- * import { CURRENT_SESSION_VERSION, parseSessionJsonl } from "@mu/sessions";
- * declare const text: string; // a session file of any format version
- * const { header, sourceVersion } = await parseSessionJsonl(text);
- * header.version === CURRENT_SESSION_VERSION; // true: older files are upgraded on read
- * if (sourceVersion < CURRENT_SESSION_VERSION) console.log(`upgraded from v${sourceVersion}`);
- * ```
- */
-export const CURRENT_SESSION_VERSION = 4;
+// Validation itself runs without zod (see entry_check.ts); re-exported for the callers here.
+export { CURRENT_SESSION_VERSION, entryTypeLabel, validateEntry } from "./entry_check.ts";
 
 // ---------------------------------------------------------------- header
 
@@ -271,50 +260,6 @@ export function describeSchemaError(error: z.ZodError): string {
   if (!issue) return "invalid value";
   const path = issue.path.length ? issue.path.join(".") : "(root)";
   return `${path}: ${issue.message}`;
-}
-
-/**
- * An entry's `type` as error messages name it: the string itself, otherwise `"entry"`.
- * Never `String(type)`: an array nested thousands of levels deep (refused by
- * {@link validateEntry}) overflows the stack in `Array.prototype.toString`.
- *
- * @example
- * ```ts
- * import { entryTypeLabel } from "./schema.ts";
- * entryTypeLabel({ type: "label" }); // "label"
- * entryTypeLabel({ type: [["x"]] }); // "entry"
- * ```
- */
-export function entryTypeLabel(entry: { type?: unknown }): string {
-  return typeof entry.type === "string" ? entry.type : "entry";
-}
-
-/**
- * Validate one parsed entry. Returns an error description, or `undefined` when valid.
- * The value itself is never replaced (zod's output copy is discarded), so key order and
- * unknown fields stay exactly as they were read.
- *
- * @example
- * ```ts
- * import { validateEntry } from "./schema.ts";
- * validateEntry({ type: "label", id: "a", parentId: null, timestamp: "t", targetId: "b" }); // undefined
- * ```
- */
-export function validateEntry(value: unknown): string | undefined {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return "entry is not a JSON object";
-  }
-  const type = (value as { type?: unknown }).type;
-  if (type === "session") return "unexpected second session header";
-  if (nestsDeeperThan(value, MAX_NESTING_DEPTH)) {
-    return `nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`;
-  }
-  if (isCertainlyValidEntry(value)) return undefined; // skip zod's throw-away output copy
-  const schema = typeof type === "string" && KNOWN_ENTRY_TYPES.has(type)
-    ? KnownSessionEntrySchema
-    : UnknownSessionEntrySchema;
-  const result = schema.safeParse(value);
-  return result.success ? undefined : describeSchemaError(result.error);
 }
 
 /**

@@ -48,15 +48,14 @@
  *
  * @module
  */
-// Only the runtime-agnostic entry (and this handler's private helpers): an edge function
-// bundles this file and nothing else.
-import {
-  buildSessionProjection,
-  EntryNotFoundError,
-  parseSessionJsonl,
-  SessionFormatError,
-  SessionIndex,
-} from "../core.ts";
+// The runtime-agnostic core's own files (and this handler's private helpers), not
+// `core.ts`: an edge function bundles this file and nothing else, and `core.ts` re-exports
+// the zod schemas, whose construction a bundler cannot drop (20-40 ms of every cold start).
+// Parsing validates with `src/entry_check.ts`, which agrees with the schemas without zod.
+import { EntryNotFoundError, SessionFormatError } from "../src/errors.ts";
+import { parseSessionJsonl } from "../src/jsonl.ts";
+import { buildSessionProjection } from "../src/projection.ts";
+import { SessionIndex } from "../src/tree.ts";
 import { Gate, projectionJson } from "./_edge_response.ts";
 import { isPublicHttpsUrl } from "./_url_guard.ts";
 import { FETCHED_BODY, fetchSession, guardBody, HttpError, POSTED_BODY } from "./_edge_body.ts";

@@ -7,18 +7,34 @@
  *   survive, get promoted and copied by the GC, and a line with one non-Latin-1 character
  *   costs two bytes per character); "bytes" = a view of the chunk bytes (off the V8 heap,
  *   one byte per byte, decoded only when exported); "none".
- * - `validate`: "zod" = today (`validateEntry` per entry: zod builds a full output copy
- *   that is thrown away); "fast" = `fastValidEntry` first, zod only when it is unsure;
- *   "none".
+ * - `validate`: "zod" = the zod schemas per entry (zod builds a full output copy that is
+ *   thrown away); "fast" = the structural validator the library now uses
+ *   (`src/entry_check.ts`, which agrees with zod and replaced the fast path this prototype
+ *   first measured); "none".
  *
  * Splitting, decoding (fatal UTF-8), the upgrade step and header validation are the
  * library's own, so only the switched parts differ.
  * @module
  */
 import { upgradeRecords } from "../../src/migrate.ts";
-import { SessionHeaderSchema, validateEntry } from "../../src/schema.ts";
+import {
+  describeSchemaError,
+  KNOWN_ENTRY_TYPES,
+  KnownSessionEntrySchema,
+  SessionHeaderSchema,
+  UnknownSessionEntrySchema,
+} from "../../src/schema.ts";
 import type { SessionEntry } from "../../core.ts";
-import { isCertainlyValidEntry as fastValidEntry } from "../../src/validate_fast.ts";
+import { validateEntry } from "../../src/entry_check.ts";
+
+/** What the zod schemas say about an entry. */
+function zodProblem(entry: Record<string, unknown>): string | undefined {
+  const schema = KNOWN_ENTRY_TYPES.has(entry.type as string)
+    ? KnownSessionEntrySchema
+    : UnknownSessionEntrySchema;
+  const result = schema.safeParse(entry);
+  return result.success ? undefined : describeSchemaError(result.error);
+}
 
 export interface ProtoOptions {
   raw: "string" | "bytes" | "none";
@@ -77,9 +93,8 @@ export async function protoParse(
   let zodCalls = 0;
   if (options.validate !== "none") {
     for (const entry of upgraded.entries) {
-      if (options.validate === "fast" && fastValidEntry(entry)) continue;
-      zodCalls++;
-      const problem = validateEntry(entry);
+      if (options.validate === "zod") zodCalls++;
+      const problem = options.validate === "zod" ? zodProblem(entry) : validateEntry(entry);
       if (problem) throw new Error(problem);
     }
   }

@@ -10,7 +10,8 @@ import { unparseableLineReason } from "../../src/_line_reason.ts";
 import { SessionError, SessionFormatError, SessionStorageError } from "../../src/errors.ts";
 import { JsonlLineSplitter, parseSessionJsonl } from "../../src/jsonl.ts";
 import { applyEntryToListing, type ListingState, listingStateOf } from "../../src/listing.ts";
-import { type SessionEntry, type SessionHeader, validateEntry } from "../../src/schema.ts";
+import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import { validateEntry } from "../../src/entry_check.ts";
 import type { FileStat, JsonlFolderFs } from "./_folder.ts";
 import { type HeaderInfo, parseHeaderLine, readHeadLine } from "./_scan.ts";
 

@@ -7,7 +7,8 @@
 import { unparseableLineReason } from "../../src/_line_reason.ts";
 import { SessionFormatError } from "../../src/errors.ts";
 import { headerVersion, upgradeRecords } from "../../src/migrate.ts";
-import { describeSchemaError, type SessionHeader, SessionHeaderSchema } from "../../src/schema.ts";
+import type { SessionHeader } from "../../src/schema.ts";
+import { headerProblem } from "../../src/entry_check.ts";
 import type { JsonlFolderFs } from "./_folder.ts";
 
 /**
@@ -147,13 +148,8 @@ export function parseHeaderLine(head: HeadLine | undefined, source: string): Hea
   }
   const version = headerVersion(record, head.line, source);
   const upgrade = upgradeRecords(record, [], source);
-  const parsed = SessionHeaderSchema.safeParse(upgrade.header);
-  if (!parsed.success) {
-    throw new SessionFormatError(
-      `invalid session header: ${describeSchemaError(parsed.error)}`,
-      where,
-    );
-  }
+  const problem = headerProblem(upgrade.header);
+  if (problem) throw new SessionFormatError(`invalid session header: ${problem}`, where);
   return {
     header: upgrade.header as SessionHeader,
     id: record.id as string,
