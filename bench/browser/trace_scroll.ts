@@ -12,6 +12,7 @@
  * ```sh
  * deno run -A bench/browser/trace_scroll.ts --entries=100000 [--throttle=4] [--fresh]
  *   [--phases=open,context-down,...] [--profile=open,...] [--no-minify]
+ *   [--skip=context,conversation]
  * ```
  * @module
  */
@@ -145,19 +146,37 @@ export function splitLongTasks(events: TraceEvent[], threshold = 50): TaskSplit[
 
 /** The functions with the most self time in a CPU profile (the script part of a task). */
 function printProfile(profile: {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    positionTicks?: { line: number; ticks: number }[];
+  }[];
   samples?: number[];
   timeDeltas?: number[];
 }): void {
   const self = new Map<string, number>();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const lines = new Map<string, Map<number, number>>();
   (profile.samples ?? []).forEach((id, i) => {
-    const f = byId.get(id)!.callFrame;
+    const node = byId.get(id)!;
+    const f = node.callFrame;
     const key = `${f.functionName || "(anon)"} ${f.url.split("/").pop()}:${f.lineNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas?.[i + 1] ?? 0) / 1000);
+    if (!lines.has(key)) {
+      const ticks = new Map<number, number>();
+      for (const n of profile.nodes) {
+        if (n.callFrame.url !== f.url || n.callFrame.lineNumber !== f.lineNumber) continue;
+        for (const t of n.positionTicks ?? []) ticks.set(t.line, (ticks.get(t.line) ?? 0) + t.ticks);
+      }
+      lines.set(key, ticks);
+    }
   });
   const top = [...self].filter(([k]) => !k.startsWith("(idle)")).sort((a, b) => b[1] - a[1]);
-  for (const [k, ms] of top.slice(0, 15)) console.log(`     profile ${ms.toFixed(0)} ms ${k}`);
+  for (const [k, ms] of top.slice(0, 15)) {
+    const hot = [...lines.get(k) ?? []].sort((a, b) => b[1] - a[1]).slice(0, 3);
+    const where = hot.map(([line, n]) => `line ${line} x${n}`).join(", ");
+    console.log(`     profile ${ms.toFixed(0)} ms ${k}${where ? ` (${where})` : ""}`);
+  }
 }
 
 const CATEGORIES = [
@@ -271,16 +290,22 @@ if (import.meta.main) {
       await page.waitForSelector(".session-page #context-view .context-item", { timeout: 120_000 });
       await page.waitForTimeout(500);
     });
-    await traced("context-down", () => run({ ...context, direction: "down" }));
-    await traced("context-up", () => run({ ...context, direction: "up" }));
-    await traced("conversation-open", async () => {
-      await page.click(".session-page button.tab:has-text('Conversation')");
-      await page.waitForSelector(`${conv.pane} ${conv.item}`, { timeout: 60_000 });
-      await page.waitForTimeout(500);
-    });
-    await traced("conversation-down", () => run({ ...conv, direction: "down" }));
-    await traced("conversation-up", () => run({ ...conv, direction: "up" }));
-    await traced("latest", () => run({ ...conv, direction: "latest" }));
+    // The tab's own phases; `--skip=context` starts at the conversation tab.
+    const skip = arg("skip")?.split(",") ?? [];
+    if (!skip.includes("context")) {
+      await traced("context-down", () => run({ ...context, direction: "down" }));
+      await traced("context-up", () => run({ ...context, direction: "up" }));
+    }
+    if (!skip.includes("conversation")) {
+      await traced("conversation-open", async () => {
+        await page.click(".session-page button.tab:has-text('Conversation')");
+        await page.waitForSelector(`${conv.pane} ${conv.item}`, { timeout: 60_000 });
+        await page.waitForTimeout(500);
+      });
+      await traced("conversation-down", () => run({ ...conv, direction: "down" }));
+      await traced("conversation-up", () => run({ ...conv, direction: "up" }));
+      await traced("latest", () => run({ ...conv, direction: "latest" }));
+    }
   } finally {
     await browser.close();
     await server.close();

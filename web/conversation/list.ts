@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { button, clear, el } from "../dom.ts";
+import { button, clear, el, formatCount } from "../dom.ts";
 import type { ConvItem } from "./model.ts";
 import { renderItem } from "./render.ts";
 
@@ -134,7 +134,7 @@ export class ConversationList {
       if (page.total === 0) {
         this.#list.append(el("p", { class: "empty muted" }, "No messages on this branch."));
       }
-      this.#status.textContent = `${page.total.toLocaleString("en-US")} items`;
+      this.#status.textContent = `${formatCount(page.total)} items`;
     })();
     this.#busy = run;
     try {
