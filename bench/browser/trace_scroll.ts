@@ -166,7 +166,9 @@ function printProfile(profile: {
       const ticks = new Map<number, number>();
       for (const n of profile.nodes) {
         if (n.callFrame.url !== f.url || n.callFrame.lineNumber !== f.lineNumber) continue;
-        for (const t of n.positionTicks ?? []) ticks.set(t.line, (ticks.get(t.line) ?? 0) + t.ticks);
+        for (const t of n.positionTicks ?? []) {
+          ticks.set(t.line, (ticks.get(t.line) ?? 0) + t.ticks);
+        }
       }
       lines.set(key, ticks);
     }
