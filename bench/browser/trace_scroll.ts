@@ -32,6 +32,8 @@ interface TraceEvent {
   dur?: number;
   /** Thread (CPU) time: below `dur` when the thread waited for a core. */
   tdur?: number;
+  /** Thread clock at the event (B/E pairs carry it instead of `tdur`). */
+  tts?: number;
   pid: number;
   tid: number;
   args?: { name?: string };
@@ -81,6 +83,22 @@ const KINDS: Record<string, keyof Omit<TaskSplit, "ms" | "cpuMs" | "top">> = {
   ParseHTML: "other",
 };
 
+/** Begin/end pairs (`B`/`E`, e.g. some GC phases) as complete (`X`) events. */
+function pairBeginEnd(events: TraceEvent[]): TraceEvent[] {
+  const open: TraceEvent[] = [];
+  const done: TraceEvent[] = [];
+  for (const e of [...events].sort((a, b) => a.ts - b.ts)) {
+    if (e.ph === "B") open.push(e);
+    else if (e.ph === "E") {
+      const begin = open.pop();
+      if (!begin) continue;
+      const tdur = e.tts !== undefined && begin.tts !== undefined ? e.tts - begin.tts : undefined;
+      done.push({ ...begin, ph: "X", dur: e.ts - begin.ts, tdur });
+    }
+  }
+  return done;
+}
+
 /** An event's thread (CPU) time in µs: on a loaded machine its wall time is mostly waiting. */
 const cpu = (e: TraceEvent) => e.tdur ?? e.dur!;
 
@@ -95,9 +113,12 @@ export function splitLongTasks(events: TraceEvent[], threshold = 50): TaskSplit[
       events.some((t) => t.pid === e.pid && t.name === "RunTask" && (t.dur ?? 0) > 10_000)
     ) ?? events.find((e) => e.ph === "M" && e.args?.name === "CrRendererMain");
   if (!main) return [];
-  const own = events.filter((e) =>
-    e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.dur !== undefined
-  ).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+  const own = [
+    ...events.filter((e) =>
+      e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.dur !== undefined
+    ),
+    ...pairBeginEnd(events.filter((e) => e.pid === main.pid && e.tid === main.tid)),
+  ].sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
   const tasks = own.filter((e) => e.name === "RunTask" && e.dur! >= threshold * 1000)
     .filter((e, i, all) => i === 0 || e.ts >= all[i - 1].ts + all[i - 1].dur!); // outermost
   return tasks.map((task) => {
@@ -188,6 +209,8 @@ const CATEGORIES = [
   "blink",
   "toplevel",
   "disabled-by-default-devtools.timeline.frame",
+  "v8",
+  "disabled-by-default-v8.gc",
 ].join(",");
 
 if (import.meta.main) {
@@ -304,6 +327,29 @@ if (import.meta.main) {
         await page.waitForSelector(`${conv.pane} ${conv.item}`, { timeout: 60_000 });
         await page.waitForTimeout(500);
       });
+      if (Deno.args.includes("--heights")) {
+        console.log(
+          await page.evaluate((sel) => {
+            // Laid out for real (skipped items would report their placeholder size).
+            const items = [...document.querySelectorAll<HTMLElement>(sel)];
+            for (const n of items) n.style.contentVisibility = "visible";
+            const sized = items.map((n) => ({ n, h: n.offsetHeight }));
+            const h = sized.map((x) => x.h).sort((a, b) => a - b);
+            // What makes the tallest items tall: their body's children, with heights.
+            const tall = sized.sort((a, b) => b.h - a.h).slice(0, 3).map(({ n, h }) =>
+              `${h}px ${n.className}: ` +
+              [...n.querySelectorAll<HTMLElement>(".conv-body > *, .conv-body > * > *")]
+                .filter((c) => c.offsetHeight > 150)
+                .map((c) => `${c.tagName.toLowerCase()}.${c.className} ${c.offsetHeight}`)
+                .join(", ")
+            );
+            for (const n of items) n.style.contentVisibility = "";
+            const q = (f: number) => h[Math.floor(f * (h.length - 1))];
+            return `item heights (${h.length}): p10 ${q(0.1)}, p50 ${q(0.5)}, p90 ${q(0.9)} px\n` +
+              tall.join("\n");
+          }, `${conv.pane} ${conv.item}`),
+        );
+      }
       await traced("conversation-down", () => run({ ...conv, direction: "down" }));
       await traced("conversation-up", () => run({ ...conv, direction: "up" }));
       await traced("latest", () => run({ ...conv, direction: "latest" }));
