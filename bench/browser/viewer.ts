@@ -21,7 +21,8 @@ type Monitor = {
   started: number;
 };
 
-const MONITOR = `
+/** The init script: longtask and long-animation-frame observers, a 10 ms timer. */
+export const MONITOR = `
   globalThis.__bench = { longtasks: [], maxGap: 0, started: 0 };
   try {
     new PerformanceObserver((list) => {

@@ -22,7 +22,8 @@ export const SCROLL_ROWS = {
   latest: "viewer scroll: conversation tab, Jump to latest",
 } as const;
 
-interface Phase {
+/** What one scroll phase saw. */
+export interface Phase {
   longtasks: number[];
   worstFrame: string;
   ms: number;
@@ -30,7 +31,8 @@ interface Phase {
   items: number;
 }
 
-interface PhaseArg {
+/** Which pane one phase scrolls, and how. */
+export interface PhaseArg {
   pane: string;
   item: string;
   direction: "down" | "up" | "latest";
@@ -42,7 +44,7 @@ interface PhaseArg {
  * pane to its end and waits until the items at either end change (a page arrived) or a
  * second passes (nothing more to load), then two frames so the rendering is included.
  */
-async function phase(arg: PhaseArg): Promise<Phase> {
+export async function phase(arg: PhaseArg): Promise<Phase> {
   type Frame = {
     start: number;
     duration: number;

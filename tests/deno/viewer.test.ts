@@ -36,6 +36,7 @@ import "../viewer/search_tests.ts"; // search box: a hit on an abandoned branch 
 import "../viewer/list_tests.ts"; // list by project, forks, sorts, text filter; retired compaction
 import "../viewer/layout_tests.ts"; // 390/768/1400 px without side scrolling, screenshots, contrast
 import "../viewer/conversation_tests.ts"; // conversation view, markdown, diffs, ANSI, HTML export
+import "../viewer/conversation_cost_tests.ts"; // a tall turn lays out only its blocks in view
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

@@ -6,6 +6,7 @@
  * @module
  */
 import type { HElement, HNode } from "./hnode.ts";
+import { formatCount } from "../dom.ts";
 
 /** Lines shown before "show all". */
 export const FOLD_LINES = 40;
@@ -70,7 +71,7 @@ export function foldInto(into: HElement, nodes: HNode[], maxLines = FOLD_LINES):
   into.children = [...(into.children ?? []), ...shown];
   if (rest.length && rest.some((n) => n !== "")) {
     const total = nodes.reduce((sum, n) => sum + lineCount(n).lines, 0) + 1;
-    into.more = { label: `Show all ${total.toLocaleString("en-US")} lines`, children: rest };
+    into.more = { label: `Show all ${formatCount(total)} lines`, children: rest };
   }
   return into;
 }

@@ -13,6 +13,7 @@ import type { ConvBlock, ConvItem } from "./model.ts";
 import { outputBlock, toolCallHNode } from "./tools.ts";
 import { foldInto } from "./fold.ts";
 import { highlight } from "./highlight.ts";
+import { formatCount } from "../dom.ts";
 
 /** What the header calls each kind. */
 export const ROLE_NAMES: Readonly<Record<ConvItem["kind"], string>> = {
@@ -31,8 +32,8 @@ function cutNote(shown: number, full: number | undefined): HNode[] {
     tag: "div",
     class: "note",
     children: [
-      `(text cut at ${shown.toLocaleString("en-US")} of ${
-        full.toLocaleString("en-US")
+      `(text cut at ${formatCount(shown)} of ${
+        formatCount(full)
       } characters; the raw entry has all of it)`,
     ],
   }];

@@ -9,9 +9,10 @@
  *
  * @module
  */
-import { button, clear, el } from "../dom.ts";
+import { button, clear, el, formatCount } from "../dom.ts";
 import type { ConvItem } from "./model.ts";
 import { renderItem } from "./render.ts";
+import { prepareGrammars } from "./highlight.ts";
 
 /** Items loaded per page. */
 export const CONV_PAGE = 30;
@@ -46,6 +47,8 @@ export class ConversationList {
   #total = -1;
   #busy: Promise<void> | undefined;
   #generation = 0;
+  /** Grammars compiled a frame each while the first page is fetched (see {@link prepareGrammars}). */
+  readonly #grammars = prepareGrammars(nextFrame);
   readonly #onKey = (event: KeyboardEvent) => this.#key(event);
 
   constructor(readonly source: ConversationSource) {
@@ -106,6 +109,7 @@ export class ConversationList {
     const run = (async () => {
       const count = where === "before" ? Math.min(CONV_PAGE, this.#from) : CONV_PAGE;
       const page = await this.source.page(start, count);
+      await this.#grammars;
       if (generation !== this.#generation) return;
       this.#total = page.total;
       if (where === "replace") {
@@ -134,7 +138,7 @@ export class ConversationList {
       if (page.total === 0) {
         this.#list.append(el("p", { class: "empty muted" }, "No messages on this branch."));
       }
-      this.#status.textContent = `${page.total.toLocaleString("en-US")} items`;
+      this.#status.textContent = `${formatCount(page.total)} items`;
     })();
     this.#busy = run;
     try {

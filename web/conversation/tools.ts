@@ -14,6 +14,7 @@ import { foldInto } from "./fold.ts";
 import { highlight, languageOfPath } from "./highlight.ts";
 import type { HElement, HNode } from "./hnode.ts";
 import type { ConvBlock, ConvImage, ConvToolResult } from "./model.ts";
+import { formatCount } from "../dom.ts";
 
 type Json = Record<string, unknown>;
 type ToolBlock = Extract<ConvBlock, { type: "tool" }>;
@@ -107,8 +108,8 @@ function resultPart(result: ConvToolResult | undefined, lang?: string): HNode[] 
       tag: "div",
       class: "note",
       children: [
-        `(output cut at ${result.text.length.toLocaleString("en-US")} of ${
-          result.cut.toLocaleString("en-US")
+        `(output cut at ${formatCount(result.text.length)} of ${
+          formatCount(result.cut)
         } characters; the raw entry has all of it)`,
       ],
     });

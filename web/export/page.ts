@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { el, factList, formatDate } from "../dom.ts";
+import { el, factList, formatCount, formatDate } from "../dom.ts";
 import { ConversationList } from "../conversation/list.ts";
 import { DATA_ELEMENT_ID, type ExportDoc } from "./html.ts";
 
@@ -32,7 +32,7 @@ function main(): void {
         ["cwd", doc.cwd || "—"],
         ["created", formatDate(doc.created)],
         ["branch leaf", doc.leafId ?? "—"],
-        ["entries", doc.entryCount.toLocaleString("en-US")],
+        ["entries", formatCount(doc.entryCount)],
         ["exported", doc.exportedAt],
       ], "facts inline"),
     ),

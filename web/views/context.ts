@@ -8,7 +8,15 @@
  *
  * @module
  */
-import { button, el, factList, replaceChildren, safeImage, showFolded } from "../dom.ts";
+import {
+  button,
+  el,
+  factList,
+  formatCount,
+  replaceChildren,
+  safeImage,
+  showFolded,
+} from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type {
   BlockView,
@@ -44,7 +52,7 @@ export interface ContextSource {
 }
 
 function moreButton(full: number, load: () => Promise<string>, target: HTMLElement): HTMLElement {
-  const more = button(`Show all ${full.toLocaleString("en-US")} characters`, async () => {
+  const more = button(`Show all ${formatCount(full)} characters`, async () => {
     more.disabled = true;
     try {
       const text = await load();
@@ -197,7 +205,7 @@ export class ContextPane {
       ["thinking", page.thinkingLevel ?? "—"],
       [
         "context window",
-        page.contextWindow ? `${page.contextWindow.toLocaleString("en-US")} tokens` : "—",
+        page.contextWindow ? `${formatCount(page.contextWindow)} tokens` : "—",
       ],
       ["messages", String(page.messageCount)],
       ["entries", String(page.total)],
@@ -221,7 +229,7 @@ export class ContextPane {
           page.boundary.firstKeptEntryId
             ? ` keeps the tail from ${page.boundary.firstKeptEntryId}`
             : " keeps no pre-boundary tail",
-          ` (${page.boundary.summaryChars.toLocaleString("en-US")} characters of transcript).`,
+          ` (${formatCount(page.boundary.summaryChars)} characters of transcript).`,
         )
         : null,
       this.#comparison?.element ?? null,

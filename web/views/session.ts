@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { button, el, factList, formatDate, replaceChildren } from "../dom.ts";
+import { button, el, factList, formatCount, formatDate, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
 import { ContextPane, type ContextSource, RawPane } from "./context.ts";
@@ -104,7 +104,7 @@ export class SessionPage {
       ["cwd", overview.cwd || "—"],
       ["created", formatDate(overview.created)],
       ["format", formatText(origin?.sourceVersion ?? overview.sourceVersion)],
-      ["entries", overview.entryCount.toLocaleString("en-US")],
+      ["entries", formatCount(overview.entryCount)],
       ["branch points", String(overview.branchPoints)],
       ["labels", String(overview.labels)],
     ];
