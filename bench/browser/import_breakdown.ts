@@ -60,11 +60,14 @@ try {
       // read, split, jsonParse and parseValidate each include the one before; the rest not.
       const cumulative = ["read", "split", "jsonParse", "parseValidate"].includes(phase);
       const step = cumulative ? ms - before : ms;
+      const rate = cumulative || phase.startsWith("create") || phase === "rowPrep"
+        ? `, ${(mb / (ms / 1000)).toFixed(1)} MB/s`
+        : "";
       if (cumulative) before = ms;
       console.log(
         `${phase.padEnd(26)} ${ms.toFixed(0).padStart(7)} ms  (this step ${
           step.toFixed(0).padStart(6)
-        } ms, ${(mb / (ms / 1000)).toFixed(1)} MB/s)`,
+        } ms${rate})`,
       );
     }
   } finally {

@@ -2,10 +2,12 @@
  * Where the viewer's import time goes, phase by phase, in a browser worker (driven by
  * `import_breakdown.ts`): each phase runs over the whole file on its own, so a phase's cost
  * is its time less the phase before it (read → split lines → JSON.parse → the full parse
- * with validation → the store's row preparation → the SQLite insert, per VFS and page size).
+ * with validation → the store's row preparation → the SQLite insert, per VFS and page size),
+ * then what opening the session reads first (`loadContext`, its projection, the listing).
  * @module
  */
 import { JsonlLineSplitter, parseSessionJsonl, readableChunks } from "../../src/jsonl.ts";
+import { type LoadedContext, projectLoadedContext } from "../../src/context_load.ts";
 import { encodeSession } from "../../src/records.ts";
 import { toEntryRows } from "../../stores/sqlite/_rows.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
@@ -75,11 +77,17 @@ self.onmessage = async (event: MessageEvent) => {
       toEntryRows(parsed.entries, records.entries);
     });
     for (const { vfs, pageSize } of variants) {
-      const store = await freshStore(vfs, pageSize, `${vfs}-${pageSize}`);
+      const name = `${vfs} ${pageSize}`;
+      const store = await freshStore(vfs, pageSize, name.replace(" ", "-"));
       try {
-        timings[`create ${vfs} ${pageSize}`] = await timed(() =>
-          store.create(parsed.header, parsed.entries)
+        timings[`create ${name}`] = await timed(() => store.create(parsed.header, parsed.entries));
+        // What opening the session in the viewer reads first (warm connection, as there).
+        let loaded!: LoadedContext;
+        timings[`loadContext ${name}`] = await timed(async () =>
+          loaded = await store.loadContext(parsed.header.id)
         );
+        timings[`project ${name}`] = await timed(() => projectLoadedContext(loaded));
+        timings[`list ${name}`] = await timed(() => store.list({ includeInternal: true }));
       } finally {
         await store.close();
       }
