@@ -62,10 +62,16 @@ export interface ViewerApi {
    */
   search(query: string, options: ViewerSearchOptions): Promise<SearchView>;
   /**
-   * Load and index a session; later calls page through it. Every `sessionId` of these
+   * Open a session (a context-only first look where the store allows, see `pending`, else
+   * the full load and index); later calls page through it. Every `sessionId` of these
    * methods is a key (`session_key.ts`): a browser session's id, or `computer/<id>`.
    */
   openSession(sessionId: string): Promise<SessionOverview>;
+  /**
+   * The full overview (counts, tree size) once the whole session is loaded: what the page
+   * asks after an `openSession` answered `pending` (a context-only first look).
+   */
+  sessionComplete(sessionId: string): Promise<SessionOverview>;
   /** Drop the opened copy and load the session again (it changed on the server). */
   reopenSession(sessionId: string): Promise<SessionOverview>;
   /** Rows `[start, start+count)` of the flattened tree, marked for `leafId`. */

@@ -165,6 +165,11 @@ export interface SessionOverview {
    * tree shows extra roots, the context starts mid-conversation).
    */
   missingParentIds: string[];
+  /**
+   * Set while only the default leaf's context is loaded (a context-only first look): the
+   * counts are 0 and there is no tree yet; `sessionComplete` answers the full overview.
+   */
+  pending?: true;
 }
 
 /** A content block of a projected message. */

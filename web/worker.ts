@@ -21,13 +21,14 @@ import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
 import { exportDoc } from "./export/html.ts";
 import { parseSessionKey } from "./session_key.ts";
-import { OpenedSession } from "./worker/opened_session.ts";
+import type { OpenedSession } from "./worker/opened_session.ts";
+import { SessionHandle } from "./worker/session_handle.ts";
 import { mergeSearchViews, searchViews } from "./worker/search.ts";
 import { openViewerStorage, storageCandidates } from "./worker/storage.ts";
 
 let storage: Promise<{ store: SessionStore; view: StorageView }> | undefined;
 /** The opened session (one at a time: a session can be hundreds of MB). */
-const opened = new Map<string, Promise<OpenedSession>>();
+const opened = new Map<string, Promise<SessionHandle>>();
 const OPEN_CACHE = 1;
 
 function store(): Promise<SessionStore> {
@@ -37,11 +38,14 @@ function store(): Promise<SessionStore> {
 
 const sources = new ViewerSources(store, self.location.origin);
 
-/** The opened session of a key (`session_key.ts`): a browser id or `computer/<id>`. */
-async function session(sessionId: string): Promise<OpenedSession> {
+/**
+ * The opened session of a key (`session_key.ts`): a browser id or `computer/<id>`. Opening
+ * reads only the default leaf's context where the store can (see `session_handle.ts`).
+ */
+async function handle(sessionId: string): Promise<SessionHandle> {
   let entry = opened.get(sessionId);
   if (!entry) {
-    entry = sources.resolve(sessionId).then((s) => OpenedSession.load(s.store, s.sessionId));
+    entry = sources.resolve(sessionId).then((s) => SessionHandle.open(s.store, s.sessionId));
     opened.set(sessionId, entry);
     entry.catch(() => opened.delete(sessionId));
     while (opened.size > OPEN_CACHE) opened.delete(opened.keys().next().value!);
@@ -50,6 +54,11 @@ async function session(sessionId: string): Promise<OpenedSession> {
     opened.set(sessionId, entry);
   }
   return await entry;
+}
+
+/** The fully loaded session of a key (the tree, every branch, every entry). */
+async function session(sessionId: string): Promise<OpenedSession> {
+  return await (await handle(sessionId)).full();
 }
 
 async function storeAndId(key: string): Promise<[SessionStore, string]> {
@@ -167,6 +176,11 @@ const api: ViewerApi = {
 
   async openSession(key) {
     const { source } = await sources.resolve(key);
+    return { ...(await handle(key)).overview(), key, source };
+  },
+
+  async sessionComplete(key) {
+    const { source } = await sources.resolve(key);
     return { ...(await session(key)).overview(), key, source };
   },
 
@@ -184,11 +198,11 @@ const api: ViewerApi = {
   },
 
   async context(sessionId, leafId, start, count, as) {
-    return (await session(sessionId)).context(leafId, start, count, as);
+    return await (await handle(sessionId)).context(leafId, start, count, as);
   },
 
   async contextBlock(sessionId, leafId, item, message, block, as) {
-    return (await session(sessionId)).contextBlock(leafId, item, message, block, as);
+    return await (await handle(sessionId)).contextBlock(leafId, item, message, block, as);
   },
 
   async raw(sessionId, leafId, start, count) {
@@ -221,9 +235,9 @@ const api: ViewerApi = {
     );
     if (leafId === null) {
       // A whole session needs no index: the store exports it (byte-identical).
-      const cached = opened.get(sessionId);
-      const blob = cached
-        ? (await cached).exportAll()
+      const cached = await opened.get(sessionId)?.catch(() => undefined);
+      const blob = cached?.loaded
+        ? cached.loaded.exportAll()
         : new Blob([await exportSessionJsonl(...await storeAndId(sessionId))], {
           type: "application/jsonl",
         });

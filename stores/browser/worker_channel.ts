@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { canLoadContext } from "../../src/context_load.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import { decodeHeader, decodeRecord, encodeEntries } from "../../src/records.ts";
@@ -195,6 +196,12 @@ function dispatch(
       return store.loadBranch(a as string, b as string | null | undefined)
         .then((r) => sessionToWire(r.header, r.entries));
     }
+    case "loadContext": {
+      // The prefix travels as lines beside the path (decoded again on the page's side).
+      if (!canLoadContext(store)) throw new SessionStorageError("loadContext is not supported");
+      return store.loadContext(a as string, b as string | null | undefined)
+        .then((r) => ({ ...sessionToWire(r.header, r.entries), prefix: encodeEntries(r.prefix) }));
+    }
     case "search": {
       if (!store.search) throw new SessionStorageError("search is not supported");
       return store.search(a as string, { ...(b as SearchOptions), signal: context.signal });
@@ -219,12 +226,12 @@ function dispatch(
  */
 export interface StoreDescription {
   kind: string;
-  /** Optional methods the store has: `"exportJsonl"`, `"loadBranch"`, `"search"`. */
+  /** Optional methods the store has: `"exportJsonl"`, `"loadBranch"`, `"loadContext"`, `"search"`. */
   capabilities: string[];
 }
 
 function describeStore(store: SessionStore): StoreDescription {
-  const capabilities = ["exportJsonl", "loadBranch", "search"].filter((name) =>
+  const capabilities = ["exportJsonl", "loadBranch", "loadContext", "search"].filter((name) =>
     typeof (store as unknown as Record<string, unknown>)[name] === "function"
   );
   return { kind: store.kind, capabilities };

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import type { ContextLoadingStore } from "../../src/context_load.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import { encodeEntries } from "../../src/records.ts";
@@ -32,6 +33,7 @@ import {
 } from "../../src/store.ts";
 import {
   CONNECT_MESSAGE,
+  entriesFromWire,
   type ListEvent,
   type MessageEndpoint,
   REMOVE_MESSAGE,
@@ -139,7 +141,8 @@ const CLOSE_TIMEOUT_MS = 10_000;
 /**
  * A {@link SessionStore} served from a worker (see `acceptStoreConnections`). Calls are
  * pipelined over a `MessagePort`; errors arrive as the library's typed error classes.
- * `exportJsonl` and `loadBranch` exist only when the served store has them.
+ * `exportJsonl`, `loadBranch`, `loadContext` and `search` exist only when the served store
+ * has them.
  *
  * @example
  * ```ts
@@ -155,6 +158,11 @@ export class WorkerSessionStore implements SessionStore {
   readonly exportJsonl?: (sessionId: string) => Promise<string>;
   /** Present when the served store can load one branch (the SQLite store can). */
   readonly loadBranch?: SessionStore["loadBranch"];
+  /**
+   * Present when the served store has a context-only load (the SQLite store has): what
+   * `projectLoadedContext` needs, without loading the session (`canLoadContext` finds it).
+   */
+  readonly loadContext?: ContextLoadingStore["loadContext"];
   /** Present when the served store has a search index (the SQLite store has). */
   readonly search?: SessionStore["search"];
   readonly #port: MessagePort;
@@ -178,6 +186,15 @@ export class WorkerSessionStore implements SessionStore {
     if (description.capabilities.includes("loadBranch")) {
       this.loadBranch = async (sessionId, leafId) =>
         sessionFromWire(await this.#call<WireSession>("loadBranch", [sessionId, leafId]));
+    }
+    if (description.capabilities.includes("loadContext")) {
+      this.loadContext = async (sessionId, leafId) => {
+        const wire = await this.#call<WireSession & { prefix: string[] }>(
+          "loadContext",
+          [sessionId, leafId],
+        );
+        return { ...sessionFromWire(wire), prefix: entriesFromWire(wire.prefix) };
+      };
     }
     if (description.capabilities.includes("search")) {
       this.search = async (query, options = {}) => {

@@ -30,6 +30,7 @@ import {
   type SqliteValue,
 } from "./store.ts";
 import { storageOperation } from "../../src/store.ts";
+import { useNewDatabasePageSize } from "./_wasm_pages.ts";
 
 /**
  * Which OPFS VFS holds the database.
@@ -304,6 +305,7 @@ export async function openSqliteWasmStore(
 
 function openOrClose(db: Database, onClose: () => void, deferAbove?: number): SqliteSessionStore {
   try {
+    useNewDatabasePageSize(db); // before the schema exists; existing databases keep theirs
     return new SqliteWasmSessionStore(oo1Database(db), onClose, deferAbove);
   } catch (error) {
     db.close();

@@ -37,7 +37,7 @@ export function toSchema5(raw: SqliteDatabase): void {
 type Test = (name: string, fn: () => Promise<void>) => void;
 
 /** A database connection that counts the entry rows parsed (`SELECT json ...` reads). */
-function countingJsonReads(db: SqliteDatabase): { db: SqliteDatabase; reads: () => number } {
+export function countingJsonReads(db: SqliteDatabase): { db: SqliteDatabase; reads: () => number } {
   let reads = 0;
   return {
     reads: () => reads,

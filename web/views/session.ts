@@ -50,7 +50,11 @@ function formatText(version: number): string {
 /** A mounted session page. */
 export class SessionPage {
   readonly element: HTMLElement;
-  readonly #tree: TreeView;
+  /** Mounted once the full overview is known (a pending one has no tree size yet). */
+  #tree: TreeView | undefined;
+  readonly #treeSlot: HTMLElement;
+  #facts: HTMLElement;
+  #overview: SessionOverview;
   readonly #right: HTMLElement;
   readonly #tabs: Record<SessionTab, HTMLButtonElement>;
   readonly #leafLabel: HTMLElement;
@@ -65,24 +69,16 @@ export class SessionPage {
 
   constructor(
     readonly client: ViewerClient,
-    readonly overview: SessionOverview,
+    overview: SessionOverview,
     leafId: string | null,
     tab: SessionTab,
     readonly actions: SessionActions,
-    origin?: ImportOrigin,
+    readonly origin?: ImportOrigin,
   ) {
+    this.#overview = overview;
     this.#leafId = leafId;
     this.#tab = tab;
-    this.#tree = new TreeView({
-      client,
-      sessionId: overview.key,
-      rowCount: overview.rowCount,
-      leafId,
-      onSelect: (id) => {
-        this.setLeaf(id, true);
-        this.#paneTabs?.followLeaf(this.#tab === "conversation" ? "conversation" : "context");
-      },
-    });
+    this.#treeSlot = el("div", { class: "tree-slot" });
     this.#leafLabel = el("code", { attrs: { id: "current-leaf" } });
     this.#tabs = {
       context: button("Context", () => this.setTab("context", true), {
@@ -99,19 +95,7 @@ export class SessionPage {
       }),
     };
     this.#right = el("div", { class: "right" });
-    const facts: Array<[string, string]> = [
-      ["id", overview.id],
-      ["cwd", overview.cwd || "—"],
-      ["created", formatDate(overview.created)],
-      ["format", formatText(origin?.sourceVersion ?? overview.sourceVersion)],
-      ["entries", formatCount(overview.entryCount)],
-      ["branch points", String(overview.branchPoints)],
-      ["labels", String(overview.labels)],
-    ];
-    if (overview.parentSessionId) facts.push(["parent session", overview.parentSessionId]);
-    if (origin) facts.push(["imported from", origin.path]);
-    if (overview.source === "computer") facts.push(["source", "this computer (live)"]);
-    const missing = overview.missingParentIds;
+    this.#facts = this.#factList(overview);
     this.element = el(
       "div",
       { class: "session-page" },
@@ -124,17 +108,7 @@ export class SessionPage {
           el("h2", { attrs: { id: "session-title" } }, overview.title),
           overview.internal ? el("span", { class: "chip tone-internal" }, "internal") : null,
         ),
-        factList(facts, "facts inline"),
-        missing.length
-          ? el(
-            "p",
-            { class: "warn-note", attrs: { id: "missing-parents", role: "note" } },
-            `History is missing: entries point at ${
-              missing.length === 1 ? "a parent" : `${missing.length} parents`
-            } not in this session (${missing.join(", ")}). ` +
-              "Their entries show as extra roots, and a context through them starts mid-conversation.",
-          )
-          : null,
+        this.#facts,
         el(
           "div",
           { class: "actions" },
@@ -172,7 +146,7 @@ export class SessionPage {
             el("span", { class: "muted" }, "leaf "),
             this.#leafLabel,
           ),
-          this.#tree.element,
+          this.#treeSlot,
           el("p", { class: "muted hint" }, "Click an entry to make it the leaf."),
         ),
         el(
@@ -200,8 +174,84 @@ export class SessionPage {
       },
     );
     this.element.querySelector(".session-body")!.before(this.#paneTabs.element);
-    void this.#renderRight();
-    void this.#tree.reveal(leafId ?? "");
+    void this.#renderRight(); // first: its context call goes out before anything else
+    if (overview.pending) {
+      this.#treeSlot.append(
+        el("p", { class: "muted loading", attrs: { id: "tree-loading" } }, "Loading the tree…"),
+      );
+      void this.#complete();
+    } else this.#mountTree(overview);
+  }
+
+  /** The overview: the full one once the session is loaded (see `pending`). */
+  get overview(): SessionOverview {
+    return this.#overview;
+  }
+
+  /** Wait for the full overview (the worker loads the rest of the session), then show it. */
+  async #complete(): Promise<void> {
+    try {
+      const full = await this.client.call("sessionComplete", this.#overview.key);
+      this.#overview = full;
+      const facts = this.#factList(full);
+      this.#facts.replaceWith(facts);
+      this.#facts = facts;
+      this.#mountTree(full);
+    } catch (error) {
+      replaceChildren(
+        this.#treeSlot,
+        el("p", { class: "error" }, `Could not load the tree: ${(error as Error).message}`),
+      );
+    }
+  }
+
+  /** The header facts (and the missing-history note); counts say "…" while pending. */
+  #factList(overview: SessionOverview): HTMLElement {
+    const count = (n: number) => overview.pending ? "…" : formatCount(n);
+    const facts: Array<[string, string]> = [
+      ["id", overview.id],
+      ["cwd", overview.cwd || "—"],
+      ["created", formatDate(overview.created)],
+      ["format", formatText(this.origin?.sourceVersion ?? overview.sourceVersion)],
+      ["entries", count(overview.entryCount)],
+      ["branch points", count(overview.branchPoints)],
+      ["labels", count(overview.labels)],
+    ];
+    if (overview.parentSessionId) facts.push(["parent session", overview.parentSessionId]);
+    if (this.origin) facts.push(["imported from", this.origin.path]);
+    if (overview.source === "computer") facts.push(["source", "this computer (live)"]);
+    const missing = overview.missingParentIds;
+    return el(
+      "div",
+      { class: "facts-block" },
+      factList(facts, "facts inline"),
+      missing.length
+        ? el(
+          "p",
+          { class: "warn-note", attrs: { id: "missing-parents", role: "note" } },
+          `History is missing: entries point at ${
+            missing.length === 1 ? "a parent" : `${missing.length} parents`
+          } not in this session (${missing.join(", ")}). ` +
+            "Their entries show as extra roots, and a context through them starts mid-conversation.",
+        )
+        : null,
+    );
+  }
+
+  /** The tree, once its size is known; revealing the current leaf (or the entry in focus). */
+  #mountTree(overview: SessionOverview): void {
+    this.#tree = new TreeView({
+      client: this.client,
+      sessionId: overview.key,
+      rowCount: overview.rowCount,
+      leafId: this.#leafId,
+      onSelect: (id) => {
+        this.setLeaf(id, true);
+        this.#paneTabs?.followLeaf(this.#tab === "conversation" ? "conversation" : "context");
+      },
+    });
+    replaceChildren(this.#treeSlot, this.#tree.element);
+    void this.#tree.reveal(this.#focus ?? this.#leafId ?? "");
   }
 
   /** The current leaf. */
@@ -213,7 +263,7 @@ export class SessionPage {
   setLeaf(leafId: string | null, fromUser = false): void {
     if (leafId === this.#leafId) return;
     this.#leafId = leafId;
-    this.#tree.setLeaf(leafId);
+    this.#tree?.setLeaf(leafId);
     if (fromUser) this.actions.navigate(leafId, this.#tab);
     void this.#renderRight();
   }
@@ -222,7 +272,7 @@ export class SessionPage {
   focus(entryId: string): void {
     this.#focus = entryId;
     this.#paneTabs?.showOnSmallScreen("raw"); // where the entry is highlighted
-    void this.#tree.reveal(entryId);
+    void this.#tree?.reveal(entryId);
     if (this.#raw?.element.isConnected) void this.#raw.reveal(entryId);
   }
 
@@ -265,7 +315,12 @@ export class SessionPage {
         return;
       }
       this.#panes = [raw, main];
-      await Promise.all([main.start(), raw.more()]);
+      // The context first: on a large session its first page comes from a context-only
+      // load, while the raw entries wait for the whole session; they fill in when ready.
+      const first = main.start();
+      const rawFirst = raw.more();
+      rawFirst.catch(() => {}); // awaited below; not unhandled if the context fails first
+      await first;
       if (token !== this.#renderToken) return;
       replaceChildren(
         this.#right,
@@ -281,6 +336,8 @@ export class SessionPage {
         ),
       );
       this.#raw = raw;
+      await rawFirst;
+      if (token !== this.#renderToken) return;
       if (this.#focus) await raw.reveal(this.#focus);
     } catch (error) {
       if (token !== this.#renderToken) return;

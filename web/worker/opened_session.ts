@@ -20,10 +20,8 @@ import type {
   TreeRowView,
   UsageView,
 } from "../types.ts";
-import { contextPage, projectionItems } from "./context_page.ts";
-import { describeMessage } from "./describe.ts";
+import { ContextPages } from "./context_pages.ts";
 import { buildSessionProjection } from "../../src/projection.ts";
-import { olderAgentProjection } from "./older_agent.ts";
 import { countBranchPoints, flattenTree, type TreeRow, treeRowViews } from "./tree_rows.ts";
 import { computeUsage } from "./usage.ts";
 import { conversationItems, type ConvItem } from "../conversation/model.ts";
@@ -39,7 +37,8 @@ export class OpenedSession {
   readonly #rowIndex = new Map<string, number>();
   #path?: { leafId: string | null; entries: SessionEntry[]; ids: Set<string> };
   #projection?: { leafId: string | null; value: Json };
-  #olderAgent?: { leafId: string | null; value: Json | undefined };
+  /** Context pages of the projection (and the older agent's reading), per leaf. */
+  readonly pages = new ContextPages((leafId) => this.projection(leafId));
   #conversation?: { leafId: string | null; items: ConvItem[] };
 
   private constructor(
@@ -119,45 +118,9 @@ export class OpenedSession {
     return this.#projection.value;
   }
 
-  /** The projection as a format-3 agent would have built it (see `older_agent.ts`). */
-  olderAgent(leafId: string | null): Json | undefined {
-    const projection = this.projection(leafId);
-    if (!this.#olderAgent || this.#olderAgent.leafId !== leafId) {
-      this.#olderAgent = { leafId, value: olderAgentProjection(projection) };
-    }
-    return this.#olderAgent.value;
-  }
-
-  #projectionAs(leafId: string | null, as: ContextAs | undefined): Json {
-    if (as !== "older-agent") return this.projection(leafId);
-    const older = this.olderAgent(leafId);
-    if (!older) throw new RangeError("this branch has no retired summary compaction");
-    return older;
-  }
-
   /** A page of the projected context (or of the older agent's reading of it). */
-  context(
-    leafId: string | null,
-    start: number,
-    count: number,
-    as?: ContextAs,
-  ): ContextPageView {
-    const page = contextPage(this.#projectionAs(leafId, as), leafId, start, count);
-    if (as === undefined) {
-      // The older reading starts with the retired record; cached per leaf, so a page of a
-      // long session does not scan it again.
-      const older = projectionItems(this.olderAgent(leafId) ?? {})[0];
-      const retired = older?.sourceEntry as Json | undefined;
-      if (retired) {
-        page.retired = {
-          id: String(retired.id),
-          firstKeptEntryId: typeof retired.firstKeptEntryId === "string"
-            ? retired.firstKeptEntryId
-            : null,
-        };
-      }
-    }
-    return page;
+  context(leafId: string | null, start: number, count: number, as?: ContextAs): ContextPageView {
+    return this.pages.context(leafId, start, count, as);
   }
 
   /** The whole text of one block of the projected context. */
@@ -168,12 +131,7 @@ export class OpenedSession {
     block: number,
     as?: ContextAs,
   ): string {
-    const items = projectionItems(this.#projectionAs(leafId, as));
-    const messages = items[item]?.messages as Json[] | undefined;
-    const target = messages?.[message];
-    const view = target ? describeMessage(target, Infinity).blocks[block] : undefined;
-    if (!view || !("text" in view)) throw new RangeError("no such block in the projection");
-    return view.text;
+    return this.pages.contextBlock(leafId, item, message, block, as);
   }
 
   /** A page of raw path entries. */

@@ -1,0 +1,79 @@
+/**
+ * Where the viewer's import of a large session goes, in Chromium: read, split lines,
+ * JSON.parse, the full parse (validation), the store's row preparation, and the SQLite
+ * insert on the `opfs` VFS (what the viewer uses on its cross-origin isolated page) and on
+ * `opfs-sahpool`, at sqlite-wasm's default page size (8 KiB) and at 64 KiB. Each phase runs over the whole file on its own.
+ *
+ * `deno run -A bench/browser/import_breakdown.ts [--entries=100000]` (prints a table;
+ * writes nothing).
+ * @module
+ */
+import { ensureSession } from "../generate.ts";
+import { REPO } from "../jobs.ts";
+import type { Harness } from "./types.ts";
+
+const entries = Number(
+  Deno.args.find((a) => a.startsWith("--entries="))?.slice(10) ?? 10000,
+);
+const data = await ensureSession(entries);
+const harness = await import(
+  new URL("tests/browser/harness.ts", `file://${REPO}`).href
+) as Harness;
+const dir = await harness.bundleBrowserEntries({
+  name: "import_breakdown",
+  pages: ["bench/browser/import_breakdown_page.ts"],
+  workers: ["bench/browser/import_breakdown_worker.ts"],
+});
+await Deno.symlink(data.file, `${dir}/session.jsonl`).catch(() => {});
+const server = harness.serveDirectory({ root: dir, isolated: true });
+const profile = await Deno.makeTempDir({ prefix: "mu-bench-breakdown-" });
+const variants = [
+  { vfs: "opfs", pageSize: 8192 }, // sqlite-wasm's default
+  { vfs: "opfs", pageSize: 65536 },
+  { vfs: "opfs-sahpool", pageSize: 8192 },
+  { vfs: "opfs-sahpool", pageSize: 65536 },
+];
+try {
+  const browser = await harness.launchChromium({ userDataDir: profile });
+  try {
+    const page = await browser.newPage();
+    // The page's own errors (a 404, a worker that fails) say more than a timeout would.
+    const events = page as unknown as { on(e: string, f: (m: unknown) => void): void };
+    events.on("pageerror", (e) => console.error("page error:", e));
+    await page.goto(
+      `${server.url}/import_breakdown_page.html?file=session.jsonl&variants=${
+        encodeURIComponent(JSON.stringify(variants))
+      }`,
+    );
+    await page.waitForFunction("globalThis.__benchResult !== undefined", undefined, {
+      timeout: 900_000,
+      polling: 500,
+    });
+    const result = await page.evaluate<{ error?: string; timings: Record<string, number> }>(
+      "globalThis.__benchResult",
+    );
+    if (result.error) throw new Error(result.error);
+    const mb = data.bytes / 1e6;
+    console.log(`${entries} entries, ${mb.toFixed(0)} MB; load ${Deno.loadavg().join(" ")}`);
+    let before = 0;
+    for (const [phase, ms] of Object.entries(result.timings)) {
+      // read, split, jsonParse and parseValidate each include the one before; the rest not.
+      const cumulative = ["read", "split", "jsonParse", "parseValidate"].includes(phase);
+      const step = cumulative ? ms - before : ms;
+      const rate = cumulative || phase.startsWith("create") || phase === "rowPrep"
+        ? `, ${(mb / (ms / 1000)).toFixed(1)} MB/s`
+        : "";
+      if (cumulative) before = ms;
+      console.log(
+        `${phase.padEnd(26)} ${ms.toFixed(0).padStart(7)} ms  (this step ${
+          step.toFixed(0).padStart(6)
+        } ms${rate})`,
+      );
+    }
+  } finally {
+    await browser.close();
+  }
+} finally {
+  await server.close();
+  await Deno.remove(profile, { recursive: true }).catch(() => {});
+}

@@ -1,0 +1,151 @@
+/**
+ * A session as the worker opens it for the page: first a context-only look (the store's
+ * `loadContext`: the default leaf's context range and the few earlier entries its
+ * projection replays, read from indexed columns), enough to show the first context page
+ * of a 100k-entry session at once; then, when the page asks for anything else (the tree,
+ * raw entries, another leaf, usage), the full load (`OpenedSession`), started once.
+ *
+ * A store without `loadContext` (IndexedDB, memory, the HTTP store of `mu serve`), or a
+ * context the load cannot decide (`projectLoadedContext` answers `undefined`), opens with
+ * the full load at once, as before.
+ *
+ * @module
+ */
+import { canLoadContext, projectLoadedContext } from "../../src/context_load.ts";
+import { toJsonLine } from "../../src/jsonl.ts";
+import { CURRENT_SESSION_VERSION, isWorkflowInternal } from "../../src/schema.ts";
+import type { SessionStore } from "../../src/store.ts";
+import type { ContextAs, ContextPageView, SessionOverview } from "../types.ts";
+import { ContextPages } from "./context_pages.ts";
+import { OpenedSession } from "./opened_session.ts";
+
+type Json = Record<string, unknown>;
+
+/** The overview without the page's key and source (added by the worker's API). */
+export type OverviewFacts = Omit<SessionOverview, "key" | "source">;
+
+/** What the context-only look knows before the full load. */
+interface FirstLook {
+  leafId: string;
+  overview: OverviewFacts;
+  pages: ContextPages;
+}
+
+/** An opened session: a first look from the context, the full session on demand. */
+export class SessionHandle {
+  #first?: FirstLook;
+  #full?: Promise<OpenedSession>;
+  #loaded?: OpenedSession;
+
+  private constructor(readonly store: SessionStore, readonly sessionId: string) {}
+
+  /**
+   * Open a session: a context-only first look when the store can give one, else the full
+   * load.
+   *
+   * @example
+   * ```ts
+   * import { SessionHandle } from "./session_handle.ts";
+   * import { MemorySessionStore } from "../../src/memory_store.ts";
+   * const store = new MemorySessionStore();
+   * await store.create({ type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" });
+   * (await SessionHandle.open(store, "s")).overview().entryCount; // 0
+   * ```
+   */
+  static async open(store: SessionStore, sessionId: string): Promise<SessionHandle> {
+    const handle = new SessionHandle(store, sessionId);
+    if (canLoadContext(store)) handle.#first = await firstLook(store, sessionId);
+    if (!handle.#first) await handle.full();
+    return handle;
+  }
+
+  /** The fully loaded session, once {@link full} has resolved. */
+  get loaded(): OpenedSession | undefined {
+    return this.#loaded;
+  }
+
+  /** The overview: `pending` (no counts, no tree yet) until the full load is done. */
+  overview(): OverviewFacts {
+    return this.#loaded?.overview() ?? this.#first!.overview;
+  }
+
+  /** The fully loaded session (the load starts on the first call and runs once). */
+  full(): Promise<OpenedSession> {
+    if (!this.#full) {
+      this.#full = OpenedSession.load(this.store, this.sessionId).then((opened) => {
+        this.#loaded = opened;
+        this.#first = undefined; // the full session answers everything from now on
+        return opened;
+      });
+      this.#full.catch(() => this.#full = undefined); // a later call tries again
+    }
+    return this.#full;
+  }
+
+  /** The context pages of a leaf: from the first look when it covers the leaf. */
+  async #pages(leafId: string | null): Promise<ContextPages> {
+    const first = this.#first;
+    if (!this.#loaded && first && first.leafId === leafId) return first.pages;
+    return (await this.full()).pages;
+  }
+
+  /** A page of the projected context (see `OpenedSession.context`). */
+  async context(
+    leafId: string | null,
+    start: number,
+    count: number,
+    as?: ContextAs,
+  ): Promise<ContextPageView> {
+    return (await this.#pages(leafId)).context(leafId, start, count, as);
+  }
+
+  /** The whole text of one block of the projected context. */
+  async contextBlock(
+    leafId: string | null,
+    item: number,
+    message: number,
+    block: number,
+    as?: ContextAs,
+  ): Promise<string> {
+    return (await this.#pages(leafId)).contextBlock(leafId, item, message, block, as);
+  }
+}
+
+/**
+ * The default leaf's projection from a context-only load, with the header facts the page
+ * shows first; `undefined` when the load cannot decide the projection (or the session has
+ * no entries: the full load of an empty session costs nothing).
+ */
+async function firstLook(store: SessionStore, sessionId: string): Promise<FirstLook | undefined> {
+  if (!canLoadContext(store)) return undefined;
+  const loaded = await store.loadContext(sessionId);
+  const leaf = loaded.entries.at(-1);
+  if (!leaf) return undefined;
+  const projection = projectLoadedContext(loaded) as unknown as Json | undefined;
+  if (!projection) return undefined;
+  const { header } = loaded;
+  // The listing row (name, summary, first message) is kept current by every write.
+  const info = (await store.list({ includeInternal: true })).find((s) => s.id === sessionId);
+  const overview: OverviewFacts = {
+    id: header.id,
+    title: info ? info.name ?? info.summary ?? info.firstMessage : header.id,
+    cwd: info?.cwd ?? header.cwd ?? "",
+    created: info?.created.getTime() ?? Date.parse(header.createdAt),
+    header: toJsonLine(header),
+    sourceVersion: CURRENT_SESSION_VERSION,
+    entryCount: 0,
+    rowCount: 0,
+    defaultLeafId: leaf.id,
+    labels: 0,
+    branchPoints: 0,
+    internal: isWorkflowInternal(header),
+    ...(header.parentSessionId ? { parentSessionId: header.parentSessionId } : {}),
+    missingParentIds: [],
+    pending: true,
+  };
+  const pages = new ContextPages((leafId) => {
+    if (leafId !== leaf.id) throw new RangeError("the first look covers the default leaf only");
+    return projection;
+  });
+  return { leafId: leaf.id, overview, pages };
+}
