@@ -65,7 +65,7 @@ async function compareLeaves(
 }
 
 /** A database connection that counts the entry rows parsed (`SELECT json ...` reads). */
-function countingJsonReads(db: SqliteDatabase): { db: SqliteDatabase; reads: () => number } {
+export function countingJsonReads(db: SqliteDatabase): { db: SqliteDatabase; reads: () => number } {
   let reads = 0;
   return {
     reads: () => reads,
