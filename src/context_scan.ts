@@ -34,14 +34,18 @@ import {
 } from "./schema.ts";
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
 
-/** Thrown inside the pass to stop it; never escapes {@link scanContext}. */
-class Unsure extends Error {}
+/** Thrown inside the pass to stop it; never escapes {@link scanContext} or the lazy scan. */
+export class Unsure extends Error {}
 
 /** Entries kept whatever their position: few per session, and the plan may need any of them. */
 const RARE = CONTEXT_THINKING | CONTEXT_WINDOW | CONTEXT_SYSTEM | CONTEXT_VERBATIM;
 
-/** The pass's state: the compact index and the kept entries. */
-class ContextScanner {
+/**
+ * The pass's state: the compact index and the kept entries. `onEntry` sees every checked
+ * entry with its record (the lazy open, `lazy_scan.ts`, indexes byte offsets with it).
+ */
+export class ContextScanner {
+  onEntry?: (entry: SessionEntry, record: JsonlRecord) => void;
   header: Record<string, unknown> | undefined;
   readonly ids: string[] = [];
   readonly parents: (string | null)[] = [];
@@ -87,6 +91,7 @@ class ContextScanner {
       this.#lastVerbatim = index;
     }
     this.kept.push(entry);
+    this.onEntry?.(entry, record);
   };
 
   /** A kept entry, or undefined when the window has moved past it. */
@@ -121,7 +126,8 @@ class ContextScanner {
   }
 }
 
-async function feed(
+/** Run `onRecord` over every record of `chunks`. */
+export async function feed(
   chunks: AsyncIterable<Uint8Array>,
   onRecord: (record: JsonlRecord) => void,
   source: string | undefined,

@@ -21,6 +21,8 @@ import {
   type LoadedContext,
 } from "../../src/context_load.ts";
 import { scanContext } from "../../src/context_scan.ts";
+import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
+import { scanLazy } from "../../src/lazy_scan.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
@@ -161,6 +163,14 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     const scanned = await scanContext(() => this.#fs.readStream(path), leafId);
     if (scanned?.header.id === sessionId) return scanned;
     return contextOfLoaded(await this.load(sessionId), leafId);
+  }
+
+  /** The lazy open behind `SessionManager.open` (`src/lazy_scan.ts`); any doubt: undefined. */
+  async [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined> {
+    assertOpen(this.#closed, this.kind);
+    const path = await this.#require(sessionId);
+    const session = await scanLazy(this.#fs.readStream(path), this.#fs.describe(path));
+    return session?.header.id === sessionId ? session : undefined;
   }
 
   async #load(sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
