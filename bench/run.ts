@@ -342,6 +342,21 @@ if (only?.includes("proto")) {
   }
 }
 
+// Resuming the 100k session (issue 12), only on request: the floor, the context-only loads
+// and SessionManager.open + buildSessionContext() side by side, then each alone for its RSS.
+if (only?.includes("context")) {
+  const { CONTEXT_MEM_FNS } = await import("./cases/resume.ts");
+  const params = openParams(SIZES.big);
+  const subject = `${SIZES.big} entries`;
+  for (const launcher of launchers) {
+    const job: ChildJob = { mode: "time", case: "context", params, warmup: 1, runs: 3 };
+    await run(launcher, "context", subject, job, 600_000);
+    for (const fn of smoke ? [] : CONTEXT_MEM_FNS) {
+      await run(launcher, "context memory", subject, { ...job, mode: "mem", fn });
+    }
+  }
+}
+
 // The ~1 GB session (issue 12), only on request: each function once in one process (ratios
 // to its floor), then each alone in a fresh process for its peak RSS.
 if (only?.includes("huge") && runtimes.includes("deno")) {
