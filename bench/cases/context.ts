@@ -56,7 +56,8 @@ function managerFn(driver: StoreDriver, where: string, sessionId: string): Bench
       const manager = await SessionManager.open(store as SessionStore, sessionId);
       const openMs = elapsed(t);
       const context = manager.buildSessionContext();
-      return { loadMs: elapsed(t), openMs, messages: context.messages.length };
+      const lazy = (manager as unknown as { index?: object }).index?.constructor.name;
+      return { loadMs: elapsed(t), openMs, messages: context.messages.length, index: lazy };
     } finally {
       await store.close();
     }

@@ -4,10 +4,12 @@
  * from the `sessions` row, and entry bodies read by primary key when the manager first
  * needs them, through the store's synchronous connection. Nothing else is read or parsed.
  *
- * A manager can outlive its store's connection, and the store can replace or delete the
- * session under it: before any of that, the store calls {@link LazyRows.detach}, which
- * reads every row's text the manager has not parsed yet, so its getters keep answering
- * what the session held when it was opened (as a fully loaded manager would).
+ * The store can replace or delete the session under an open manager: before it does, it
+ * calls {@link LazyRows.detach}, which copies every row's text, so the manager's getters
+ * keep answering what the session held when it was opened (as a fully loaded manager
+ * would). Closing the store does not copy (a 100k-entry session would be read whole at
+ * every exit): after `close`, an entry the manager has not parsed yet raises the store's
+ * closed error (`SessionStorageError`); what it parsed stays.
  *
  * @module
  */
@@ -27,6 +29,7 @@ export class LazyRows {
   readonly #ids: string[];
   #detached?: string[];
   #labels?: number[];
+  #closed = false;
 
   constructor(statement: StatementSource, sessionId: string, seqs: number[], ids: string[]) {
     this.#statement = statement;
@@ -37,6 +40,7 @@ export class LazyRows {
 
   /** The entry at `position`, parsed; its id must still be the one indexed at the open. */
   read(position: number): SessionEntry {
+    this.#assertOpen();
     const text = this.#detached
       ? this.#detached[position]
       : this.#statement("SELECT json FROM entries WHERE session_id = ? AND seq = ?")
@@ -56,11 +60,25 @@ export class LazyRows {
   /** Positions of the label entries (a scan of the session's rows' type column). */
   labelPositions(): number[] {
     if (this.#labels) return [...this.#labels];
+    this.#assertOpen();
     const at = new Map(this.#seqs.map((seq, i) => [seq, i]));
     const rows = this.#statement(
       "SELECT seq FROM entries WHERE session_id = ? AND type = 'label' ORDER BY seq",
     ).all(this.sessionId);
     return rows.map((row) => at.get(Number(row.seq))).filter((i) => i !== undefined);
+  }
+
+  /** The store closed: unread rows can no longer be read (see the module notes). */
+  close(): void {
+    this.#closed = true;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed && !this.#detached) {
+      throw new SessionStorageError(
+        `The sqlite session store is closed: session ${this.sessionId}'s unread entries are gone`,
+      );
+    }
   }
 
   /** Copy every row's text while the connection and the rows are still there. */
@@ -88,14 +106,20 @@ export class LazyOpenings {
     return opened?.session;
   }
 
-  /** Detach the open rows of `sessionId` (or of every session). */
-  detach(sessionId?: string): void {
+  /** Detach the open rows of `sessionId` (before it is replaced or deleted). */
+  detach(sessionId: string): void {
     for (const ref of this.#refs) {
       const rows = ref.deref();
-      if (rows && sessionId !== undefined && rows.sessionId !== sessionId) continue;
+      if (rows && rows.sessionId !== sessionId) continue;
       rows?.detach();
       this.#refs.delete(ref);
     }
+  }
+
+  /** The store is closing: every open session's unread rows become unreadable. */
+  close(): void {
+    for (const ref of this.#refs) ref.deref()?.close();
+    this.#refs.clear();
   }
 }
 

@@ -119,7 +119,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   readonly #db: SqliteDatabase;
   readonly #statements = new Map<string, SqliteStatement>();
   readonly #search: SqliteSearchIndex;
-  readonly #lazy = new LazyOpenings(); // detached before their rows or connection go away
+  readonly #lazy = new LazyOpenings(); // lazily opened sessions (`_lazy.ts`)
   #closed = false;
 
   /** Configure the connection and migrate the schema; throws on failure (prefer {@link open}). */
@@ -418,7 +418,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.#lazy.detach();
+    this.#lazy.close();
     this.#closed = true;
     this.#statements.clear();
     await storageOperation("close", () => this.#db.close());
