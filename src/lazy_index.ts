@@ -318,3 +318,42 @@ export interface LazyOpeningStore {
 export function canOpenLazy(store: object): store is LazyOpeningStore {
   return typeof (store as Partial<LazyOpeningStore>)[OPEN_LAZY] === "function";
 }
+
+/** A lazily opened session's storage link, which its store can cut (copying what it needs). */
+export interface Detachable {
+  /** What the store knows it by (session id, file path). */
+  readonly key: string;
+  detach(): void;
+}
+
+/**
+ * A store's lazily opened sessions, held weakly (a manager dropped is forgotten), so the
+ * store can detach them before it rewrites, deletes or closes what they read from.
+ *
+ * @example
+ * ```ts
+ * import { LazyHolders } from "./lazy_index.ts";
+ * const holders = new LazyHolders();
+ * holders.add({ key: "s1", detach: () => {} });
+ * holders.take("s1").forEach((held) => held.detach());
+ * ```
+ */
+export class LazyHolders<T extends Detachable = Detachable> {
+  readonly #refs = new Set<WeakRef<T>>();
+
+  add(held: T): void {
+    this.#refs.add(new WeakRef(held));
+  }
+
+  /** Forget and return the live ones with this key (every one without a key). */
+  take(key?: string): T[] {
+    const taken: T[] = [];
+    for (const ref of this.#refs) {
+      const held = ref.deref();
+      if (held && key !== undefined && held.key !== key) continue;
+      this.#refs.delete(ref);
+      if (held) taken.push(held);
+    }
+    return taken;
+  }
+}

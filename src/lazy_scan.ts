@@ -5,15 +5,20 @@
  * listing fold and the label positions. An entry body is parsed again from its bytes when
  * the manager first needs it; the entries of the pass's window come parsed already.
  *
- * The bytes are the file as read (about its size in memory, against 2-4 times that for
- * parsed objects). Like the context pass, any doubt (an error, an older format, duplicate
+ * Bodies are read back from the file by offset when its backend reads synchronously
+ * (Deno, Node), so nothing of the file stays in memory; otherwise (File System Access) the
+ * bytes are kept as read, about the file's size against 2-4 times that for parsed objects.
+ * A body read from the file must carry the id indexed at the open, else the file changed
+ * under the manager (another process rewrote it) and the read raises `SessionStorageError`.
+ * Like the context pass, any doubt (an error, an older format, duplicate
  * ids, a parent written after its child) answers `undefined`, and the store's full load
  * decides and words any error.
  *
  * @module
  */
 import { ContextScanner, feed } from "./context_scan.ts";
-import type { LazySession } from "./lazy_index.ts";
+import { SessionStorageError } from "./errors.ts";
+import type { Detachable, LazySession } from "./lazy_index.ts";
 import { applyEntryToListing, emptyListingState } from "./listing.ts";
 import type { SessionEntry } from "./schema.ts";
 
@@ -28,12 +33,16 @@ class RetainedBytes {
     return this.#length;
   }
 
+  add(chunk: Uint8Array): void {
+    this.#chunks.push(chunk);
+    this.#starts.push(this.#length);
+    this.#length += chunk.length;
+  }
+
   /** Keep `chunks` as they pass (the reader hands out a fresh buffer per chunk). */
   async *keep(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
     for await (const chunk of chunks) {
-      this.#chunks.push(chunk);
-      this.#starts.push(this.#length);
-      this.#length += chunk.length;
+      this.add(chunk);
       yield chunk;
     }
   }
@@ -67,23 +76,79 @@ class RetainedBytes {
 }
 
 /**
- * The lazy open of the format-4 JSONL session in `read()`'s bytes, or `undefined` whenever
- * the full parser should decide instead.
+ * Where a lazily opened file's entry bodies come from: the file itself, read by offset
+ * (`readSync`; nothing of the file is kept), or the bytes kept as they were scanned. Its
+ * store detaches it (reads the file's bytes into memory once) before rewriting the file,
+ * whose offsets would then move.
+ */
+class FileBodies implements Detachable {
+  readonly key: string;
+  readonly #readSync?: (start: number, end: number) => Uint8Array;
+  #kept?: RetainedBytes;
+  readonly #decoder = new TextDecoder();
+  length = 0;
+
+  constructor(key: string, readSync?: (start: number, end: number) => Uint8Array) {
+    this.key = key;
+    this.#readSync = readSync;
+    if (!readSync) this.#kept = new RetainedBytes();
+  }
+
+  /** The scanned chunks (kept when there is no `readSync`), counted. */
+  async *pass(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+    const counted = this.#kept ? this.#kept.keep(chunks) : chunks;
+    for await (const chunk of counted) {
+      this.length += chunk.length;
+      yield chunk;
+    }
+  }
+
+  /** Whether a read could see a file changed since the scan (the caller checks the id). */
+  get fromFile(): boolean {
+    return !this.#kept;
+  }
+
+  text(start: number, end: number): string {
+    if (this.#kept) return this.#kept.text(start, end);
+    return this.#decoder.decode(this.#readSync!(start, end));
+  }
+
+  detach(): void {
+    if (this.#kept) return;
+    const kept = new RetainedBytes();
+    kept.add(this.#readSync!(0, this.length));
+    this.#kept = kept;
+  }
+}
+
+/** What {@link scanLazy} needs to know about the file. */
+export interface LazyScanOptions {
+  /** The store's key for the file (its `Detachable` key). */
+  key: string;
+  /** The file as shown to people (the session's `path`, error messages). */
+  source: string;
+  /** Bytes `[start, end)` of the file, synchronously, when the backend can. */
+  readSync?: (start: number, end: number) => Uint8Array;
+}
+
+/**
+ * The lazy open of the format-4 JSONL session in `chunks`, with the link its store can
+ * detach, or `undefined` whenever the full parser should decide instead.
  *
  * @example
  * ```ts
  * import { scanLazy } from "./lazy_scan.ts";
  * const text = '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n';
  * const read = async function* () { yield new TextEncoder().encode(text); };
- * (await scanLazy(read(), "/sessions/s.jsonl"))?.ids; // []
+ * (await scanLazy(read(), { key: "s.jsonl", source: "/sessions/s.jsonl" }))?.session.ids; // []
  * ```
  */
 export async function scanLazy(
   chunks: AsyncIterable<Uint8Array>,
-  path?: string,
-): Promise<LazySession | undefined> {
+  options: LazyScanOptions,
+): Promise<{ session: LazySession; bodies: Detachable } | undefined> {
   const scanner = new ContextScanner();
-  const bytes = new RetainedBytes();
+  const bodies = new FileBodies(options.key, options.readSync);
   const offsets: number[] = [];
   const labels: number[] = [];
   const listing = emptyListingState();
@@ -93,22 +158,37 @@ export async function scanLazy(
     applyEntryToListing(listing, entry);
   };
   try {
-    await feed(bytes.keep(chunks), scanner.onRecord, path);
+    await feed(bodies.pass(chunks), scanner.onRecord, options.source);
     const header = scanner.checkedHeader();
     const parsed = new Map<number, SessionEntry>(scanner.rare);
     scanner.kept.forEach((entry, i) => parsed.set(scanner.keptStart + i, entry));
-    return {
+    const { ids } = scanner;
+    const read = (i: number) => {
+      // From an entry's first byte to the next one's: only line breaks follow the record.
+      const text = bodies.text(offsets[i], offsets[i + 1] ?? bodies.length);
+      let entry: SessionEntry | undefined;
+      try {
+        entry = JSON.parse(text);
+      } catch { /* the file changed: below */ }
+      if (entry?.id !== ids[i]) {
+        throw new SessionStorageError(`${options.source} changed since it was opened`);
+      }
+      return entry;
+    };
+    const labelPositions = () => [...labels];
+    const { parents, flags } = scanner;
+    const session = {
       header,
-      path,
-      ids: scanner.ids,
-      parents: scanner.parents,
-      flags: scanner.flags,
+      path: options.source,
+      ids,
+      parents,
+      flags,
       listing,
       parsed,
-      labelPositions: () => [...labels],
-      // From an entry's first byte to the next one's: only whitespace follows the record.
-      read: (i) => JSON.parse(bytes.text(offsets[i], offsets[i + 1] ?? bytes.length)),
+      read,
+      labelPositions,
     };
+    return { session, bodies };
   } catch {
     return undefined; // any doubt (an Unsure, a parse or format error): the full load decides
   }

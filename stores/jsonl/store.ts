@@ -21,7 +21,7 @@ import {
   type LoadedContext,
 } from "../../src/context_load.ts";
 import { scanContext } from "../../src/context_scan.ts";
-import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
+import { LazyHolders, type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import { scanLazy } from "../../src/lazy_scan.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
@@ -79,6 +79,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   /** Files this store wrote or verified, by path. */
   readonly #known = new Map<string, KnownFile>();
   #closed = false;
+  readonly #lazy = new LazyHolders(); // lazily opened files (`src/lazy_scan.ts`)
   #swept = false;
   readonly #context: AppendContext;
   readonly #groups: AppendGroups;
@@ -169,8 +170,14 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   async [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined> {
     assertOpen(this.#closed, this.kind);
     const path = await this.#require(sessionId);
-    const session = await scanLazy(this.#fs.readStream(path), this.#fs.describe(path));
-    return session?.header.id === sessionId ? session : undefined;
+    const fs = this.#fs;
+    const readSync = fs.readSync &&
+      ((start: number, end: number) => fs.readSync!(path, start, end));
+    const options = { key: path, source: fs.describe(path), readSync };
+    const scanned = await scanLazy(fs.readStream(path), options);
+    if (scanned?.session.header.id !== sessionId) return undefined;
+    this.#lazy.add(scanned.bodies);
+    return scanned.session;
   }
 
   async #load(sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
@@ -413,6 +420,8 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   async #locked<T>(path: string, what: string, fn: () => Promise<T>): Promise<T> {
     const release = await this.#fs.lock(path, this.#lockOptions());
     try {
+      // A rewrite moves the offsets lazily opened managers read at: they copy the file first.
+      if (what !== "append") { for (const held of this.#lazy.take(path)) held.detach(); }
       return await storageOperation(what, fn);
     } finally {
       await release();

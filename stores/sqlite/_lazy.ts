@@ -15,14 +15,14 @@
  */
 import { decodeHeader, decodeListing, decodeRecord } from "../../src/records.ts";
 import { SessionStorageError } from "../../src/errors.ts";
-import type { LazySession } from "../../src/lazy_index.ts";
+import { type Detachable, LazyHolders, type LazySession } from "../../src/lazy_index.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import { readTreeText, type StatementSource, TreeText } from "./_context.ts";
 
 const decoding = (sessionId: string) => ({ source: `sqlite:${sessionId}`, keepText: false });
 
 /** The rows behind one lazily opened session; detached rows answer from their own copy. */
-export class LazyRows {
+export class LazyRows implements Detachable {
   readonly sessionId: string;
   readonly #statement: StatementSource;
   readonly #seqs: number[];
@@ -30,10 +30,12 @@ export class LazyRows {
   #detached?: string[];
   #labels?: number[];
   #closed = false;
+  readonly key: string;
 
   constructor(statement: StatementSource, sessionId: string, seqs: number[], ids: string[]) {
     this.#statement = statement;
     this.sessionId = sessionId;
+    this.key = sessionId;
     this.#seqs = seqs;
     this.#ids = ids;
   }
@@ -97,29 +99,23 @@ export class LazyRows {
  * so the store can detach them before their rows or its connection go away.
  */
 export class LazyOpenings {
-  readonly #refs = new Set<WeakRef<LazyRows>>();
+  readonly #held = new LazyHolders<LazyRows>();
 
-  /** {@link openLazyRows}, remembered for {@link detach}. */
+  /** {@link openLazyRows}, remembered for {@link detach} and {@link close}. */
   open(statement: StatementSource, sessionId: string): LazySession | undefined {
     const opened = openLazyRows(statement, sessionId);
-    if (opened) this.#refs.add(new WeakRef(opened.rows));
+    if (opened) this.#held.add(opened.rows);
     return opened?.session;
   }
 
   /** Detach the open rows of `sessionId` (before it is replaced or deleted). */
   detach(sessionId: string): void {
-    for (const ref of this.#refs) {
-      const rows = ref.deref();
-      if (rows && rows.sessionId !== sessionId) continue;
-      rows?.detach();
-      this.#refs.delete(ref);
-    }
+    for (const rows of this.#held.take(sessionId)) rows.detach();
   }
 
   /** The store is closing: every open session's unread rows become unreadable. */
   close(): void {
-    for (const ref of this.#refs) ref.deref()?.close();
-    this.#refs.clear();
+    for (const rows of this.#held.take()) rows.close();
   }
 }
 

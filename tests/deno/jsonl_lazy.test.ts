@@ -5,14 +5,20 @@
  * branches, tree, labels, projections) and a file the full load refuses is refused with
  * the same error; over seeded mutations of real files (byte flips, truncations, splices,
  * hostile values) the lazy open never accepts what the full load refuses and never
- * answers differently when both accept.
+ * answers differently when both accept. Entry bodies are read back from the file by offset:
+ * the store's own rewrites copy the file first, another writer's rewrite raises.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { serializeSessionJsonl, SessionManager, SessionView } from "../../core.ts";
+import {
+  serializeSessionJsonl,
+  SessionManager,
+  SessionStorageError,
+  SessionView,
+} from "../../core.ts";
 import { LazyIndex } from "../../src/lazy_index.ts";
 import { type JsonlSessionStore, openJsonlFsStore } from "../../stores/jsonl/fs.ts";
-import { assert, assertEquals } from "../conformance/assert.ts";
+import { assert, assertEquals, assertThrows } from "../conformance/assert.ts";
 import { copyFixtures } from "../jsonl/fixture_folder.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { mutate } from "../stress/_mutate.ts";
@@ -105,6 +111,36 @@ Deno.test("jsonl SessionManager.open: appends after a lazy open land and read ba
     const ids = reloaded.entries.map((entry) => entry.id);
     assertEquals(answers(manager, ids), answers(full, ids));
     assertEquals(manager.getBranch().at(-2)?.id, id);
+    await store.close();
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+Deno.test("jsonl lazy manager: its own store's rewrites keep its answers; another writer's raise", async () => {
+  const dir = await tempDir();
+  try {
+    const store = await openJsonlFsStore(dir);
+    const { header, entries } = generatedSession(6_000, 8); // entries outside the scan window
+    const ids = entries.map((entry) => entry.id);
+    await store.create(header, entries);
+    const expected = answers(new SessionView({ ...(await store.load(header.id)) }), ids);
+    // The header rewrite moves every offset: the manager copies the file first.
+    const manager = await SessionManager.open(store, header.id);
+    await manager.markSessionInternal({ runId: "r", stageId: "s", stageName: "n" });
+    const after = answers(manager, ids);
+    assertEquals({ ...after, header: expected.header }, expected);
+    const replaced = await SessionManager.open(store, header.id);
+    await store.replace(header, entries.slice(0, 10));
+    assertEquals(answers(replaced, ids).entries, entries);
+    // Another store instance (another process, say) rewrites the file under a manager.
+    await store.replace(header, entries);
+    const other = await openJsonlFsStore(dir);
+    const stale = await SessionManager.open(store, header.id);
+    stale.buildSessionContext();
+    await other.replace({ ...header, cwd: "/a/much/longer/working/directory" }, entries);
+    assertThrows(() => stale.getEntries(), SessionStorageError);
+    await other.close();
     await store.close();
   } finally {
     await removeDir(dir);
