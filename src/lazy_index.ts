@@ -33,18 +33,19 @@ import { SessionIndex, type SessionTreeNode } from "./tree.ts";
 
 /**
  * What a store hands the manager for a lazy open: the session's compact columns in commit
- * order and a synchronous reader of one entry body.
+ * order and a synchronous reader of one entry body. The index takes the column arrays over
+ * (appends extend them): a store hands out fresh ones.
  */
 export interface LazySession {
   header: SessionHeader;
   /** JSONL file location, when the store keeps one file per session. */
   path?: string;
   /** Entry ids in commit order. */
-  ids: readonly string[];
+  ids: string[];
   /** Parent ids, by position. */
-  parents: readonly (string | null)[];
+  parents: (string | null)[];
   /** `contextFlags` of each entry, by position. */
-  flags: ArrayLike<number>;
+  flags: number[];
   /** The listing fold over every entry (name, summary freshness). */
   listing: ListingState;
   /** The entry at `position`, parsed (throws the store's typed error when it cannot). */
@@ -74,12 +75,15 @@ export class LazyIndex {
   #children?: Map<string | null, number[]>;
   #labels?: Map<string, string>;
   #full?: SessionIndex;
+  /** Entries at the open (later positions were appended). */
+  readonly #opened: number;
 
   private constructor(session: LazySession, at: Map<string, number>) {
     this.#session = session;
-    this.#ids = [...session.ids];
-    this.#parents = [...session.parents];
-    this.#flags = Array.from(session.flags);
+    this.#ids = session.ids; // taken over, not copied (100k entries: 3 arrays of 100k)
+    this.#parents = session.parents;
+    this.#flags = session.flags;
+    this.#opened = session.ids.length;
     this.#at = at;
     for (const [position, entry] of session.parsed ?? []) this.#parsed[position] = entry;
   }
@@ -217,9 +221,8 @@ export class LazyIndex {
     if (this.#full) return this.#full.labels;
     if (!this.#labels) {
       this.#labels = new Map();
-      const opened = this.#session.ids.length;
       const positions = this.#session.labelPositions();
-      for (let i = opened; i < this.#ids.length; i++) positions.push(i);
+      for (let i = this.#opened; i < this.#ids.length; i++) positions.push(i);
       for (const i of positions) this.#applyLabel(this.#read(i));
     }
     return this.#labels;
