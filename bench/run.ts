@@ -10,7 +10,9 @@
  * `--runtimes=deno,node` (default both in a full run, deno for smoke), `--no-browser`,
  * `--write` (write latest.json/README even with --only), `--seed=N`. `--only=huge` (never in the
  * default run: a ~1 GB session, generated and imported once, minutes) measures context-only
- * opens of it; with `--smoke`, on the 10k session.
+ * opens of it; with `--smoke`, on the 10k session. `--only=context` (not in the default run)
+ * times resuming the 100k session: context-only loads and SessionManager.open +
+ * buildSessionContext() per store beside the floor, then each alone for its peak RSS.
  * @module
  */
 import type { ChildJob } from "./child.ts";

@@ -21,8 +21,8 @@ import {
   type LoadedContext,
 } from "../../src/context_load.ts";
 import { scanContext } from "../../src/context_scan.ts";
-import { LazyHolders, type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
-import { scanLazy } from "../../src/lazy_scan.ts";
+import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
+import { LazyFiles } from "./_lazy.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
@@ -79,13 +79,14 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   /** Files this store wrote or verified, by path. */
   readonly #known = new Map<string, KnownFile>();
   #closed = false;
-  readonly #lazy = new LazyHolders(); // lazily opened files (`src/lazy_scan.ts`)
+  readonly #lazy: LazyFiles;
   #swept = false;
   readonly #context: AppendContext;
   readonly #groups: AppendGroups;
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
     this.#fs = fs;
+    this.#lazy = new LazyFiles(fs);
     this.#options = options;
     this.#cache = options.cache ?? new JsonlListingCache();
     this.#locator = new SessionLocator(fs);
@@ -169,15 +170,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   /** The lazy open behind `SessionManager.open` (`src/lazy_scan.ts`); any doubt: undefined. */
   async [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined> {
     assertOpen(this.#closed, this.kind);
-    const path = await this.#require(sessionId);
-    const fs = this.#fs;
-    const readSync = fs.readSync &&
-      ((start: number, end: number) => fs.readSync!(path, start, end));
-    const options = { key: path, source: fs.describe(path), readSync };
-    const scanned = await scanLazy(fs.readStream(path), options);
-    if (scanned?.session.header.id !== sessionId) return undefined;
-    this.#lazy.add(scanned.bodies);
-    return scanned.session;
+    return await this.#lazy.open(await this.#require(sessionId), sessionId);
   }
 
   async #load(sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
@@ -420,8 +413,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   async #locked<T>(path: string, what: string, fn: () => Promise<T>): Promise<T> {
     const release = await this.#fs.lock(path, this.#lockOptions());
     try {
-      // A rewrite moves the offsets lazily opened managers read at: they copy the file first.
-      if (what !== "append") { for (const held of this.#lazy.take(path)) held.detach(); }
+      if (what !== "append") this.#lazy.detach(path); // a rewrite moves their offsets
       return await storageOperation(what, fn);
     } finally {
       await release();
