@@ -69,7 +69,7 @@ export class LazyIndex {
   readonly #parents: (string | null)[];
   readonly #flags: number[];
   readonly #at: Map<string, number>;
-  readonly #parsed: (SessionEntry | undefined)[] = [];
+  readonly #parsed: (SessionEntry | undefined)[];
   /** Ids whose parent is set but not in the session (kept as roots), as the full index. */
   readonly danglingParents = new Set<string>();
   #children?: Map<string | null, number[]>;
@@ -85,6 +85,8 @@ export class LazyIndex {
     this.#flags = session.flags;
     this.#opened = session.ids.length;
     this.#at = at;
+    // Sized up front: writing position 99,999 of an empty array first would make it a dictionary.
+    this.#parsed = new Array(session.ids.length);
     for (const [position, entry] of session.parsed ?? []) this.#parsed[position] = entry;
   }
 
