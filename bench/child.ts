@@ -15,6 +15,7 @@
 import process from "node:process";
 import { openCase, type OpenParams } from "./cases/open.ts";
 import { hugeCase } from "./cases/huge.ts";
+import { contextCase } from "./cases/resume.ts";
 import { appendCostCase, type AppendCostParams } from "./cases/append_cost.ts";
 import {
   appendCase,
@@ -46,7 +47,8 @@ export interface ChildJob {
     | "proto"
     | "search"
     | "search-append"
-    | "huge";
+    | "huge"
+    | "context";
   params: Record<string, unknown>;
   warmup?: number;
   runs?: number;
@@ -95,6 +97,8 @@ async function makeCase(job: ChildJob): Promise<BenchCase> {
       return await searchAppendCase(job.params as unknown as SearchAppendParams);
     case "huge":
       return await hugeCase(job.params as unknown as OpenParams);
+    case "context":
+      return await contextCase(job.params as unknown as OpenParams);
     default:
       throw new Error(`unknown case ${job.case}`);
   }

@@ -10,7 +10,9 @@
  * `--runtimes=deno,node` (default both in a full run, deno for smoke), `--no-browser`,
  * `--write` (write latest.json/README even with --only), `--seed=N`. `--only=huge` (never in the
  * default run: a ~1 GB session, generated and imported once, minutes) measures context-only
- * opens of it; with `--smoke`, on the 10k session.
+ * opens of it; with `--smoke`, on the 10k session. `--only=context` (not in the default run)
+ * times resuming the 100k session: context-only loads and SessionManager.open +
+ * buildSessionContext() per store beside the floor, then each alone for its peak RSS.
  * @module
  */
 import type { ChildJob } from "./child.ts";
@@ -338,6 +340,21 @@ if (only?.includes("proto")) {
         params: memParams,
         fn,
       });
+    }
+  }
+}
+
+// Resuming the 100k session (issue 12), only on request: the floor, the context-only loads
+// and SessionManager.open + buildSessionContext() side by side, then each alone for its RSS.
+if (only?.includes("context")) {
+  const { CONTEXT_MEM_FNS } = await import("./cases/resume.ts");
+  const params = openParams(SIZES.big);
+  const subject = `${SIZES.big} entries`;
+  for (const launcher of launchers) {
+    const job: ChildJob = { mode: "time", case: "context", params, warmup: 1, runs: 3 };
+    await run(launcher, "context", subject, job, 600_000);
+    for (const fn of smoke ? [] : CONTEXT_MEM_FNS) {
+      await run(launcher, "context memory", subject, { ...job, mode: "mem", fn });
     }
   }
 }

@@ -10,6 +10,7 @@ import { searchTargets } from "./search_targets.ts";
 import { browserImportTargets } from "./browser/targets.ts";
 import { edgeTargets } from "./cases/edge_targets.ts";
 import { hugeTargets } from "./cases/huge.ts";
+import { contextTargets } from "./cases/resume.ts";
 
 /** One target, measured. */
 export interface Evaluation {
@@ -252,7 +253,7 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
       met: task.medianMs === undefined ? null : task.medianMs < 100,
     });
   }
-  out.push(...edgeTargets(rows), ...hugeTargets(rows));
+  out.push(...edgeTargets(rows), ...hugeTargets(rows), ...contextTargets(rows));
   return out;
 }
 

@@ -9,7 +9,7 @@
 import { generateEntryId } from "./migrate.ts";
 import type { LabelEntry, SessionEntry, SessionHeader } from "./schema.ts";
 import { buildHeader, inheritedClassification } from "./session_options.ts";
-import type { SessionIndex } from "./tree.ts";
+import type { EntryIndex } from "./lazy_index.ts";
 
 /**
  * A branch of `header`'s session as a session of its own: a new id, `parentSessionId`
@@ -20,7 +20,7 @@ import type { SessionIndex } from "./tree.ts";
  */
 export function branchedSession(
   header: SessionHeader,
-  index: SessionIndex,
+  index: EntryIndex,
   leafId: string,
   cwd: string = header.cwd ?? "",
 ): { header: SessionHeader; entries: SessionEntry[] } {
@@ -35,7 +35,7 @@ export function branchedSession(
  * label entry per path target whose session-wide label differs from what the path alone
  * resolves (labels are not branch-relative, so labels set on other branches carry over).
  */
-export function branchEntries(index: SessionIndex, leafId: string): SessionEntry[] {
+export function branchEntries(index: EntryIndex, leafId: string): SessionEntry[] {
   const path = index.getPath(leafId);
   if (path.length === 0) return [];
   const onPath = new Set(path.map((entry) => entry.id));

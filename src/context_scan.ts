@@ -29,14 +29,18 @@ import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
 import { headerProblem, validateEntry } from "./entry_check.ts";
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
 
-/** Thrown inside the pass to stop it; never escapes {@link scanContext}. */
-class Unsure extends Error {}
+/** Thrown inside the pass to stop it; never escapes {@link scanContext} or the lazy scan. */
+export class Unsure extends Error {}
 
 /** Entries kept whatever their position: few per session, and the plan may need any of them. */
 const RARE = CONTEXT_THINKING | CONTEXT_WINDOW | CONTEXT_SYSTEM | CONTEXT_VERBATIM;
 
-/** The pass's state: the compact index and the kept entries. */
-class ContextScanner {
+/**
+ * The pass's state: the compact index and the kept entries. `onEntry` sees every checked
+ * entry with its record (the lazy open, `lazy_scan.ts`, indexes byte offsets with it).
+ */
+export class ContextScanner {
+  onEntry?: (entry: SessionEntry, record: JsonlRecord) => void;
   header: Record<string, unknown> | undefined;
   readonly ids: string[] = [];
   readonly parents: (string | null)[] = [];
@@ -82,6 +86,7 @@ class ContextScanner {
       this.#lastVerbatim = index;
     }
     this.kept.push(entry);
+    this.onEntry?.(entry, record);
   };
 
   /** A kept entry, or undefined when the window has moved past it. */
@@ -116,7 +121,8 @@ class ContextScanner {
   }
 }
 
-async function feed(
+/** Run `onRecord` over every record of `chunks`. */
+export async function feed(
   chunks: AsyncIterable<Uint8Array>,
   onRecord: (record: JsonlRecord) => void,
   source: string | undefined,

@@ -18,6 +18,8 @@ import {
   type NewSessionOptions,
 } from "./session_options.ts";
 import type { SessionStore } from "./store.ts";
+import { canOpenLazy, LazyIndex, OPEN_LAZY } from "./lazy_index.ts";
+import type { LazySource } from "./session_view.ts";
 
 /**
  * A store or, for the path-based overloads, a directory or file path.
@@ -31,13 +33,14 @@ import type { SessionStore } from "./store.ts";
  */
 export type StoreOrPath = SessionStore | string;
 
-/** A session ready to be wrapped by a manager. */
+/** A session ready to be wrapped by a manager (`lazy`: indexed lazily, `entries` unused). */
 export interface OpenedSession {
   store: SessionStore;
   header: SessionHeader;
   entries: SessionEntry[];
   path?: string;
   cwd?: string;
+  lazy?: LazySource["lazy"];
 }
 
 /** The store for `cwd`: an explicit JSONL directory, else the configured default. */
@@ -93,6 +96,15 @@ export async function openSession(
     });
     store = file.store;
     sessionId = file.sessionId;
+  }
+  if (canOpenLazy(store)) {
+    // Entries parsed on demand (src/lazy_index.ts); any doubt: the full load below decides.
+    const session = await store[OPEN_LAZY](sessionId);
+    const index = session && LazyIndex.from(session);
+    if (index) {
+      const { header, path, listing } = session;
+      return { store, header, entries: [], path, cwd: cwdOverride, lazy: { index, listing } };
+    }
   }
   let loaded = await store.load(sessionId);
   if (loaded.upgraded) {

@@ -16,6 +16,7 @@ import {
 } from "./projection.ts";
 import { isWorkflowInternal, type SessionEntry, type SessionHeader } from "./schema.ts";
 import { SessionIndex, type SessionTreeNode } from "./tree.ts";
+import { type EntryIndex, LazyIndex } from "./lazy_index.ts";
 import { type UsageTotals, usageTotals } from "./usage.ts";
 
 /**
@@ -50,6 +51,23 @@ export interface SessionSource {
 }
 
 /**
+ * A source whose entries are indexed lazily (`SessionManager.open` over a store with the
+ * lazy capability): `entries` is unused then, the index and listing fold come built.
+ */
+export interface LazySource extends SessionSource {
+  lazy: { index: LazyIndex; listing: ListingState };
+}
+
+function indexOf(source: SessionSource): { index: EntryIndex; listing: ListingState } {
+  const lazy = (source as Partial<LazySource>).lazy;
+  if (lazy) return lazy;
+  return {
+    index: SessionIndex.build(source.entries, { source: source.path ?? source.header.id }),
+    listing: listingStateOf(source.entries),
+  };
+}
+
+/**
  * A loaded session: getters and builders are synchronous over a one-pass index. The leaf
  * starts at the last entry in file order (where the session was left).
  *
@@ -65,7 +83,7 @@ export interface SessionSource {
  */
 export class SessionView {
   protected header: SessionHeader;
-  protected index: SessionIndex;
+  protected index: EntryIndex;
   protected listing: ListingState;
   protected leafId: string | null;
   protected path: string | undefined;
@@ -73,9 +91,8 @@ export class SessionView {
 
   constructor(source: SessionSource, cwd?: string) {
     this.header = source.header;
-    this.index = SessionIndex.build(source.entries, { source: source.path ?? source.header.id });
-    this.listing = listingStateOf(source.entries);
-    this.leafId = this.index.lastEntry?.id ?? null;
+    ({ index: this.index, listing: this.listing } = indexOf(source));
+    this.leafId = lastId(this.index);
     this.path = source.path;
     this.cwd = cwd ?? source.header.cwd ?? "";
   }
@@ -83,9 +100,8 @@ export class SessionView {
   /** Replace the loaded session (new, branched or switched-to session). */
   protected load(source: SessionSource, cwd?: string): void {
     this.header = source.header;
-    this.index = SessionIndex.build(source.entries, { source: source.path ?? source.header.id });
-    this.listing = listingStateOf(source.entries);
-    this.leafId = this.index.lastEntry?.id ?? null;
+    ({ index: this.index, listing: this.listing } = indexOf(source));
+    this.leafId = lastId(this.index);
     this.path = source.path;
     this.cwd = cwd ?? source.header.cwd ?? this.cwd;
   }
@@ -170,16 +186,22 @@ export class SessionView {
 
   /** Model-visible messages with their source entries, model, thinking level, system state. */
   buildSessionProjection(): SessionProjection {
+    if (this.index instanceof LazyIndex) return this.index.projection(this.leafId);
     return buildSessionProjection(this.index.entries, this.leafId, this.index);
   }
 
   /** Messages, thinking level and model for the next provider request. */
   buildSessionContext(): SessionContext {
+    if (this.index instanceof LazyIndex) {
+      const { messages, thinkingLevel, model } = this.index.projection(this.leafId);
+      return { messages, thinkingLevel, model };
+    }
     return buildSessionContext(this.index.entries, this.leafId, this.index);
   }
 
   /** Active branch entries after the latest verbatim compaction boundary. */
   buildContextEntries(): SessionEntry[] {
+    if (this.index instanceof LazyIndex) return this.index.contextEntries(this.leafId);
     return buildContextEntries(this.index.entries, this.leafId, this.index);
   }
 
@@ -228,4 +250,9 @@ export class SessionView {
   isInternal(): boolean {
     return isWorkflowInternal(this.header);
   }
+}
+
+/** The id of the last entry in commit order (a lazy index answers without parsing it). */
+function lastId(index: EntryIndex): string | null {
+  return (index instanceof LazyIndex ? index.lastId : index.lastEntry?.id) ?? null;
 }

@@ -8,6 +8,7 @@
  * its floor, so the ratio shares the machine's noise.
  * @module
  */
+import { SessionManager, type SessionStore } from "../../core.ts";
 import { loadModule, type Maybe, type StoreDriver } from "../drivers.ts";
 import type { BenchFn } from "./types.ts";
 
@@ -43,7 +44,31 @@ function contextFn(
   };
 }
 
-/** `"sqlite context"` (over the prepared database) and `"jsonl context"` (over the folder). */
+/**
+ * What an application does to resume a session: open a store, `SessionManager.open` (lazy
+ * entries where the store has them, `src/lazy_index.ts`), `buildSessionContext()`, close.
+ */
+function managerFn(driver: StoreDriver, where: string, sessionId: string): BenchFn {
+  return async () => {
+    const t = performance.now();
+    const store = await driver.open(where);
+    try {
+      const manager = await SessionManager.open(store as SessionStore, sessionId);
+      const openMs = elapsed(t);
+      const context = manager.buildSessionContext();
+      const lazy = (manager as unknown as { index?: object }).index?.constructor.name;
+      return { loadMs: elapsed(t), openMs, messages: context.messages.length, index: lazy };
+    } finally {
+      await store.close();
+    }
+  };
+}
+
+/**
+ * `"sqlite context"` (over the prepared database) and `"jsonl context"` (over the folder),
+ * and the same stores through `SessionManager.open` + `buildSessionContext()`
+ * (`"sqlite manager"`, `"jsonl manager"`).
+ */
 export async function contextFns(
   sqlite: Maybe<StoreDriver>,
   jsonl: Maybe<StoreDriver>,
@@ -56,7 +81,16 @@ export async function contextFns(
     return { "jsonl context": why, "sqlite context": why };
   }
   const { sqliteDb, dir, sessionId, lastEntryId } = params;
+  const managers = {
+    "jsonl manager": typeof jsonl === "string" ? jsonl : managerFn(jsonl, dir, sessionId),
+    "sqlite manager": typeof sqlite === "string"
+      ? sqlite
+      : !sqliteDb
+      ? "no SQLite database was prepared"
+      : managerFn(sqlite, sqliteDb, sessionId),
+  };
   return {
+    ...managers,
     "jsonl context": typeof jsonl === "string"
       ? jsonl
       : contextFn(jsonl, dir, load, sessionId, lastEntryId),

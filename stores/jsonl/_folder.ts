@@ -119,6 +119,11 @@ export interface JsonlFolderFs {
   /** The file's bytes from `start`, streamed. */
   readStream(path: string, start?: number): AsyncIterable<Uint8Array>;
   /**
+   * Bytes `[start, end)`, synchronously. Optional: with it, a lazily opened session reads
+   * entry bodies from the file instead of keeping the file's bytes in memory.
+   */
+  readSync?(path: string, start: number, end: number): Uint8Array;
+  /**
    * Write `data` at offset `expectedSize` of an existing file and make it durable; resolves
    * the file's new size and mtime. Rejects (writing nothing) when the file is missing or its
    * size is not `expectedSize`. A rejection may leave part of `data` written: the store

@@ -153,6 +153,11 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   }
 
   async read(path: string, start: number, end: number): Promise<Uint8Array> {
+    return this.readSync(path, start, end);
+  }
+
+  /** {@link read}, synchronously (a lazily opened session's entry bodies, `src/lazy_scan.ts`). */
+  readSync(path: string, start: number, end: number): Uint8Array {
     const fd = openSync(this.#abs(path), "r");
     try {
       const buffer = new Uint8Array(Math.max(0, end - start));

@@ -21,6 +21,8 @@ import {
   type LoadedContext,
 } from "../../src/context_load.ts";
 import { scanContext } from "../../src/context_scan.ts";
+import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
+import { LazyFiles } from "./_lazy.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,
@@ -77,12 +79,14 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   /** Files this store wrote or verified, by path. */
   readonly #known = new Map<string, KnownFile>();
   #closed = false;
+  readonly #lazy: LazyFiles;
   #swept = false;
   readonly #context: AppendContext;
   readonly #groups: AppendGroups;
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
     this.#fs = fs;
+    this.#lazy = new LazyFiles(fs);
     this.#options = options;
     this.#cache = options.cache ?? new JsonlListingCache();
     this.#locator = new SessionLocator(fs);
@@ -161,6 +165,12 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     const scanned = await scanContext(() => this.#fs.readStream(path), leafId);
     if (scanned?.header.id === sessionId) return scanned;
     return contextOfLoaded(await this.load(sessionId), leafId);
+  }
+
+  /** The lazy open behind `SessionManager.open` (`src/lazy_scan.ts`); any doubt: undefined. */
+  async [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined> {
+    assertOpen(this.#closed, this.kind);
+    return await this.#lazy.open(await this.#require(sessionId), sessionId);
   }
 
   async #load(sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
@@ -403,6 +413,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   async #locked<T>(path: string, what: string, fn: () => Promise<T>): Promise<T> {
     const release = await this.#fs.lock(path, this.#lockOptions());
     try {
+      if (what !== "append") this.#lazy.detach(path); // a rewrite moves their offsets
       return await storageOperation(what, fn);
     } finally {
       await release();

@@ -82,7 +82,7 @@ function resolvePath(
  * either separator: ids with control characters are refused at the seam
  * (`assertStorableEntries`).
  */
-function readTreeText(statement: StatementSource, sessionId: string): string {
+export function readTreeText(statement: StatementSource, sessionId: string): string {
   const row = statement(
     `SELECT group_concat(seq || char(31) || ifnull('+' || entry_id, '') || char(31) ||
        ifnull('+' || parent_id, '') || char(31) || ifnull(flags, ''), char(30) ORDER BY seq)
@@ -95,7 +95,7 @@ function readTreeText(statement: StatementSource, sessionId: string): string {
  * Fields of the tree text read in place: only record offsets are kept, so the parents and
  * flags of rows off the path are never turned into strings.
  */
-class TreeText {
+export class TreeText {
   readonly #text: string;
   readonly #starts: number[] = [];
   constructor(text: string) {

@@ -64,6 +64,8 @@ import {
 import { SqliteSearchIndex } from "./_search.ts";
 import type { SqliteStoreOptions } from "./_options.ts";
 import { readBranch, readContext, type StatementSource } from "./_context.ts";
+import { LazyOpenings } from "./_lazy.ts";
+import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import {
   type EntryRow,
@@ -117,6 +119,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   readonly #db: SqliteDatabase;
   readonly #statements = new Map<string, SqliteStatement>();
   readonly #search: SqliteSearchIndex;
+  readonly #lazy = new LazyOpenings(); // lazily opened sessions (`_lazy.ts`)
   #closed = false;
 
   /** Configure the connection and migrate the schema; throws on failure (prefer {@link open}). */
@@ -227,6 +230,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
       const rows = toEntryRows(entries, records.entries);
       const columns = sessionColumns(header, records.header, records.listing);
       return () => {
+        this.#lazy.detach(header.id);
         const changed = this.#statement(`UPDATE sessions SET ${SESSION_UPDATE} WHERE id = ?`)
           .run(...columns, header.id).changes;
         if (Number(changed) === 0) throw new SessionNotFoundError(header.id);
@@ -279,6 +283,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
     assertOpen(this.#closed, this.kind);
     await storageOperation("delete", () =>
       sqliteTransaction(this.#db, () => {
+        this.#lazy.detach(sessionId);
         // Explicit, so deletion does not depend on the connection's foreign_keys setting.
         this.#statement("DELETE FROM entries WHERE session_id = ?").run(sessionId);
         this.#statement("DELETE FROM sessions WHERE id = ?").run(sessionId);
@@ -354,6 +359,12 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
     return await this.#partialRead("loadContext", readContext, sessionId, leafId);
   }
 
+  /** The lazy open behind `SessionManager.open` (`_lazy.ts`, `src/lazy_index.ts`). */
+  async [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined> {
+    const open = (statement: StatementSource, id: string) => this.#lazy.open(statement, id);
+    return await this.#partialRead("open", open, sessionId, undefined);
+  }
+
   async #partialRead<T>(
     what: string,
     read: (statement: StatementSource, id: string, leaf: string | null | undefined) => T,
@@ -407,6 +418,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#lazy.close();
     this.#closed = true;
     this.#statements.clear();
     await storageOperation("close", () => this.#db.close());

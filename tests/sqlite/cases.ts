@@ -22,6 +22,7 @@ import { concurrencyCase } from "./concurrency.ts";
 import { searchCases } from "./search_cases.ts";
 import { searchOrderCases } from "./search_order_cases.ts";
 import { contextCases } from "./context_cases.ts";
+import { lazyCases } from "./lazy_cases.ts";
 
 const OLDER_FIXTURES = ["v1.jsonl", "v2.jsonl", "v3.jsonl", "early-v4.jsonl"];
 
@@ -325,4 +326,5 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
   searchCases(t, runtime);
   searchOrderCases(t, runtime);
   contextCases(t, runtime);
+  lazyCases(t, runtime);
 }
