@@ -130,6 +130,18 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
+/**
+ * With `MU_WRITE_SCREENSHOTS=1`, copy a screenshot to `docs/<docsPath>` (the committed images
+ * the README shows), so they are retaken with the viewer instead of going stale; otherwise
+ * nothing (CI leaves the tree clean).
+ */
+export async function publishScreenshot(path: string, docsPath: string): Promise<void> {
+  if (Deno.env.get("MU_WRITE_SCREENSHOTS") !== "1") return;
+  const target = `${ROOT}docs/${docsPath}`;
+  await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+  await Deno.copyFile(path, target);
+}
+
 /** Wait until the page's app finished starting (storage opened, first route drawn). */
 export async function waitReady(page: Page): Promise<void> {
   await page.waitForSelector("body[data-ready]", { timeout: 20_000 });

@@ -10,7 +10,7 @@
  * @module
  */
 import type { Page } from "playwright-core";
-import { openWithImported, ROOT, screenshot, withViewerBrowser } from "./helpers.ts";
+import { openWithImported, publishScreenshot, screenshot, withViewerBrowser } from "./helpers.ts";
 import { assert, assertEquals, DEMO, openFromList } from "./page.ts";
 import { auditContrast } from "./contrast.ts";
 import { writeListSessions, writeRetiredCompaction } from "./sessions.ts";
@@ -20,7 +20,6 @@ const WIDTHS = [
   { width: 768, height: 1024 },
   { width: 1400, height: 900 },
 ];
-const DOCS = Deno.env.get("MU_WRITE_SCREENSHOTS") === "1" ? `${ROOT}docs/screenshots` : null;
 
 /** A file that cannot be imported, with a long path-like name, for the unloadable section. */
 async function writeTorn(dir: string): Promise<string> {
@@ -35,10 +34,7 @@ async function writeTorn(dir: string): Promise<string> {
 /** Screenshot to test-output, and to docs/screenshots when asked. */
 async function shoot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => document.querySelectorAll(".toast").forEach((t) => t.remove()));
-  const path = await screenshot(page, name);
-  if (!DOCS) return;
-  await Deno.mkdir(DOCS, { recursive: true });
-  await Deno.copyFile(path, `${DOCS}/${name}.png`);
+  await publishScreenshot(await screenshot(page, name), `screenshots/${name}.png`);
 }
 
 /** Fail when the document or the app's main area scrolls sideways; names what sticks out. */

@@ -7,7 +7,14 @@
  *
  * @module
  */
-import { ROOT, screenshot, waitReady, watchPage, withViewerBrowser } from "./helpers.ts";
+import {
+  publishScreenshot,
+  ROOT,
+  screenshot,
+  waitReady,
+  watchPage,
+  withViewerBrowser,
+} from "./helpers.ts";
 import { assert, assertEquals, assertInert, DEMO, openFromList, sessionTitles } from "./page.ts";
 
 const REALISTIC = DEMO.realistic;
@@ -44,7 +51,7 @@ Deno.test({
     await edited.evaluate((node) => node.scrollIntoView({ block: "start" }));
     await edited.locator(".item-head button.link-button").click();
     await page.waitForSelector(".raw-item.highlight");
-    await screenshot(page, "demo-session");
+    await publishScreenshot(await screenshot(page, "demo-session"), "viewer.png");
     await page.goto(`${viewer.url}#/`);
     assertEquals((await sessionTitles(page)).length, 4, "4 demo sessions + 1 internal hidden");
     assert((await page.locator("label.toggle").textContent())?.includes("(1)"), "internal hidden");
