@@ -37,6 +37,7 @@ import { searchFields } from "../../src/search_text.ts";
 import type { SqliteStatement } from "./_schema.ts";
 import { sessionFilter } from "./_search_sql.ts";
 import { type SqliteHitRef, walkCandidates } from "./_search_walk.ts";
+import { WORDS_TOKENIZER } from "./_search_bound.ts";
 
 export type { SqliteHitRef };
 
@@ -72,6 +73,17 @@ export const SEARCH_ORDER_MIGRATION: readonly string[] = [
   `DELETE FROM search_fts`,
   `DELETE FROM search_docs`,
   `INSERT OR IGNORE INTO search_pending (session_id) SELECT id FROM sessions`,
+];
+
+/**
+ * Schema step 8: the word index (`_search_bound.ts`), contentless (only its tokens are
+ * stored), filled from the indexed texts already in `search_fts` (sessions still pending
+ * get both when they are indexed).
+ */
+export const SEARCH_WORDS_MIGRATION: readonly string[] = [
+  `CREATE VIRTUAL TABLE search_words USING fts5(text, tokenize = "${WORDS_TOKENIZER}",
+    detail = 'none', content = '', contentless_delete = 1)`,
+  `INSERT INTO search_words (rowid, text) SELECT id, c0 FROM search_fts_content`,
 ];
 
 /**
@@ -207,18 +219,26 @@ export class SqliteSearchIndex {
     const text = this.#statement(
       "INSERT INTO search_fts (rowid, text) VALUES (last_insert_rowid(), ?)",
     );
+    const words = this.#statement(
+      "INSERT INTO search_words (rowid, text) VALUES (last_insert_rowid(), ?)",
+    );
     entries.forEach((entry, i) => {
       if (typeof entry.id !== "string") return;
       for (const field of searchFields(entry)) {
         const ts = String(entry.timestamp);
         doc.run(sessionId, firstSeq + i, entry.id, field.role, ts, searchTime(ts));
-        text.run(indexText(field.text));
+        const folded = indexText(field.text);
+        text.run(folded);
+        words.run(folded); // last_insert_rowid(): still the doc's (FTS5 keeps it)
       }
     });
   }
 
   /** Drop a session's rows (delete, replace, reindex). */
   remove(sessionId: string): void {
+    this.#statement(
+      "DELETE FROM search_words WHERE rowid IN (SELECT id FROM search_docs WHERE session_id = ?)",
+    ).run(sessionId);
     this.#statement(
       "DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE session_id = ?)",
     ).run(sessionId);
@@ -244,6 +264,7 @@ export class SqliteSearchIndex {
   /** Mark every session pending and empty the index (the start of a rebuild). */
   clear(): void {
     this.#exec("DELETE FROM search_fts");
+    this.#exec("INSERT INTO search_words (search_words) VALUES ('delete-all')");
     this.#exec("DELETE FROM search_docs");
     this.#exec("INSERT OR IGNORE INTO search_pending (session_id) SELECT id FROM sessions");
   }

@@ -149,7 +149,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
         "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'",
       ).all();
       for (const { name } of indexes) raw.exec(`DROP INDEX ${name}`);
-      for (const table of ["search_fts", "search_docs", "search_pending"]) {
+      for (const table of ["search_fts", "search_words", "search_docs", "search_pending"]) {
         raw.exec(`DROP TABLE ${table}`); // the search index came later too
       }
       raw.exec("ALTER TABLE entries DROP COLUMN flags"); // schema step 6 came later

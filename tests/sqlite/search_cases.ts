@@ -132,7 +132,7 @@ export function searchCases(t: Test, runtime: SqliteTestRuntime): void {
         assertEquals(indexRows(raw), kept, "rebuilt equals incremental");
         // Back to the schema before search: the upgrade marks every session pending.
         await store.close();
-        for (const table of ["search_fts", "search_docs", "search_pending"]) {
+        for (const table of ["search_fts", "search_words", "search_docs", "search_pending"]) {
           raw.exec(`DROP TABLE ${table}`);
         }
         toSchema5(raw); // and before the context flags
@@ -249,13 +249,31 @@ export function searchCases(t: Test, runtime: SqliteTestRuntime): void {
         "_case",
         "await async",
         "log* -login",
+        // Levels the word index bounds (whole word, word start, inside a word), alone and
+        // combined: each settles at the score its rows reach.
+        "efreshTok",
+        "refresh",
+        "本語",
+        "日本",
+        "oken",
+        "ache token",
+        "oken 東京",
+        '"the bu"',
+        '"he bug"',
+        "snake_ca",
+        "stanbul",
       ];
       let loads = 0;
       const load = store.load.bind(store);
       store.load = (id) => (loads++, load(id));
       for (const query of queries) {
         for (
-          const options of [{ limit: 500 }, { limit: 5 }, { cwd: "/a", roles: ["user" as const] }]
+          const options of [
+            { limit: 500 },
+            { limit: 5 },
+            { limit: 1 },
+            { cwd: "/a", roles: ["user" as const] },
+          ]
         ) {
           const fts = await store.search(query, options);
           const before = loads;
