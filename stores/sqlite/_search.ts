@@ -38,6 +38,14 @@ import type { SqliteStatement } from "./_schema.ts";
 import { sessionFilter } from "./_search_sql.ts";
 import { type SqliteHitRef, walkCandidates } from "./_search_walk.ts";
 import { WORDS_TOKENIZER } from "./_search_bound.ts";
+import {
+  flushQueue,
+  QUEUE_FLUSH_AT,
+  queued,
+  QUEUED_SESSIONS,
+  queueLast,
+  writeText,
+} from "./_search_queue.ts";
 
 export type { SqliteHitRef };
 
@@ -78,9 +86,10 @@ export const SEARCH_ORDER_MIGRATION: readonly string[] = [
 /**
  * Schema step 8: the word index (`_search_bound.ts`), contentless (only its tokens are
  * stored), filled from the indexed texts already in `search_fts` (sessions still pending
- * get both when they are indexed).
+ * get both when they are indexed); the write queue (`_search_queue.ts`).
  */
 export const SEARCH_WORDS_MIGRATION: readonly string[] = [
+  `CREATE TABLE search_queue (id INTEGER PRIMARY KEY)`,
   `CREATE VIRTUAL TABLE search_words USING fts5(text, tokenize = "${WORDS_TOKENIZER}",
     detail = 'none', content = '', contentless_delete = 1)`,
   `INSERT INTO search_words (rowid, text) SELECT id, c0 FROM search_fts_content`,
@@ -124,11 +133,12 @@ export class SqliteSearchIndex {
   ): Promise<SearchHit[]> {
     const signal = prepared.options.signal;
     throwIfAborted(signal);
+    const unqueued = this.#flushForSearch();
     this.#indexPending(prepared, signal, false);
     throwIfAborted(signal);
     const top = new TopHits<SqliteHitRef>(prepared.limit);
-    this.collect(prepared, top);
-    for (const sessionId of this.pending(prepared)) {
+    this.collect(prepared, top, unqueued);
+    for (const sessionId of this.pending(prepared, unqueued)) {
       throwIfAborted(signal);
       let loaded: LoadedSession;
       try {
@@ -140,6 +150,33 @@ export class SqliteSearchIndex {
       searchEntries(sessionId, loaded.entries, prepared, top as TopHits);
     }
     return await top.finish(prepared.query, (candidate) => this.textOf(candidate));
+  }
+
+  /**
+   * Write the queued texts before a search; when that fails, their sessions become pending.
+   * False when even that failed (a read-only connection): the search then scans them.
+   */
+  #flushForSearch(): boolean {
+    try {
+      if (queued(this.#statement) === 0) return true;
+      this.#transaction(() => flushQueue(this.#statement, indexText));
+      return true;
+    } catch {
+      try {
+        this.#transaction(() => this.#queueToPending());
+        return true;
+      } catch {
+        return false;
+      }
+    }
+  }
+
+  /** The queued rows' sessions become pending (indexed again whole), the queue empty. */
+  #queueToPending(): void {
+    this.#exec(
+      `INSERT OR IGNORE INTO search_pending (session_id) SELECT DISTINCT session_id FROM (${QUEUED_SESSIONS})`,
+    );
+    this.#exec("DELETE FROM search_queue");
   }
 
   /** Empty the index and index every session again; resolves with the sessions indexed. */
@@ -199,7 +236,8 @@ export class SqliteSearchIndex {
     if (entries.length > this.#deferAbove) return this.markPending(sessionId);
     this.#exec("SAVEPOINT search_index");
     try {
-      this.#insert(sessionId, firstSeq, entries);
+      this.#insert(sessionId, firstSeq, entries, true);
+      if (queued(this.#statement) >= QUEUE_FLUSH_AT) this.#flushInWrite();
       this.#exec("RELEASE search_index");
     } catch (error) {
       try {
@@ -212,36 +250,47 @@ export class SqliteSearchIndex {
     }
   }
 
-  #insert(sessionId: string, firstSeq: number, entries: readonly SessionEntry[]): void {
+  /** Write the queue out inside a write; a failure makes its sessions pending instead. */
+  #flushInWrite(): void {
+    this.#exec("SAVEPOINT search_flush");
+    try {
+      flushQueue(this.#statement, indexText);
+    } catch {
+      this.#exec("ROLLBACK TO search_flush");
+      this.#queueToPending();
+    }
+    this.#exec("RELEASE search_flush");
+  }
+
+  /** Index rows for `entries`; their texts queued (`queue`) or written now. */
+  #insert(
+    sessionId: string,
+    firstSeq: number,
+    entries: readonly SessionEntry[],
+    queue = false,
+  ): void {
     const doc = this.#statement(
       "INSERT INTO search_docs (session_id, seq, entry_id, role, ts, tkey) VALUES (?, ?, ?, ?, ?, ?)",
-    );
-    const text = this.#statement(
-      "INSERT INTO search_fts (rowid, text) VALUES (last_insert_rowid(), ?)",
-    );
-    const words = this.#statement(
-      "INSERT INTO search_words (rowid, text) VALUES (last_insert_rowid(), ?)",
     );
     entries.forEach((entry, i) => {
       if (typeof entry.id !== "string") return;
       for (const field of searchFields(entry)) {
         const ts = String(entry.timestamp);
         doc.run(sessionId, firstSeq + i, entry.id, field.role, ts, searchTime(ts));
-        const folded = indexText(field.text);
-        text.run(folded);
-        words.run(folded); // last_insert_rowid(): still the doc's (FTS5 keeps it)
+        if (queue) queueLast(this.#statement);
+        else writeText(this.#statement, indexText(field.text));
       }
     });
   }
 
   /** Drop a session's rows (delete, replace, reindex). */
   remove(sessionId: string): void {
-    this.#statement(
-      "DELETE FROM search_words WHERE rowid IN (SELECT id FROM search_docs WHERE session_id = ?)",
-    ).run(sessionId);
-    this.#statement(
-      "DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE session_id = ?)",
-    ).run(sessionId);
+    const docs = "SELECT id FROM search_docs WHERE session_id = ?";
+    // Queued rows have no texts yet.
+    this.#statement(`DELETE FROM search_queue WHERE id IN (${docs})`).run(sessionId);
+    for (const table of ["search_words", "search_fts"]) {
+      this.#statement(`DELETE FROM ${table} WHERE rowid IN (${docs})`).run(sessionId);
+    }
     this.#statement("DELETE FROM search_docs WHERE session_id = ?").run(sessionId);
     this.#statement("DELETE FROM search_pending WHERE session_id = ?").run(sessionId);
   }
@@ -265,26 +314,32 @@ export class SqliteSearchIndex {
   clear(): void {
     this.#exec("DELETE FROM search_fts");
     this.#exec("INSERT INTO search_words (search_words) VALUES ('delete-all')");
+    this.#exec("DELETE FROM search_queue");
     this.#exec("DELETE FROM search_docs");
     this.#exec("INSERT OR IGNORE INTO search_pending (session_id) SELECT id FROM sessions");
   }
 
-  /** Pending sessions, optionally only those passing the search's session filters. */
-  pending(prepared?: PreparedSearch): string[] {
+  /**
+   * Pending sessions, optionally only those passing the search's session filters, and
+   * (`unqueued` false) those with queued rows.
+   */
+  pending(prepared?: PreparedSearch, unqueued = true): string[] {
     const { where, params } = sessionFilter(prepared, "p.session_id");
     return this.#statement(
       // CROSS JOIN: pending sessions are few (usually none); the planner would otherwise
       // scan every session for the filter (11 ms per search at 10,000 sessions).
-      `SELECT p.session_id AS id FROM search_pending p CROSS JOIN sessions s ON s.id = p.session_id${where}`,
+      `SELECT DISTINCT p.session_id AS id FROM ${pendingSql(unqueued)} p
+       CROSS JOIN sessions s ON s.id = p.session_id${where}`,
     ).all(...params).map((row) => String(row.id));
   }
 
   /** Offer the indexed texts that can match into `top` (`walkCandidates`). */
-  collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>): void {
+  collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>, unqueued = true): void {
     walkCandidates(
       {
         statement: this.#statement,
         listable: (sessionId) => this.#listable(sessionId),
+        skipped: `SELECT session_id FROM ${pendingSql(unqueued)}`,
       },
       prepared,
       top,
@@ -312,4 +367,11 @@ export class SqliteSearchIndex {
     });
     return fieldText(entry, candidate.role);
   }
+}
+
+/** The sessions the index cannot answer for: pending, and (`unqueued` false) queued. */
+function pendingSql(unqueued: boolean): string {
+  return unqueued
+    ? "search_pending"
+    : `(SELECT session_id FROM search_pending UNION ${QUEUED_SESSIONS})`;
 }

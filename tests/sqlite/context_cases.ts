@@ -24,6 +24,7 @@ import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 /** Undo schema step 8 (the search word index), to test a database written before it. */
 export function toSchema7(raw: SqliteDatabase): void {
   raw.exec("DROP TABLE IF EXISTS search_words");
+  raw.exec("DROP TABLE IF EXISTS search_queue");
 }
 
 /**
