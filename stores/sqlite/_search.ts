@@ -236,7 +236,8 @@ export class SqliteSearchIndex {
     if (entries.length > this.#deferAbove) return this.markPending(sessionId);
     this.#exec("SAVEPOINT search_index");
     try {
-      this.#insert(sessionId, firstSeq, entries, true);
+      // A write of many entries makes a batch of its own: its texts are at hand.
+      this.#insert(sessionId, firstSeq, entries, entries.length < QUEUE_FLUSH_AT);
       if (queued(this.#statement) >= QUEUE_FLUSH_AT) this.#flushInWrite();
       this.#exec("RELEASE search_index");
     } catch (error) {

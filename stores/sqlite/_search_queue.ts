@@ -1,8 +1,9 @@
 /**
- * The SQLite search index's write queue (schema step 8): an append writes its index rows
- * (`search_docs`) and queues their ids in the same transaction; the FTS5 texts of queued
- * rows are written `QUEUE_FLUSH_AT` rows at a time, by the append that fills the queue,
- * and before every search.
+ * The SQLite search index's write queue (schema step 8): a write of fewer than
+ * `QUEUE_FLUSH_AT` entries writes its index rows (`search_docs`) and queues their ids in
+ * the same transaction; the FTS5 texts of queued rows are written a batch at a time, by the
+ * write that fills the queue, and before every search. Larger writes are a batch already
+ * and write their texts at once.
  *
  * Why: FTS5 writes a new segment of its index at every commit, with every distinct token
  * of the texts committed (about 600 trigrams for an entry of 1,800 characters), and merges
