@@ -92,7 +92,12 @@ export const SEARCH_WORDS_MIGRATION: readonly string[] = [
   `CREATE TABLE search_queue (id INTEGER PRIMARY KEY)`,
   `CREATE VIRTUAL TABLE search_words USING fts5(text, tokenize = "${WORDS_TOKENIZER}",
     detail = 'none', content = '', contentless_delete = 1)`,
-  `INSERT INTO search_words (rowid, text) SELECT id, c0 FROM search_fts_content`,
+  // Texts with characters outside the BMP (`wordsText`): their sessions are indexed again.
+  `INSERT INTO search_words (rowid, text) SELECT id, c0 FROM search_fts_content
+    WHERE c0 NOT GLOB '*[\u{10000}-\u{10FFFF}]*'`,
+  `INSERT OR IGNORE INTO search_pending (session_id) SELECT DISTINCT d.session_id
+    FROM search_docs d JOIN search_fts_content c ON c.id = d.id
+    WHERE c.c0 GLOB '*[\u{10000}-\u{10FFFF}]*'`,
 ];
 
 /**

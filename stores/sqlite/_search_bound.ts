@@ -34,14 +34,18 @@ export interface ScorePass {
 
 /** Queries with more positive terms than this walk in one pass (3^n level combinations). */
 const MAX_TERMS = 3;
+/** Word characters only, inside the BMP (see `wordsText`). */
 const WORD = /^[\p{L}\p{N}_]+$/u;
+const ASTRAL = /[\u{10000}-\u{10FFFF}]/u;
 
 /** Per positive term: the FTS5 condition for scores 3 and 2 (`null`: any row can). */
 type Levels = { 3: string | null; 2: string | null; 1: null } | { 3: null };
 
 function termLevels(term: SearchQuery["terms"][number]): Levels {
   // A prefix term matches only at word starts and always scores 3.
-  if (term.kind === "prefix" || !term.parts.every((part) => WORD.test(part))) return { 3: null };
+  if (
+    term.kind === "prefix" || !term.parts.every((part) => WORD.test(part) && !ASTRAL.test(part))
+  ) return { 3: null };
   const quoted = term.parts.map((part) => `"${part}"`);
   const last = term.parts.at(-1)!;
   // A prefix query over a short ASCII part merges the lists of very many tokens (`re*`):

@@ -48,11 +48,29 @@ export function writeText(
   id?: number,
 ): void {
   const rowid = id === undefined ? "last_insert_rowid()" : "?";
-  const params = id === undefined ? [text] : [id, text];
-  statement(`INSERT INTO search_fts (rowid, text) VALUES (${rowid}, ?)`).run(...params);
+  const ids = id === undefined ? [] : [id];
+  statement(`INSERT INTO search_fts (rowid, text) VALUES (${rowid}, ?)`).run(...ids, text);
   // last_insert_rowid() is still the doc's: an FTS5 insert sets it to the rowid given.
-  statement(`INSERT INTO search_words (rowid, text) VALUES (${rowid}, ?)`).run(...params);
+  statement(`INSERT INTO search_words (rowid, text) VALUES (${rowid}, ?)`)
+    .run(...ids, wordsText(text));
 }
+
+/**
+ * The text the word index tokenizes: characters outside the BMP as spaces. The matcher reads
+ * one UTF-16 unit at a time (`isWordChar`), so a surrogate is never a word character to it,
+ * while unicode61 would make a letter outside the BMP part of a token.
+ *
+ * @example
+ * ```ts
+ * import { wordsText } from "./_search_queue.ts";
+ * wordsText("𝐱foo"); // " foo"
+ * ```
+ */
+export function wordsText(text: string): string {
+  return text.replace(ASTRAL, " ");
+}
+
+const ASTRAL = /[\u{10000}-\u{10FFFF}]/gu;
 
 /** Queue the index row just inserted. */
 export function queueLast(statement: (sql: string) => SqliteStatement): void {

@@ -214,12 +214,16 @@ export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
 
   t("a schema-7 database gets the word index on upgrade and searches the same", async () => {
     await withDatabase(runtime, async ({ path, store }) => {
+      // "𝐱foo": to the matcher a surrogate is no word character, so "foo" is a whole word
+      // there (score 3) and must outrank the newer "xfoox" (1) in the word index as well.
       const texts = [
+        "𝐱foo end",
         "call refreshToken()",
         "日本語の テスト",
         "the token",
         "tokens",
         "fix the bug",
+        "xfoox",
       ];
       for (let s = 0; s < 3; s++) {
         const entries = texts.map((text, e) =>
@@ -227,9 +231,12 @@ export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
         );
         await store.create(header(`s${s}`), entries);
       }
-      const queries = ["refreshTok", "token", "本語", '"the bug"', "tok*", "日本"];
+      const queries = ["refreshTok", "token", "本語", '"the bug"', "tok*", "日本", "foo"];
       const before = [];
-      for (const query of queries) before.push(await store.search(query, { limit: 4 }));
+      for (const query of queries) {
+        before.push(await store.search(query, { limit: 4 }));
+        assertEquals(before.at(-1), await scanSearch(store, query, { limit: 4 }), query);
+      }
       await store.close();
       const raw = runtime.openRaw(path);
       toSchema7(raw);
@@ -238,6 +245,8 @@ export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
       try {
         const words = raw.prepare("SELECT rowid FROM search_words WHERE search_words MATCH ?");
         assertEquals(words.all("refreshtoken").length, 3, "filled from the indexed texts");
+        const pending = raw.prepare("SELECT session_id FROM search_pending").all();
+        assertEquals(pending.length, 3, "texts outside the BMP: their sessions are indexed again");
         for (const [i, query] of queries.entries()) {
           const hits = await upgraded.search(query, { limit: 4 });
           assertEquals(hits, before[i], query);
@@ -247,6 +256,24 @@ export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
         await upgraded.close();
         raw.close();
       }
+    });
+  });
+
+  t("a letter outside the BMP bounds a word as the matcher reads it", async () => {
+    await withDatabase(runtime, async ({ store }) => {
+      // To the matcher a surrogate is no word character: "foo" is a whole word in the oldest
+      // text (score 3) and outranks every newer "xfoox" (1), more than are ever sorted.
+      const count = SORT_BELOW + 100;
+      const entries = Array.from(
+        { length: count },
+        (_, e) => say(`e${e}`, e ? `e${e - 1}` : null, e ? `xfoox ${e}` : "𝐱foo end", e * 1000),
+      );
+      await store.create(header("s"), entries);
+      for (const query of ["foo", "fo*"]) {
+        const hits = await store.search(query, { limit: 1 });
+        assertEquals(hits, await scanSearch(store, query, { limit: 1 }), query);
+      }
+      assertEquals((await store.search("foo", { limit: 1 }))[0].entryId, "e0");
     });
   });
 }
