@@ -83,10 +83,11 @@ export function walkCandidates(
 ): void {
   const passes = scorePasses(prepared.query);
   const match = ftsQuery(prepared);
+  let ids: number[] | undefined;
   if (match !== undefined) {
     // A small trigram match set (most phrases, rare words) is sorted and read whole: cheaper
     // than any pass over the word index, whose sets (each word alone) can be far larger.
-    const ids = matchIds(source, "search_fts", match);
+    ids = matchIds(source, "search_fts", match);
     if (ids.length < SORT_BELOW) {
       new Walk(source, prepared, top, passes[0].bound, undefined).matchSet(
         "search_fts",
@@ -101,7 +102,11 @@ export function walkCandidates(
   for (const pass of passes) {
     if (!top.wants(pass.bound)) return; // the list is full of hits scoring more than any row left
     const walk = new Walk(source, prepared, top, pass.bound, seen);
-    if (pass.words !== undefined ? walk.matchSet("search_words", pass.words) : walk.all()) return;
+    if (
+      pass.words !== undefined ? walk.matchSet("search_words", pass.words) : walk.all(match, ids)
+    ) {
+      return;
+    }
   }
 }
 
@@ -228,10 +233,12 @@ class Walk {
     return position ?? false;
   }
 
-  /** Every candidate: narrowed by the trigram index, or (short terms) by `instr` alone. */
-  all(): boolean {
-    const match = ftsQuery(this.#prepared);
-    return match === undefined ? this.#instrOnly() : this.matchSet("search_fts", match);
+  /**
+   * Every candidate: narrowed by the trigram index (`match`, its first `ids` when probed), or
+   * (short terms) by `instr` alone.
+   */
+  all(match: string | undefined, ids?: number[]): boolean {
+    return match === undefined ? this.#instrOnly() : this.matchSet("search_fts", match, ids);
   }
 
   /** No FTS narrowing: the walk reads every text with its row (matching ones only). */
