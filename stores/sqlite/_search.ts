@@ -90,8 +90,9 @@ export const SEARCH_ORDER_MIGRATION: readonly string[] = [
  */
 export const SEARCH_WORDS_MIGRATION: readonly string[] = [
   `CREATE TABLE search_queue (id INTEGER PRIMARY KEY)`,
+  // Positions (detail = 'full', the default): a phrase is found as consecutive tokens.
   `CREATE VIRTUAL TABLE search_words USING fts5(text, tokenize = "${WORDS_TOKENIZER}",
-    detail = 'none', content = '', contentless_delete = 1)`,
+    content = '', contentless_delete = 1)`,
   // Texts with characters outside the BMP (`wordsText`): their sessions are indexed again.
   `INSERT INTO search_words (rowid, text) SELECT id, c0 FROM search_fts_content
     WHERE c0 NOT GLOB '*[\u{10000}-\u{10FFFF}]*'`,

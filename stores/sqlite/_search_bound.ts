@@ -7,7 +7,8 @@
  * 1 inside a word. For a term made of word characters only (`[\p{L}\p{N}_]`), a whole-word
  * match is exactly a token of the word index (`search_words`: FTS5's unicode61 tokenizer
  * with the same word characters), and a word-start match is a token beginning with it (an
- * FTS5 prefix query). So the rows where a query can score at least `B` are an FTS5 query
+ * FTS5 prefix query); a phrase's words, whitespace between them, are consecutive tokens
+ * (an FTS5 phrase query). So the rows where a query can score at least `B` are an FTS5 query
  * over `search_words`, and the walk visits them level by level (`scorePasses`): the rows
  * that can score the best first, then the next level, and only then, if the list is still
  * not full, every candidate. Identifier fragments (`refreshTok`) and CJK substrings, which
@@ -15,7 +16,9 @@
  * reading every candidate.
  *
  * The bound only has to be an upper bound: unicode61's character classes (Unicode 6.1) may
- * see fewer letters than JavaScript's, which splits tokens and finds more rows, never fewer.
+ * see fewer letters than JavaScript's, which splits tokens and finds more rows, never fewer
+ * (a character that was a letter in 6.1 and is none now would break this; none is known to
+ * occur in transcripts). Characters outside the BMP are indexed as spaces (`wordsText`).
  *
  * @module
  */
@@ -46,16 +49,13 @@ function termLevels(term: SearchQuery["terms"][number]): Levels {
   if (
     term.kind === "prefix" || !term.parts.every((part) => WORD.test(part) && !ASTRAL.test(part))
   ) return { 3: null };
-  const quoted = term.parts.map((part) => `"${part}"`);
+  // The parts as consecutive tokens (a phrase's parts have only whitespace between them).
+  const phrase = `"${term.parts.join(" ")}"`;
   const last = term.parts.at(-1)!;
   // A prefix query over a short ASCII part merges the lists of very many tokens (`re*`):
   // such a part gets no level 2 condition (its rows count as able to reach 2).
   const prefixable = [...last].length >= 3 || last.charCodeAt(0) > 0x7f;
-  return {
-    3: quoted.join(" AND "),
-    2: prefixable ? [...quoted.slice(0, -1), `${quoted.at(-1)}*`].join(" AND ") : null,
-    1: null,
-  };
+  return { 3: phrase, 2: prefixable ? `${phrase} *` : null, 1: null };
 }
 
 /**
@@ -67,7 +67,7 @@ function termLevels(term: SearchQuery["terms"][number]): Levels {
  * import { parseSearchQuery } from "../../src/search_query.ts";
  * import { scorePasses } from "./_search_bound.ts";
  * scorePasses(parseSearchQuery("refreshtok"));
- * // [{ bound: 3, words: '"refreshtok"' }, { bound: 2, words: '"refreshtok"*' }, { bound: 1 }]
+ * // [{ bound: 3, words: '"refreshtok"' }, { bound: 2, words: '"refreshtok" *' }, { bound: 1 }]
  * ```
  */
 export function scorePasses(query: SearchQuery): ScorePass[] {

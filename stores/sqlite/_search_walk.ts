@@ -123,6 +123,11 @@ class Walk {
   readonly #params: SqliteValue[];
   readonly #conditions: string[];
   readonly #bind: SqliteValue[];
+  /**
+   * The highest score a term of a row still to visit can have: the pass's bound when the
+   * query has one term (rows above it were visited by earlier passes), else 3.
+   */
+  readonly #termCap: number;
   /** Substrings every matching indexed text contains (a phrase's words as indexed). */
   readonly #needles: string[];
 
@@ -148,6 +153,8 @@ class Walk {
       `d.session_id NOT IN (${source.skipped ?? "SELECT session_id FROM search_pending"})`,
     ];
     this.#bind = roles;
+    const positive = prepared.query.terms.filter((term) => !term.exclude);
+    this.#termCap = positive.length === 1 ? best : 3;
     this.#needles = prepared.query.terms.filter((term) => !term.exclude)
       .map((term) =>
         term.kind === "phrase"
@@ -177,7 +184,7 @@ class Walk {
     let ok = this.#listable.get(sessionId);
     if (ok === undefined) this.#listable.set(sessionId, ok = this.#source.listable(sessionId));
     if (!ok) return false;
-    const score = scoreFolded(text, this.#prepared.query);
+    const score = scoreFolded(text, this.#prepared.query, this.#termCap);
     if (score === null || !this.#top.wants(score)) return false;
     this.#top.offer({
       sessionId,

@@ -132,7 +132,18 @@ export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
         }
         // Four terms walk in one pass, bounded by the best score any text could have (the
         // word index bounds up to three); fewer settle on the word index's levels.
-        const queries = ["the gnu ommo ommo", "ommo", "gnu ommo", '"gnu 3"', "gnu -common", "omm"];
+        const queries = [
+          "the gnu ommo ommo",
+          "ommo",
+          "gnu ommo",
+          '"gnu 3"',
+          "gnu -common",
+          "omm",
+          // Phrases at each level: whole (oldest rows only), word start, inside a word.
+          '"ommo gnu"',
+          '"the comm"',
+          '"mmon gnu"',
+        ];
         for (const query of queries) {
           for (const options of [{ limit: 10 }, { limit: 10, sessionId: "s4" }]) {
             assertEquals(
