@@ -84,6 +84,12 @@ export const SEARCH_ORDER_MIGRATION: readonly string[] = [
 ];
 
 /**
+ * Characters outside the BMP except the emoji blocks U+1F300-U+1FAFF (symbols only, token
+ * breaks to unicode61 as to `wordsText`), as a `GLOB` class.
+ */
+const ASTRAL_WORD_CHARS = "\u{10000}-\u{1F2FF}\u{1FB00}-\u{10FFFF}";
+
+/**
  * Schema step 8: the word index (`_search_bound.ts`), contentless (only its tokens are
  * stored), filled from the indexed texts already in `search_fts` (sessions still pending
  * get both when they are indexed); the write queue (`_search_queue.ts`).
@@ -93,12 +99,13 @@ export const SEARCH_WORDS_MIGRATION: readonly string[] = [
   // Positions (detail = 'full', the default): a phrase is found as consecutive tokens.
   `CREATE VIRTUAL TABLE search_words USING fts5(text, tokenize = "${WORDS_TOKENIZER}",
     content = '', contentless_delete = 1)`,
-  // Texts with characters outside the BMP (`wordsText`): their sessions are indexed again.
+  // Texts with letters or digits outside the BMP (`wordsText`) are indexed again, whole
+  // sessions (emoji break tokens either way).
   `INSERT INTO search_words (rowid, text) SELECT id, c0 FROM search_fts_content
-    WHERE c0 NOT GLOB '*[\u{10000}-\u{10FFFF}]*'`,
+    WHERE c0 NOT GLOB '*[${ASTRAL_WORD_CHARS}]*'`,
   `INSERT OR IGNORE INTO search_pending (session_id) SELECT DISTINCT d.session_id
     FROM search_docs d JOIN search_fts_content c ON c.id = d.id
-    WHERE c.c0 GLOB '*[\u{10000}-\u{10FFFF}]*'`,
+    WHERE c.c0 GLOB '*[${ASTRAL_WORD_CHARS}]*'`,
 ];
 
 /**
