@@ -5,17 +5,21 @@
  * per role of an entry. The index only narrows candidates: `scoreFolded` decides and
  * scores every one, so hits equal those of the scan (`scanSearch`) on the same data.
  *
- * Tables (schema steps 5 and 7, `_schema.ts`):
+ * Tables (schema steps 5, 7 and 8, `_schema.ts`):
  * ```sql
  * search_docs(id INTEGER PRIMARY KEY, session_id, seq, entry_id, role, ts, tkey) -- what a row is
  * search_docs_by_time (tkey DESC, id)  -- candidates newest first (`_search_walk.ts`)
  * search_fts USING fts5(text, tokenize = 'trigram', detail = 'none') -- rowid = docs id
+ * search_words USING fts5(text, tokenize = 'unicode61 ...', content = '') -- score bounds
+ * search_queue(id INTEGER PRIMARY KEY)  -- docs whose FTS texts are not written yet
  * search_pending(session_id PRIMARY KEY)  -- sessions whose rows are missing or incomplete
  * ```
  * Rows are written in the same transaction as the entries, inside a savepoint: when
  * indexing fails the savepoint is undone, the entries still commit, and the session is
- * marked pending. Pending sessions are (re)indexed before the next search and searched by
- * scanning until they are; the migration marks every existing session pending.
+ * marked pending. Small writes queue their FTS texts (`_search_queue.ts`), written a batch
+ * at a time and before every search. Pending sessions are (re)indexed before the next
+ * search and searched by scanning until they are; the migrations to steps 5 and 7 mark
+ * every existing session pending, step 8 fills the word index from the indexed texts.
  *
  * @module
  */
