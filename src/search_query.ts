@@ -187,7 +187,8 @@ export function matchFolded(text: string, query: SearchQuery): TextMatch | null 
  * The score {@link matchFolded} gives, or `null` for no match, without the ranges: a term
  * stops being searched at its first whole-word match (its best), so a common word in a
  * long text costs a match or two, not every one. What an index's candidates and the scan
- * are ranked by; snippets are made for the kept few.
+ * are ranked by; snippets are made for the kept few. `termCap`: a score no term of this
+ * text can exceed (known from an index), where a term stops being searched.
  *
  * @example
  * ```ts
@@ -196,8 +197,8 @@ export function matchFolded(text: string, query: SearchQuery): TextMatch | null 
  * scoreFolded("bathe", parseSearchQuery("the")); // 1
  * ```
  */
-export function scoreFolded(text: string, query: SearchQuery): number | null {
-  return scoreTerms(text, query);
+export function scoreFolded(text: string, query: SearchQuery, termCap = TERM_MAX): number | null {
+  return scoreTerms(text, query, undefined, termCap);
 }
 
 /** The best score of one positive term (a whole-word match). */
@@ -222,6 +223,7 @@ function scoreTerms(
   text: string,
   query: SearchQuery,
   ranges?: [number, number][],
+  termCap = TERM_MAX,
 ): number | null {
   let score = 0;
   for (let t = 0; t < query.terms.length; t++) {
@@ -245,7 +247,7 @@ function scoreTerms(
         best = Math.max(best, isWordChar(text, end) ? 2 : TERM_MAX);
       } else best = Math.max(best, 1);
       if (count >= 1000) break; // enough for ranges and score; a pathological text stops here
-      if (!ranges && best === TERM_MAX) break; // the term's score is at its maximum
+      if (!ranges && best >= termCap) break; // the term's score is at its maximum
     }
     if (count === 0) return null;
     score += best;

@@ -6,7 +6,7 @@
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
-import { SEARCH_MIGRATION, SEARCH_ORDER_MIGRATION } from "./_search.ts";
+import { SEARCH_MIGRATION, SEARCH_ORDER_MIGRATION, SEARCH_WORDS_MIGRATION } from "./_search.ts";
 
 /**
  * A value bound to a `?` placeholder.
@@ -105,6 +105,9 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   // Search candidates walked newest first without sorting, phrases narrowed by FTS
   // (`_search_walk.ts`): the index is built again before the next search.
   SEARCH_ORDER_MIGRATION,
+  // Score bounds from a word index, so a walk settles at the best score its rows can reach
+  // (`_search_bound.ts`).
+  SEARCH_WORDS_MIGRATION,
 ];
 
 /** The schema version this library writes (`PRAGMA user_version`). */

@@ -5,17 +5,21 @@
  * per role of an entry. The index only narrows candidates: `scoreFolded` decides and
  * scores every one, so hits equal those of the scan (`scanSearch`) on the same data.
  *
- * Tables (schema steps 5 and 7, `_schema.ts`):
+ * Tables (schema steps 5, 7 and 8, `_schema.ts`):
  * ```sql
  * search_docs(id INTEGER PRIMARY KEY, session_id, seq, entry_id, role, ts, tkey) -- what a row is
  * search_docs_by_time (tkey DESC, id)  -- candidates newest first (`_search_walk.ts`)
  * search_fts USING fts5(text, tokenize = 'trigram', detail = 'none') -- rowid = docs id
+ * search_words USING fts5(text, tokenize = 'unicode61 ...', content = '') -- score bounds
+ * search_queue(id INTEGER PRIMARY KEY)  -- docs whose FTS texts are not written yet
  * search_pending(session_id PRIMARY KEY)  -- sessions whose rows are missing or incomplete
  * ```
  * Rows are written in the same transaction as the entries, inside a savepoint: when
  * indexing fails the savepoint is undone, the entries still commit, and the session is
- * marked pending. Pending sessions are (re)indexed before the next search and searched by
- * scanning until they are; the migration marks every existing session pending.
+ * marked pending. Small writes queue their FTS texts (`_search_queue.ts`), written a batch
+ * at a time and before every search. Pending sessions are (re)indexed before the next
+ * search and searched by scanning until they are; the migrations to steps 5 and 7 mark
+ * every existing session pending, step 8 fills the word index from the indexed texts.
  *
  * @module
  */
@@ -37,6 +41,15 @@ import { searchFields } from "../../src/search_text.ts";
 import type { SqliteStatement } from "./_schema.ts";
 import { sessionFilter } from "./_search_sql.ts";
 import { type SqliteHitRef, walkCandidates } from "./_search_walk.ts";
+import { WORDS_TOKENIZER } from "./_search_bound.ts";
+import {
+  flushQueue,
+  QUEUE_FLUSH_AT,
+  queued,
+  QUEUED_SESSIONS,
+  queueLast,
+  writeText,
+} from "./_search_queue.ts";
 
 export type { SqliteHitRef };
 
@@ -72,6 +85,31 @@ export const SEARCH_ORDER_MIGRATION: readonly string[] = [
   `DELETE FROM search_fts`,
   `DELETE FROM search_docs`,
   `INSERT OR IGNORE INTO search_pending (session_id) SELECT id FROM sessions`,
+];
+
+/**
+ * Characters outside the BMP except the emoji blocks U+1F300-U+1FAFF (symbols only, token
+ * breaks to unicode61 as to `wordsText`), as a `GLOB` class.
+ */
+const ASTRAL_WORD_CHARS = "\u{10000}-\u{1F2FF}\u{1FB00}-\u{10FFFF}";
+
+/**
+ * Schema step 8: the word index (`_search_bound.ts`), contentless (only its tokens are
+ * stored), filled from the indexed texts already in `search_fts` (sessions still pending
+ * get both when they are indexed); the write queue (`_search_queue.ts`).
+ */
+export const SEARCH_WORDS_MIGRATION: readonly string[] = [
+  `CREATE TABLE search_queue (id INTEGER PRIMARY KEY)`,
+  // Positions (detail = 'full', the default): a phrase is found as consecutive tokens.
+  `CREATE VIRTUAL TABLE search_words USING fts5(text, tokenize = "${WORDS_TOKENIZER}",
+    content = '', contentless_delete = 1)`,
+  // Texts with letters or digits outside the BMP (`wordsText`) are indexed again, whole
+  // sessions (emoji break tokens either way).
+  `INSERT INTO search_words (rowid, text) SELECT id, c0 FROM search_fts_content
+    WHERE c0 NOT GLOB '*[${ASTRAL_WORD_CHARS}]*'`,
+  `INSERT OR IGNORE INTO search_pending (session_id) SELECT DISTINCT d.session_id
+    FROM search_docs d JOIN search_fts_content c ON c.id = d.id
+    WHERE c.c0 GLOB '*[${ASTRAL_WORD_CHARS}]*'`,
 ];
 
 /**
@@ -112,11 +150,12 @@ export class SqliteSearchIndex {
   ): Promise<SearchHit[]> {
     const signal = prepared.options.signal;
     throwIfAborted(signal);
+    const unqueued = this.#flushForSearch();
     this.#indexPending(prepared, signal, false);
     throwIfAborted(signal);
     const top = new TopHits<SqliteHitRef>(prepared.limit);
-    this.collect(prepared, top);
-    for (const sessionId of this.pending(prepared)) {
+    this.collect(prepared, top, unqueued);
+    for (const sessionId of this.pending(prepared, unqueued)) {
       throwIfAborted(signal);
       let loaded: LoadedSession;
       try {
@@ -128,6 +167,33 @@ export class SqliteSearchIndex {
       searchEntries(sessionId, loaded.entries, prepared, top as TopHits);
     }
     return await top.finish(prepared.query, (candidate) => this.textOf(candidate));
+  }
+
+  /**
+   * Write the queued texts before a search; when that fails, their sessions become pending.
+   * False when even that failed (a read-only connection): the search then scans them.
+   */
+  #flushForSearch(): boolean {
+    try {
+      if (queued(this.#statement) === 0) return true;
+      this.#transaction(() => flushQueue(this.#statement, indexText));
+      return true;
+    } catch {
+      try {
+        this.#transaction(() => this.#queueToPending());
+        return true;
+      } catch {
+        return false;
+      }
+    }
+  }
+
+  /** The queued rows' sessions become pending (indexed again whole), the queue empty. */
+  #queueToPending(): void {
+    this.#exec(
+      `INSERT OR IGNORE INTO search_pending (session_id) SELECT DISTINCT session_id FROM (${QUEUED_SESSIONS})`,
+    );
+    this.#exec("DELETE FROM search_queue");
   }
 
   /** Empty the index and index every session again; resolves with the sessions indexed. */
@@ -187,7 +253,9 @@ export class SqliteSearchIndex {
     if (entries.length > this.#deferAbove) return this.markPending(sessionId);
     this.#exec("SAVEPOINT search_index");
     try {
-      this.#insert(sessionId, firstSeq, entries);
+      // A write of many entries makes a batch of its own: its texts are at hand.
+      this.#insert(sessionId, firstSeq, entries, entries.length < QUEUE_FLUSH_AT);
+      if (queued(this.#statement) >= QUEUE_FLUSH_AT) this.#flushInWrite();
       this.#exec("RELEASE search_index");
     } catch (error) {
       try {
@@ -200,28 +268,47 @@ export class SqliteSearchIndex {
     }
   }
 
-  #insert(sessionId: string, firstSeq: number, entries: readonly SessionEntry[]): void {
+  /** Write the queue out inside a write; a failure makes its sessions pending instead. */
+  #flushInWrite(): void {
+    this.#exec("SAVEPOINT search_flush");
+    try {
+      flushQueue(this.#statement, indexText);
+    } catch {
+      this.#exec("ROLLBACK TO search_flush");
+      this.#queueToPending();
+    }
+    this.#exec("RELEASE search_flush");
+  }
+
+  /** Index rows for `entries`; their texts queued (`queue`) or written now. */
+  #insert(
+    sessionId: string,
+    firstSeq: number,
+    entries: readonly SessionEntry[],
+    queue = false,
+  ): void {
     const doc = this.#statement(
       "INSERT INTO search_docs (session_id, seq, entry_id, role, ts, tkey) VALUES (?, ?, ?, ?, ?, ?)",
-    );
-    const text = this.#statement(
-      "INSERT INTO search_fts (rowid, text) VALUES (last_insert_rowid(), ?)",
     );
     entries.forEach((entry, i) => {
       if (typeof entry.id !== "string") return;
       for (const field of searchFields(entry)) {
         const ts = String(entry.timestamp);
         doc.run(sessionId, firstSeq + i, entry.id, field.role, ts, searchTime(ts));
-        text.run(indexText(field.text));
+        if (queue) queueLast(this.#statement);
+        else writeText(this.#statement, indexText(field.text));
       }
     });
   }
 
   /** Drop a session's rows (delete, replace, reindex). */
   remove(sessionId: string): void {
-    this.#statement(
-      "DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE session_id = ?)",
-    ).run(sessionId);
+    const docs = "SELECT id FROM search_docs WHERE session_id = ?";
+    // Queued rows have no texts yet.
+    this.#statement(`DELETE FROM search_queue WHERE id IN (${docs})`).run(sessionId);
+    for (const table of ["search_words", "search_fts"]) {
+      this.#statement(`DELETE FROM ${table} WHERE rowid IN (${docs})`).run(sessionId);
+    }
     this.#statement("DELETE FROM search_docs WHERE session_id = ?").run(sessionId);
     this.#statement("DELETE FROM search_pending WHERE session_id = ?").run(sessionId);
   }
@@ -244,26 +331,33 @@ export class SqliteSearchIndex {
   /** Mark every session pending and empty the index (the start of a rebuild). */
   clear(): void {
     this.#exec("DELETE FROM search_fts");
+    this.#exec("INSERT INTO search_words (search_words) VALUES ('delete-all')");
+    this.#exec("DELETE FROM search_queue");
     this.#exec("DELETE FROM search_docs");
     this.#exec("INSERT OR IGNORE INTO search_pending (session_id) SELECT id FROM sessions");
   }
 
-  /** Pending sessions, optionally only those passing the search's session filters. */
-  pending(prepared?: PreparedSearch): string[] {
+  /**
+   * Pending sessions, optionally only those passing the search's session filters, and
+   * (`unqueued` false) those with queued rows.
+   */
+  pending(prepared?: PreparedSearch, unqueued = true): string[] {
     const { where, params } = sessionFilter(prepared, "p.session_id");
     return this.#statement(
       // CROSS JOIN: pending sessions are few (usually none); the planner would otherwise
       // scan every session for the filter (11 ms per search at 10,000 sessions).
-      `SELECT p.session_id AS id FROM search_pending p CROSS JOIN sessions s ON s.id = p.session_id${where}`,
+      `SELECT DISTINCT p.session_id AS id FROM ${pendingSql(unqueued)} p
+       CROSS JOIN sessions s ON s.id = p.session_id${where}`,
     ).all(...params).map((row) => String(row.id));
   }
 
   /** Offer the indexed texts that can match into `top` (`walkCandidates`). */
-  collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>): void {
+  collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>, unqueued = true): void {
     walkCandidates(
       {
         statement: this.#statement,
         listable: (sessionId) => this.#listable(sessionId),
+        skipped: `SELECT session_id FROM ${pendingSql(unqueued)}`,
       },
       prepared,
       top,
@@ -291,4 +385,11 @@ export class SqliteSearchIndex {
     });
     return fieldText(entry, candidate.role);
   }
+}
+
+/** The sessions the index cannot answer for: pending, and (`unqueued` false) queued. */
+function pendingSql(unqueued: boolean): string {
+  return unqueued
+    ? "search_pending"
+    : `(SELECT session_id FROM search_pending UNION ${QUEUED_SESSIONS})`;
 }

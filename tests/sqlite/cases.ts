@@ -21,6 +21,7 @@ import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 import { concurrencyCase } from "./concurrency.ts";
 import { searchCases } from "./search_cases.ts";
 import { searchOrderCases } from "./search_order_cases.ts";
+import { searchQueueCases } from "./search_queue_cases.ts";
 import { contextCases } from "./context_cases.ts";
 import { lazyCases } from "./lazy_cases.ts";
 
@@ -150,7 +151,15 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
         "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'",
       ).all();
       for (const { name } of indexes) raw.exec(`DROP INDEX ${name}`);
-      for (const table of ["search_fts", "search_docs", "search_pending"]) {
+      for (
+        const table of [
+          "search_fts",
+          "search_words",
+          "search_queue",
+          "search_docs",
+          "search_pending",
+        ]
+      ) {
         raw.exec(`DROP TABLE ${table}`); // the search index came later too
       }
       raw.exec("ALTER TABLE entries DROP COLUMN flags"); // schema step 6 came later
@@ -325,6 +334,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
   concurrencyCase(t, runtime);
   searchCases(t, runtime);
   searchOrderCases(t, runtime);
+  searchQueueCases(t, runtime);
   contextCases(t, runtime);
   lazyCases(t, runtime);
 }

@@ -14,11 +14,18 @@ import {
 import { generatedSession } from "../unit/context_sessions.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
+/** Undo schema step 8 (the search word index), to test a database written before it. */
+export function toSchema7(raw: SqliteDatabase): void {
+  raw.exec("DROP TABLE IF EXISTS search_words");
+  raw.exec("DROP TABLE IF EXISTS search_queue");
+}
+
 /**
  * Undo schema step 7 (the search rows' time key) when the search tables exist: rows keep
  * step 6's shape, as a database written before it has them.
  */
 export function toSchema6(raw: SqliteDatabase): void {
+  toSchema7(raw);
   raw.exec("DROP INDEX IF EXISTS search_docs_by_time");
   const columns = raw.prepare("SELECT name FROM pragma_table_info('search_docs')").all();
   if (columns.some((row) => row.name === "tkey")) {

@@ -1,8 +1,8 @@
 /**
  * The SQLite search's candidate order (schema step 7, `stores/sqlite/_search_walk.ts`): a
  * common word walks the time index without sorting its candidates and reads few texts, a
- * phrase narrows to the texts containing it, and a schema-6 database is indexed again
- * after the upgrade with the same hits as the scan.
+ * phrase narrows to the texts containing it, a schema-6 database is indexed again after the
+ * upgrade with the same hits as the scan, and a schema-7 one gets its word index on upgrade.
  */
 import { scanSearch, type SessionEntry, type SessionHeader } from "../../core.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
@@ -10,7 +10,7 @@ import type { SqliteDatabase, SqliteValue } from "../../stores/sqlite/_schema.ts
 import { SORT_BELOW } from "../../stores/sqlite/_search_walk.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
-import { toSchema6 } from "./context_cases.ts";
+import { toSchema6, toSchema7 } from "./context_cases.ts";
 
 type Test = (name: string, fn: () => Promise<void>) => void;
 
@@ -93,16 +93,22 @@ export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
           assertEquals(hits, await scanSearch(store, "gnu", options));
           assertEquals(hits[0].entryId, `e${perSession - 1}`);
         }
-        // No text reaches the best score: the walk gives up and reads each text once.
+        // No text has "gn" as a whole word (the word index knows): the walk settles at the
+        // word starts it does have (score 2) instead of reading every text.
+        log.texts = 0;
+        const starts = await store.search("gn", { limit: 10 });
+        assert(log.texts <= 64, `${log.texts} texts read for 10 hits at the reachable score`);
+        assertEquals(starts, await scanSearch(store, "gn", { limit: 10 }));
+        // "nu" only ever occurs inside a word: the walk reads each text once.
         log.texts = 0;
         log.statements = [];
-        const some = await store.search("gn", { limit: 10 });
+        const some = await store.search("nu", { limit: 10 });
         assertEquals(log.texts, 4 * perSession);
         // A later page seeks to where the last one ended instead of walking from the start.
         const later = log.statements.filter(({ sql }) => sql.includes("d.tkey <= ?"));
         assert(later.length > 0, "the walk took more than one page");
         for (const plan of plans(raw, later)) assert(/SEARCH d .*\(tkey<\?\)/.test(plan), plan);
-        assertEquals(some, await scanSearch(store, "gn", { limit: 10 }));
+        assertEquals(some, await scanSearch(store, "nu", { limit: 10 }));
       } finally {
         await store.close();
       }
@@ -124,7 +130,21 @@ export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
           );
           await store.create(header(`s${s}`), entries);
         }
-        for (const query of ["ommo", "gnu ommo", '"gnu 3"', "gnu -common"]) {
+        // Four terms walk in one pass, bounded by the best score any text could have (the
+        // word index bounds up to three); fewer settle on the word index's levels.
+        const queries = [
+          "the gnu ommo ommo",
+          "ommo",
+          "gnu ommo",
+          '"gnu 3"',
+          "gnu -common",
+          "omm",
+          // Phrases at each level: whole (oldest rows only), word start, inside a word.
+          '"ommo gnu"',
+          '"the comm"',
+          '"mmon gnu"',
+        ];
+        for (const query of queries) {
           for (const options of [{ limit: 10 }, { limit: 10, sessionId: "s4" }]) {
             assertEquals(
               await store.search(query, options),
@@ -200,6 +220,71 @@ export function searchOrderCases(t: Test, runtime: SqliteTestRuntime): void {
         await upgraded.close();
         raw.close();
       }
+    });
+  });
+
+  t("a schema-7 database gets the word index on upgrade and searches the same", async () => {
+    await withDatabase(runtime, async ({ path, store }) => {
+      // "𝐱foo": to the matcher a surrogate is no word character, so "foo" is a whole word
+      // there (score 3) and must outrank the newer "xfoox" (1) in the word index as well.
+      const texts = [
+        "𝐱foo end",
+        "call refreshToken()",
+        "日本語の テスト",
+        "the token",
+        "tokens",
+        "fix the bug",
+        "xfoox",
+      ];
+      for (let s = 0; s < 3; s++) {
+        const entries = texts.map((text, e) =>
+          say(`e${e}`, e ? `e${e - 1}` : null, `${text} ${s}`, e * 1000 + s)
+        );
+        await store.create(header(`s${s}`), entries);
+      }
+      const queries = ["refreshTok", "token", "本語", '"the bug"', "tok*", "日本", "foo"];
+      const before = [];
+      for (const query of queries) {
+        before.push(await store.search(query, { limit: 4 }));
+        assertEquals(before.at(-1), await scanSearch(store, query, { limit: 4 }), query);
+      }
+      await store.close();
+      const raw = runtime.openRaw(path);
+      toSchema7(raw);
+      raw.exec("PRAGMA user_version = 7");
+      const upgraded = await runtime.openStore(path);
+      try {
+        const words = raw.prepare("SELECT rowid FROM search_words WHERE search_words MATCH ?");
+        assertEquals(words.all("refreshtoken").length, 3, "filled from the indexed texts");
+        const pending = raw.prepare("SELECT session_id FROM search_pending").all();
+        assertEquals(pending.length, 3, "texts outside the BMP: their sessions are indexed again");
+        for (const [i, query] of queries.entries()) {
+          const hits = await upgraded.search(query, { limit: 4 });
+          assertEquals(hits, before[i], query);
+          assertEquals(hits, await scanSearch(upgraded, query, { limit: 4 }), query);
+        }
+      } finally {
+        await upgraded.close();
+        raw.close();
+      }
+    });
+  });
+
+  t("a letter outside the BMP bounds a word as the matcher reads it", async () => {
+    await withDatabase(runtime, async ({ store }) => {
+      // To the matcher a surrogate is no word character: "foo" is a whole word in the oldest
+      // text (score 3) and outranks every newer "xfoox" (1), more than are ever sorted.
+      const count = SORT_BELOW + 100;
+      const entries = Array.from(
+        { length: count },
+        (_, e) => say(`e${e}`, e ? `e${e - 1}` : null, e ? `xfoox ${e}` : "𝐱foo end", e * 1000),
+      );
+      await store.create(header("s"), entries);
+      for (const query of ["foo", "fo*"]) {
+        const hits = await store.search(query, { limit: 1 });
+        assertEquals(hits, await scanSearch(store, query, { limit: 1 }), query);
+      }
+      assertEquals((await store.search("foo", { limit: 1 }))[0].entryId, "e0");
     });
   });
 }
