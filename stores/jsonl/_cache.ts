@@ -80,6 +80,15 @@ export class JsonlListingCache {
 
 const PROBE_BYTES = 64;
 
+/**
+ * A copy of a fold state to extend: shallow is enough, because `applyEntryToListing` only
+ * assigns its fields (a summary is replaced, never changed in place). `structuredClone` was
+ * a tenth of a relaxed append's time in Deno.
+ */
+function copyState(state: ListingState): ListingState {
+  return { ...state };
+}
+
 function keepTail(previous: Uint8Array, chunk: Uint8Array): Uint8Array {
   if (chunk.length >= PROBE_BYTES) return chunk.slice(chunk.length - PROBE_BYTES);
   const joined = new Uint8Array(Math.min(PROBE_BYTES, previous.length + chunk.length));
@@ -235,7 +244,7 @@ async function extend(
     return undefined;
   }
   if (!cached.headText || !headText.endsWith(cached.headText)) return undefined;
-  const state = structuredClone(cached.state!);
+  const state = copyState(cached.state!);
   const newProbe = await foldFrom(fs, path, cached.size, state, probe, 0, signal);
   return { ...stat, info, headText: cached.headText, state, probe: newProbe };
 }
@@ -278,7 +287,7 @@ export function extendCached(
   entries: readonly SessionEntry[],
   written: Uint8Array,
 ): CachedFile {
-  const state = structuredClone(cached.state!);
+  const state = copyState(cached.state!);
   for (const entry of entries) applyEntryToListing(state, entry);
   return { ...cached, ...stat, state, probe: keepTail(cached.probe ?? new Uint8Array(0), written) };
 }

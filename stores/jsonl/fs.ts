@@ -31,6 +31,7 @@ import {
   type WriteOptions,
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
+import { releaseParked } from "./_park.ts";
 import { sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
@@ -297,7 +298,12 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     return await acquireLockFile(`${this.#abs(path)}.lock`, {
       timeoutMs: options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
       staleMs: this.#options.staleLockMs,
+      keep: options.keep,
     });
+  }
+
+  idle(): void {
+    releaseParked();
   }
 
   async sweep(dir: string): Promise<void> {
