@@ -14,10 +14,9 @@ import {
   fstatSync,
   openSync,
   readSync,
-  statSync,
   writeSync,
 } from "node:fs";
-import { access, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { access, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
@@ -32,7 +31,8 @@ import {
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
 import { releaseParked } from "./_park.ts";
-import { sweepLeftovers } from "./_leftovers.ts";
+import { readDirectory, statPath } from "./_native.ts";
+import { mayBeLeftover, sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
 /**
@@ -97,10 +97,15 @@ async function findOnPath(command: string): Promise<string | undefined> {
 export class NodeJsonlFolderFs implements JsonlFolderFs {
   readonly root: string;
   readonly #options: FsFolderOptions;
+  /** The root with one trailing separator. */
+  readonly #prefix: string;
+  /** Directories whose last listing held no name a crash leaves (`mayBeLeftover`). */
+  readonly #clean = new Set<string>();
 
   constructor(directory: string, options: FsFolderOptions = {}) {
     this.root = resolve(directory);
     this.#options = options;
+    this.#prefix = this.root.endsWith(sep) ? this.root : `${this.root}${sep}`;
   }
 
   /** Absolute path of a folder path; folder paths cannot climb out with `..`. */
@@ -110,6 +115,8 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     if (parts.some((part) => part === ".." || part === "")) {
       throw new SessionStorageError(`Invalid session folder path: ${path}`);
     }
+    // What join would give, without its normalising pass (a listing asks 20,000 times).
+    if (sep === "/" && !parts.includes(".")) return `${this.#prefix}${path}`;
     return join(this.root, ...parts);
   }
 
@@ -121,16 +128,19 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     const abs = dir === "" ? this.root : this.#abs(dir);
     let items;
     try {
-      items = await readdir(abs, { withFileTypes: true });
+      items = readDirectory(abs); // synchronous: one call, not a promise per entry
     } catch (error) {
       if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return [];
       throw error;
     }
+    // Remembered for the sweep that follows a store's first listing (`sweep`).
+    if (items.some((item) => mayBeLeftover(item.name))) this.#clean.delete(abs);
+    else this.#clean.add(abs);
     const entries: FolderEntry[] = [];
     for (const item of items) {
-      if (item.isFile()) entries.push({ name: item.name, kind: "file" });
-      else if (item.isDirectory()) entries.push({ name: item.name, kind: "directory" });
-      else if (item.isSymbolicLink()) {
+      if (item.type === "file") entries.push({ name: item.name, kind: "file" });
+      else if (item.type === "directory") entries.push({ name: item.name, kind: "directory" });
+      else if (item.type === "link") {
         // Followed, as pi does for linked project folders; broken links are ignored.
         const target = await stat(join(abs, item.name)).catch(() => undefined);
         if (target?.isFile()) entries.push({ name: item.name, kind: "file" });
@@ -144,13 +154,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   // few microseconds, while a promise-based call costs a thread-pool round trip (tens to
   // hundreds of microseconds in Deno), which was most of an append's time (issue 12).
   async stat(path: string): Promise<FileStat | undefined> {
-    try {
-      const info = statSync(this.#abs(path));
-      return info.isFile() ? { size: info.size, mtimeMs: wholeMs(info.mtimeMs) } : undefined;
-    } catch (error) {
-      if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return undefined;
-      throw error;
-    }
+    return statPath(this.#abs(path));
   }
 
   async read(path: string, start: number, end: number): Promise<Uint8Array> {
@@ -307,10 +311,10 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   }
 
   async sweep(dir: string): Promise<void> {
-    await sweepLeftovers(
-      dir === "" ? this.root : this.#abs(dir),
-      this.#options.staleLockMs ?? 30_000,
-    );
+    const abs = dir === "" ? this.root : this.#abs(dir);
+    // Just listed without a name a crash leaves: nothing to read again (10,000 names).
+    if (this.#clean.has(abs)) return;
+    await sweepLeftovers(abs, this.#options.staleLockMs ?? 30_000);
   }
 
   /** The folder path of an absolute path inside the root, or the absolute path itself. */
