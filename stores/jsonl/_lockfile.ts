@@ -42,6 +42,7 @@ import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
 import { KeyedMutex, type ReleaseLock } from "./_folder.ts";
 import { handOverWait, type HeldLock, maxHoldMs, park, take } from "./_park.ts";
+import { identity } from "./_native.ts";
 
 /**
  * Options for {@link acquireLockFile}.
@@ -327,7 +328,7 @@ async function acquireFile(
     try {
       const now = new Date();
       utimesSync(path, now, now);
-      mtimeMs = Math.floor(lstatSync(path).mtimeMs);
+      mtimeMs = identity(path).mtimeMs;
     } catch {
       // gone (broken as stale): the release finds out
     }
@@ -339,8 +340,8 @@ async function acquireFile(
     parkable: ino !== 0,
     stillMine() {
       try {
-        const now = lstatSync(path);
-        return now.ino === ino && Math.floor(now.mtimeMs) === mtimeMs;
+        const now = identity(path);
+        return now.ino === ino && now.mtimeMs === mtimeMs;
       } catch {
         return false;
       }

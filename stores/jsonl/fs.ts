@@ -7,15 +7,7 @@
  * @module
  */
 import { execFile } from "node:child_process";
-import {
-  closeSync,
-  constants,
-  fdatasyncSync,
-  fstatSync,
-  openSync,
-  readSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, openSync, readSync } from "node:fs";
 import { access, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
@@ -31,7 +23,7 @@ import {
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
 import { releaseParked } from "./_park.ts";
-import { readDirectory, statPath } from "./_native.ts";
+import { appendAt, readDirectory, statPath } from "./_native.ts";
 import { mayBeLeftover, sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
@@ -52,12 +44,6 @@ export interface FsFolderOptions {
 }
 
 const CHUNK = 64 * 1024;
-
-/**
- * Modification times in whole milliseconds: Node reports fractions, Deno's `node:fs` does
- * not, and the persisted listing cache is shared by both; equal keys need equal precision.
- */
-const wholeMs = (ms: number) => Math.floor(ms);
 
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
@@ -195,28 +181,14 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     expectedSize: number,
     options: WriteOptions = {},
   ): Promise<FileStat> {
-    // "r+" never creates: appending to a file deleted meanwhile fails instead.
-    const fd = openSync(this.#abs(path), "r+");
-    try {
-      const { size } = fstatSync(fd);
-      if (size !== expectedSize) {
-        throw new SessionStorageError(
-          `${
-            this.describe(path)
-          } changed size (${size}, expected ${expectedSize}); nothing was appended`,
-        );
-      }
-      let written = 0;
-      while (written < data.length) {
-        written += writeSync(fd, data, written, data.length - written, expectedSize + written);
-      }
-      // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
-      if (options.durability !== "relaxed") fdatasyncSync(fd);
-      const after = fstatSync(fd);
-      return { size: after.size, mtimeMs: wholeMs(after.mtimeMs) };
-    } finally {
-      closeSync(fd);
-    }
+    // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
+    const durable = options.durability !== "relaxed";
+    return appendAt(this.#abs(path), data, expectedSize, durable, (size) =>
+      new SessionStorageError(
+        `${
+          this.describe(path)
+        } changed size (${size}, expected ${expectedSize}); nothing was appended`,
+      ));
   }
 
   async truncate(path: string, size: number): Promise<void> {
