@@ -142,7 +142,8 @@ export function readDirectory(abs: string): DirEntry[] {
 export function identity(abs: string): { ino: number; mtimeMs: number } {
   if (deno) {
     const info = deno.lstatSync(abs);
-    return { ino: info.ino ?? 0, mtimeMs: info.mtime?.getTime() ?? 0 };
+    // Deno reports no inode on Windows: node:fs does (and made the lock's, so it agrees).
+    if (info.ino !== null && info.mtime) return { ino: info.ino, mtimeMs: info.mtime.getTime() };
   }
   const info = lstatSync(abs);
   return { ino: info.ino, mtimeMs: Math.floor(info.mtimeMs) };

@@ -5,7 +5,7 @@
  * is given up as soon as the writer goes idle, at the hold bound, when another operation
  * than an append releases it, and when the store closes, so other processes get their turn.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, utimesSync } from "node:fs";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, repoRoot, v4Header } from "../jsonl/helpers.ts";
@@ -83,6 +83,26 @@ Deno.test("jsonl lock keep: a burst longer than the hold bound gives the lock up
     assert(second !== undefined && second !== first, "the next append takes a fresh lock");
     await store.close();
     assertEquals((await (await openJsonlFsStore(dir)).load("bounded")).entries, [a, b, c]);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+Deno.test("jsonl lock keep: a kept lock whose mtime someone touched is still known as this process's own (by its token), never waited on", async () => {
+  const dir = await tempDir();
+  try {
+    // A wait far shorter than the stale bound: waiting on its own lock would time out.
+    const store = await openJsonlFsStore(dir, { trashCommand: false, lockTimeoutMs: 1_000 });
+    const { path } = await store.create(v4Header("touched"));
+    const [a, b] = chain("t", 2);
+    await store.append("touched", [a]);
+    const first = lockToken(path!);
+    const earlier = new Date(Date.now() - 5_000);
+    utimesSync(`${path}.lock`, earlier, earlier); // a backup tool, a platform's own idea of time
+    await store.append("touched", [b]);
+    assertEquals(lockToken(path!), first, "the same lock, taken over");
+    await store.close();
+    assertEquals((await (await openJsonlFsStore(dir)).load("touched")).entries, [a, b]);
   } finally {
     await removeDir(dir);
   }
