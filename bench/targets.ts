@@ -258,9 +258,9 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
 }
 
 /** Why a JSONL append costs more than its write: said in the table when a target is missed. */
-const LOCK_NOTE = "every append takes the cross-process lock file (an owner temp file linked " +
-  "into place, then removed: four changes to the folder, so no crash leaves a lock without " +
-  "its owner); the older tools take no lock";
+const LOCK_NOTE = "appends awaited back to back take the cross-process lock file once (kept " +
+  "until the writer is idle), but each still checks the kept lock and the file (stat, size " +
+  "and mtime before and after the write), which the older tools, taking no lock, do not";
 
 type Ratio = (
   id: string,

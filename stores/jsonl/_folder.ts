@@ -64,6 +64,11 @@ export type ReleaseLock = () => Promise<void>;
 export interface LockOptions {
   /** Give up after this many ms with a `SessionStorageError` (default 10 000). */
   timeoutMs?: number;
+  /**
+   * The caller will likely take this lock again soon (appends): a backend may keep it after
+   * the release for this process's next writer, until the process goes idle (see `idle`).
+   */
+  keep?: boolean;
 }
 
 /**
@@ -159,6 +164,12 @@ export interface JsonlFolderFs {
    * bounded by `timeoutMs`, then rejects with `SessionStorageError`.
    */
   lock(path: string, options?: LockOptions): Promise<ReleaseLock>;
+  /**
+   * Give up what the backend keeps between operations: lock files kept for the next write
+   * (the file-system backend keeps one until the process goes idle). Called by the store's
+   * `close()`. Optional.
+   */
+  idle?(): void;
   /**
    * Remove crash leftovers (temp copies, lock files) in directory `dir` (`""` is the root)
    * whose owners are provably gone. Optional: backends whose writes leave none omit it.
@@ -287,17 +298,11 @@ export class KeyedMutex {
 
   /** Wait for the key (at most `timeoutMs`), then hold it until the returned function runs. */
   async acquire(key: string, timeoutMs: number): Promise<() => void> {
-    const previous = this.#tails.get(key) ?? Promise.resolve();
+    const waiting = this.#tails.get(key);
     let release!: () => void;
     const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = previous.then(() => mine);
+    const tail = (waiting ?? Promise.resolve()).then(() => mine);
     this.#tails.set(key, tail);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), timeoutMs);
-    });
-    const outcome = await Promise.race([previous.then(() => "ok" as const), timedOut]);
-    clearTimeout(timer);
     let released = false;
     const done = () => {
       if (released) return;
@@ -305,9 +310,17 @@ export class KeyedMutex {
       release();
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
     };
+    // Nobody holds the key: no timer and no race (this runs around every append).
+    if (!waiting) return done;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    });
+    const outcome = await Promise.race([waiting.then(() => "ok" as const), timedOut]);
+    clearTimeout(timer);
     if (outcome === "timeout") {
       // Leave our slot in the queue but release it as soon as it comes up.
-      previous.then(done);
+      waiting.then(done);
       throw new SessionStorageError(
         `Timed out after ${timeoutMs} ms waiting for another writer in this process (${key})`,
       );

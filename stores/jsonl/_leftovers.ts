@@ -26,6 +26,21 @@ const GUARD_STALE_MS = 5_000;
 export const TEMP_NAME = /\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
 /**
+ * Whether a directory entry's name is one a crash may leave (a temp file, lock or break
+ * guard), whatever its state: a folder without such names has nothing to sweep.
+ *
+ * @example
+ * ```ts
+ * import { mayBeLeftover } from "./_leftovers.ts";
+ * mayBeLeftover("a.jsonl.lock"); // true
+ * mayBeLeftover("a.jsonl"); // false
+ * ```
+ */
+export function mayBeLeftover(name: string): boolean {
+  return TEMP_NAME.test(name) || name.endsWith(".lock") || name.endsWith(".lock.break");
+}
+
+/**
  * Remove the provably dead leftovers directly in `dir`; resolves the names removed. Errors
  * on single files are ignored (another process may be cleaning the same folder).
  *

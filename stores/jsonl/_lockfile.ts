@@ -3,7 +3,7 @@
  * `{pid, host, token, acquiredAt}`. It appears with its owner already in it (a temp file
  * hard-linked into place, see `createLock`), so no crash leaves a lock nobody can judge.
  * Synchronous calls and an inode check instead of reading the lock back keep this cheap:
- * every append takes a lock. A lock without a readable owner (another tool's, or one made
+ * every burst of appends takes a lock. A lock without a readable owner (another tool's, or one made
  * where hard links are missing) is stale once it is {@link OWNERLESS_STALE_MS} old. A
  * holder refreshes the lock's mtime while it holds it, so a lock is stale when its owner
  * process is gone (same host) or it has not been refreshed for `staleMs`. Breaking a stale
@@ -15,6 +15,9 @@
  * anything else there (a symlink, dangling or leading out of the folder, or a directory) is
  * judged by its own `lstat` as a lock without an owner. A link is then removed like any
  * owner-less lock (only the link); what cannot be removed ends in the timeout.
+ *
+ * A released lock is parked for this process's next writer of the same file (`_park.ts`), so
+ * appends awaited back to back take the lock file once, not once per append.
  *
  * `Deno.FsFile.lock` would release on crash by itself, but Node has no equivalent and both
  * runtimes must exclude each other on the same files, so both use this.
@@ -29,14 +32,17 @@ import {
   openSync,
   readFileSync,
   unlinkSync,
+  utimesSync,
   writeSync,
 } from "node:fs";
-import { lstat, mkdir, open, readFile, unlink, utimes } from "node:fs/promises";
+import { lstat, mkdir, open, readFile, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
 import { KeyedMutex, type ReleaseLock } from "./_folder.ts";
+import { handOverWait, type HeldLock, maxHoldMs, park, take } from "./_park.ts";
+import { identity } from "./_native.ts";
 
 /**
  * Options for {@link acquireLockFile}.
@@ -52,6 +58,8 @@ export interface LockFileOptions {
   timeoutMs: number;
   /** A lock not refreshed for this long is stale (default 30 000). */
   staleMs?: number;
+  /** Park the lock on release for this process's next writer (`_park.ts`): appends. */
+  keep?: boolean;
 }
 
 interface Owner {
@@ -174,12 +182,12 @@ export async function breakStale(path: string, judged: Holder): Promise<void> {
  * Synchronous system calls: this runs around every append, and a promise-based call costs
  * a thread-pool round trip; none of them waits for the disk.
  */
-function createLock(path: string, text: string): number | undefined {
+function createLock(path: string, text: string): Created | undefined {
   const temp = `${path}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  const ino = writeNew(temp, text)!;
+  const created = writeNew(temp, text)!;
   try {
     linkSync(temp, path);
-    return ino;
+    return created; // a link leaves the inode's mtime as it was
   } catch (error) {
     if (code(error) === "EEXIST") return undefined;
     if (!NO_HARD_LINKS.includes(code(error) ?? "")) throw error;
@@ -196,8 +204,14 @@ function createLock(path: string, text: string): number | undefined {
 /** Errors of file systems without hard links (some network and FUSE mounts). */
 const NO_HARD_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
 
-/** Create `path` exclusively holding `text`: its inode, or undefined when it exists. */
-function writeNew(path: string, text: string): number | undefined {
+/** A lock file as created: its inode (0 where none is reported) and whole-ms mtime. */
+interface Created {
+  ino: number;
+  mtimeMs: number;
+}
+
+/** Create `path` exclusively holding `text`: its identity, or undefined when it exists. */
+function writeNew(path: string, text: string): Created | undefined {
   let fd: number;
   try {
     fd = openSync(path, "wx", FILE_MODE);
@@ -207,7 +221,8 @@ function writeNew(path: string, text: string): number | undefined {
   }
   try {
     writeSync(fd, text);
-    return fstatSync(fd).ino;
+    const { ino, mtimeMs } = fstatSync(fd);
+    return { ino, mtimeMs: Math.floor(mtimeMs) };
   } catch (error) {
     unlinkSync(path); // not filled in: nothing half-written left behind
     throw error;
@@ -258,6 +273,9 @@ export async function acquireLockFile(
 ): Promise<ReleaseLock> {
   const started = Date.now();
   const releaseLocal = await processMutex.acquire(path, options.timeoutMs);
+  // This process's previous writer parked it (`_park.ts`): ours, no file operation.
+  const kept = take(path);
+  if (kept) return releaseOf(kept, options, releaseLocal);
   try {
     return await acquireFile(path, options, started, releaseLocal);
   } catch (error) {
@@ -279,14 +297,16 @@ async function acquireFile(
     token: crypto.randomUUID(),
     acquiredAt: new Date().toISOString(),
   };
+  const turn = handOverWait(path);
+  if (turn > 0) await sleep(turn); // a burst hit the hold bound: another process's turn
   let delay = 1;
-  let ino: number | undefined;
+  let created: Created | undefined;
   for (;;) {
     let holder: Holder | undefined;
     let stale = false;
     try {
-      ino = createLock(path, JSON.stringify(owner));
-      if (ino !== undefined) break;
+      created = createLock(path, JSON.stringify(owner));
+      if (created !== undefined) break;
       holder = await readHolder(path);
       stale = holder !== undefined && isStale(holder, staleMs);
       if (stale) await breakStale(path, holder!);
@@ -301,19 +321,55 @@ async function acquireFile(
     delay = holder && !stale ? Math.min(delay * 2, 8) : 1;
     await sleep(delay * (0.5 + Math.random()));
   }
+  const { ino } = created;
+  let mtimeMs = created.mtimeMs;
+  // Synchronous, and the new mtime noted: a parked lock is recognised by inode and mtime.
   const refresh = setInterval(() => {
-    const now = new Date();
-    utimes(path, now, now).catch(() => {});
+    try {
+      const now = new Date();
+      utimesSync(path, now, now);
+      mtimeMs = identity(path).mtimeMs;
+    } catch {
+      // gone (broken as stale): the release finds out
+    }
   }, Math.max(250, Math.floor(staleMs / 4)));
   (refresh as unknown as { unref?: () => void }).unref?.();
+  const held: HeldLock = {
+    path,
+    since: Date.now(),
+    parkable: ino !== 0,
+    stillMine() {
+      try {
+        const now = identity(path);
+        if (now.ino === ino && now.mtimeMs === mtimeMs) return true;
+        // Looks changed: the token decides (no one else knows it), so a platform whose inode
+        // or mtime reads differently never makes this process wait on its own lock.
+        if (!readFileSync(path, "utf8").includes(owner.token)) return false;
+        mtimeMs = now.mtimeMs;
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    drop: () => clearInterval(refresh),
+    remove() {
+      clearInterval(refresh);
+      // Only remove our own lock: if it was broken as stale, the file is someone else's.
+      removeOwnLock(path, ino, owner.token);
+    },
+  };
+  return releaseOf(held, options, releaseLocal);
+}
+
+/** The release of `held`: parked for this process's next writer (`keep`), or removed. */
+function releaseOf(held: HeldLock, options: LockFileOptions, releaseLocal: () => void) {
   let released = false;
   return async () => {
     if (released) return;
     released = true;
-    clearInterval(refresh);
     try {
-      // Only remove our own lock: if it was broken as stale, the file is someone else's.
-      removeOwnLock(path, ino!, owner.token);
+      if (options.keep) park(held, maxHoldMs(options.staleMs ?? 30_000));
+      else held.remove();
     } finally {
       releaseLocal();
     }

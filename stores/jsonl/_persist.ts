@@ -52,6 +52,22 @@ const encoder = new TextEncoder();
 // Not fatal: the checksum already vouches for the bytes, and validation doubled the time.
 const decoder = new TextDecoder();
 
+/** Node's `Buffer` where the runtime has one (Node, Deno), typed locally for the browser. */
+const NodeBuffer = (globalThis as {
+  Buffer?: {
+    from(b: ArrayBufferLike, at: number, length: number): { toString(e: "utf8"): string };
+  };
+}).Buffer;
+
+/**
+ * The cache file's text. Deno's `TextDecoder` took 3-45 ms of CPU on the 7 MB file of 10,000
+ * sessions where `Buffer` takes 5 ms; both replace invalid bytes the same way.
+ */
+function utf8(bytes: Uint8Array): string {
+  if (!NodeBuffer) return decoder.decode(bytes);
+  return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
+}
+
 async function sha256(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
   let hex = "";
@@ -61,13 +77,6 @@ async function sha256(bytes: Uint8Array): Promise<string> {
 
 function toBase64(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes));
-}
-
-function fromBase64(text: string): Uint8Array {
-  const chars = atob(text);
-  const bytes = new Uint8Array(chars.length);
-  for (let i = 0; i < chars.length; i++) bytes[i] = chars.charCodeAt(i);
-  return bytes;
 }
 
 /**
@@ -99,7 +108,7 @@ export async function loadListingCache(
       head?.format !== FORMAT || head.version !== LISTING_CACHE_VERSION ||
       head.length !== body.length || head.sha256 !== await sha256(body)
     ) return 0;
-    files = JSON.parse(decoder.decode(body)).files;
+    files = JSON.parse(utf8(body)).files;
     if (!files || typeof files !== "object") return 0;
   } catch {
     return 0; // unreadable, torn or not ours: listed from the files themselves
@@ -112,7 +121,7 @@ export async function loadListingCache(
     const header = stored.header ?? JSON.parse(headText);
     const info = { header, id: header.id, version, needsUpgrade, end, line };
     const entry: CachedFile = { size, mtimeMs, info, headText, state };
-    if (probe !== undefined) entry.probe = fromBase64(probe);
+    if (probe !== undefined) entry.probe64 = probe; // decoded when needed (`probeOf`)
     cache.set(key, entry);
     taken++;
   }
@@ -175,11 +184,12 @@ export async function saveListingCache(
     if (!cached?.info || cached.headText === undefined || cached.error || cached.transient) {
       continue;
     }
-    const { size, mtimeMs, info, headText, state, probe } = cached;
+    const { size, mtimeMs, info, headText, state, probe, probe64 } = cached;
     const { version, needsUpgrade, end, line } = info;
     const stored: Stored = { size, mtimeMs, headText, version, needsUpgrade, end, line, state };
     if (needsUpgrade) stored.header = info.header;
     if (probe) stored.probe = toBase64(probe);
+    else if (probe64 !== undefined) stored.probe = probe64;
     files[path] = stored;
   }
   try {

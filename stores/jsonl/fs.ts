@@ -7,17 +7,8 @@
  * @module
  */
 import { execFile } from "node:child_process";
-import {
-  closeSync,
-  constants,
-  fdatasyncSync,
-  fstatSync,
-  openSync,
-  readSync,
-  statSync,
-  writeSync,
-} from "node:fs";
-import { access, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { closeSync, constants, openSync, readSync } from "node:fs";
+import { access, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
@@ -31,7 +22,9 @@ import {
   type WriteOptions,
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
-import { sweepLeftovers } from "./_leftovers.ts";
+import { releaseParked } from "./_park.ts";
+import { appendAt, readDirectory, statPath } from "./_native.ts";
+import { mayBeLeftover, sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
 /**
@@ -51,12 +44,6 @@ export interface FsFolderOptions {
 }
 
 const CHUNK = 64 * 1024;
-
-/**
- * Modification times in whole milliseconds: Node reports fractions, Deno's `node:fs` does
- * not, and the persisted listing cache is shared by both; equal keys need equal precision.
- */
-const wholeMs = (ms: number) => Math.floor(ms);
 
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
@@ -96,10 +83,15 @@ async function findOnPath(command: string): Promise<string | undefined> {
 export class NodeJsonlFolderFs implements JsonlFolderFs {
   readonly root: string;
   readonly #options: FsFolderOptions;
+  /** The root with one trailing separator. */
+  readonly #prefix: string;
+  /** Directories whose last listing held no name a crash leaves (`mayBeLeftover`). */
+  readonly #clean = new Set<string>();
 
   constructor(directory: string, options: FsFolderOptions = {}) {
     this.root = resolve(directory);
     this.#options = options;
+    this.#prefix = this.root.endsWith(sep) ? this.root : `${this.root}${sep}`;
   }
 
   /** Absolute path of a folder path; folder paths cannot climb out with `..`. */
@@ -109,6 +101,8 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     if (parts.some((part) => part === ".." || part === "")) {
       throw new SessionStorageError(`Invalid session folder path: ${path}`);
     }
+    // What join would give, without its normalising pass (a listing asks 20,000 times).
+    if (sep === "/" && !parts.includes(".")) return `${this.#prefix}${path}`;
     return join(this.root, ...parts);
   }
 
@@ -120,16 +114,19 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     const abs = dir === "" ? this.root : this.#abs(dir);
     let items;
     try {
-      items = await readdir(abs, { withFileTypes: true });
+      items = readDirectory(abs); // synchronous: one call, not a promise per entry
     } catch (error) {
       if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return [];
       throw error;
     }
+    // Remembered for the sweep that follows a store's first listing (`sweep`).
+    if (items.some((item) => mayBeLeftover(item.name))) this.#clean.delete(abs);
+    else this.#clean.add(abs);
     const entries: FolderEntry[] = [];
     for (const item of items) {
-      if (item.isFile()) entries.push({ name: item.name, kind: "file" });
-      else if (item.isDirectory()) entries.push({ name: item.name, kind: "directory" });
-      else if (item.isSymbolicLink()) {
+      if (item.type === "file") entries.push({ name: item.name, kind: "file" });
+      else if (item.type === "directory") entries.push({ name: item.name, kind: "directory" });
+      else if (item.type === "link") {
         // Followed, as pi does for linked project folders; broken links are ignored.
         const target = await stat(join(abs, item.name)).catch(() => undefined);
         if (target?.isFile()) entries.push({ name: item.name, kind: "file" });
@@ -143,13 +140,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   // few microseconds, while a promise-based call costs a thread-pool round trip (tens to
   // hundreds of microseconds in Deno), which was most of an append's time (issue 12).
   async stat(path: string): Promise<FileStat | undefined> {
-    try {
-      const info = statSync(this.#abs(path));
-      return info.isFile() ? { size: info.size, mtimeMs: wholeMs(info.mtimeMs) } : undefined;
-    } catch (error) {
-      if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return undefined;
-      throw error;
-    }
+    return statPath(this.#abs(path));
   }
 
   async read(path: string, start: number, end: number): Promise<Uint8Array> {
@@ -195,28 +186,14 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     expectedSize: number,
     options: WriteOptions = {},
   ): Promise<FileStat> {
-    // "r+" never creates: appending to a file deleted meanwhile fails instead.
-    const fd = openSync(this.#abs(path), "r+");
-    try {
-      const { size } = fstatSync(fd);
-      if (size !== expectedSize) {
-        throw new SessionStorageError(
-          `${
-            this.describe(path)
-          } changed size (${size}, expected ${expectedSize}); nothing was appended`,
-        );
-      }
-      let written = 0;
-      while (written < data.length) {
-        written += writeSync(fd, data, written, data.length - written, expectedSize + written);
-      }
-      // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
-      if (options.durability !== "relaxed") fdatasyncSync(fd);
-      const after = fstatSync(fd);
-      return { size: after.size, mtimeMs: wholeMs(after.mtimeMs) };
-    } finally {
-      closeSync(fd);
-    }
+    // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
+    const durable = options.durability !== "relaxed";
+    return appendAt(this.#abs(path), data, expectedSize, durable, (size) =>
+      new SessionStorageError(
+        `${
+          this.describe(path)
+        } changed size (${size}, expected ${expectedSize}); nothing was appended`,
+      ));
   }
 
   async truncate(path: string, size: number): Promise<void> {
@@ -302,14 +279,19 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     return await acquireLockFile(`${this.#abs(path)}.lock`, {
       timeoutMs: options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
       staleMs: this.#options.staleLockMs,
+      keep: options.keep,
     });
   }
 
+  idle(): void {
+    releaseParked();
+  }
+
   async sweep(dir: string): Promise<void> {
-    await sweepLeftovers(
-      dir === "" ? this.root : this.#abs(dir),
-      this.#options.staleLockMs ?? 30_000,
-    );
+    const abs = dir === "" ? this.root : this.#abs(dir);
+    // Just listed without a name a crash leaves: nothing to read again (10,000 names).
+    if (this.#clean.has(abs)) return;
+    await sweepLeftovers(abs, this.#options.staleLockMs ?? 30_000);
   }
 
   /** The folder path of an absolute path inside the root, or the absolute path itself. */

@@ -94,7 +94,8 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     const durability = options.durability ?? "durable";
     this.#context = { fs, known: this.#known, cache: this.#cache, forget, durability };
     this.#groups = new AppendGroups(
-      (path, fn) => this.#locked(path, "append", fn),
+      // Kept: appends awaited back to back then take the lock file once (`_park.ts`).
+      (path, fn) => this.#locked(path, "append", fn, true),
       (path, id, entries, lines, optimistic) =>
         appendEntries(this.#context, path, id, entries, lines, optimistic),
     );
@@ -315,6 +316,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#fs.idle?.(); // no lock file outlives the store
   }
 
   /** The session as format-4 JSONL: the file's own text when unchanged, upgraded otherwise. */
@@ -410,13 +412,18 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   /** Run `fn` holding the lock of `path`; non-library errors become `SessionStorageError`. */
-  async #locked<T>(path: string, what: string, fn: () => Promise<T>): Promise<T> {
-    const release = await this.#fs.lock(path, this.#lockOptions());
+  async #locked<T>(path: string, what: string, fn: () => Promise<T>, keep = false): Promise<T> {
+    const release = await this.#fs.lock(path, { ...this.#lockOptions(), keep });
+    let failed = true;
     try {
       if (what !== "append") this.#lazy.detach(path); // a rewrite moves their offsets
-      return await storageOperation(what, fn);
+      const result = await storageOperation(what, fn);
+      failed = false;
+      return result;
     } finally {
       await release();
+      // A refused or failed append keeps no lock: its writer may well not be back soon.
+      if (keep && failed) this.#fs.idle?.();
     }
   }
 

@@ -59,6 +59,7 @@ test("a torn final record refuses appends, loses nothing, and repairSession fixe
     assertEquals((await store.load("torn-1")).entries, [a, b]);
     await store.append("torn-1", [c]);
     assertEquals((await store.load("torn-1")).entries, [a, b, c]);
+    await store.close(); // appends keep their lock until the writer is idle or closed
     assert(!(await readdir(dir)).some((name) => name.endsWith(".lock")), "no lock left behind");
   } finally {
     await done();
@@ -132,6 +133,7 @@ test("an older file: load upgrades in memory only; replace persists the upgrade 
     assertEquals(again.path, loaded.path, "upgraded in place");
     await store.append(v1, [user("n0000001", again.entries.at(-1)!.id)]);
     assertEquals((await store.load(v1)).entries.length, loaded.entries.length + 1);
+    await store.close(); // appends keep their lock until the writer is idle or closed
     const leftovers = (await readdir(dir, { recursive: true })).filter((name) =>
       String(name).endsWith(".tmp") || String(name).endsWith(".lock")
     );

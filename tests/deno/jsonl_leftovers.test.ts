@@ -12,7 +12,7 @@ import process from "node:process";
 import { assertEquals } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { user, v4Header } from "../jsonl/helpers.ts";
-import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
+import { NodeJsonlFolderFs, openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 
 const canRun = Deno.permissions.querySync({ name: "run" }).state === "granted";
 
@@ -72,6 +72,31 @@ Deno.test({
       );
       await fresh.append("kept", [user("k2", "k1")]);
       assertEquals((await fresh.load("kept")).entries.length, 2);
+    } finally {
+      await removeDir(dir);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "jsonl leftovers: the sweep after a listing reads the folder again only when the listing saw a name a crash leaves",
+  ignore: !canRun,
+  fn: async () => {
+    const dir = await tempDir();
+    try {
+      const dead = await deadPid();
+      const fs = new NodeJsonlFolderFs(dir);
+      await writeFile(join(dir, "a.jsonl"), "");
+      await fs.list("");
+      // Planted after the listing, which saw only a.jsonl: the sweep trusts that listing
+      // (a folder of 10,000 sessions is not read a second time).
+      await writeFile(join(dir, "b.jsonl.lock"), owner(dead));
+      await fs.sweep("");
+      assertEquals((await readdir(dir)).sort(), ["a.jsonl", "b.jsonl.lock"]);
+      await fs.list(""); // now it sees the lock: the sweep reads the folder and removes it
+      await fs.sweep("");
+      assertEquals(await readdir(dir), ["a.jsonl"]);
     } finally {
       await removeDir(dir);
     }

@@ -5,7 +5,7 @@
  * folder the cache cannot be written to still lists. Every listing is compared with the
  * uncached one, and reads are counted, not timed.
  */
-import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { appendFile, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionInfo } from "../../core.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
@@ -45,7 +45,8 @@ async function freshListing(dir: string) {
   const fs = new CountingFs(new NodeJsonlFolderFs(dir));
   const store = new JsonlSessionStore(fs);
   const rows = rowsText(await store.list({ includeInternal: true }));
-  return { rows, streams: fs.counts.streams, writes: fs.counts.atomicWrites, store, fs };
+  const { streams, atomicWrites: writes, bytesRead } = fs.counts;
+  return { rows, streams, writes, bytesRead, store, fs };
 }
 
 test("a new store lists from the cache file without folding any session", async (dir) => {
@@ -105,6 +106,28 @@ test("a file changed behind the cache's back is read again", async (dir) => {
   const byId = new Map((JSON.parse(listed.rows) as SessionInfo[]).map((row) => [row.id, row]));
   assertEquals(byId.get("c-4")!.messageCount, 10);
   assertEquals(byId.get("c-7")!.messageCount, 2);
+});
+
+test("a cache file rewritten by a store that never needed its probes still recognises appends", async (dir) => {
+  await freshListing(dir);
+  const rows = JSON.parse((await freshListing(dir)).rows) as { id: string; path: string }[];
+  /** Append one entry to a session; a fresh listing then reads only the end of it. */
+  const growThenList = async (id: string, entryId: string, parentId: string) => {
+    const path = rows.find((row) => row.id === id)!.path;
+    await appendFile(path, JSON.stringify(user(entryId, parentId)) + "\n");
+    const cacheBytes = (await stat(join(dir, LISTING_CACHE_FILE))).size;
+    const listed = await freshListing(dir);
+    const fileBytes = (await stat(path)).size;
+    assert(
+      listed.bytesRead - cacheBytes < fileBytes / 2,
+      `${id}: ${listed.bytesRead - cacheBytes} bytes read of ${fileBytes}: extended by its probe`,
+    );
+    assertEquals(listed.writes, 1, "the cache file is saved again");
+  };
+  // The first store saves the other files' probes as it read them (base64, not decoded).
+  await growThenList("c-4", "zz000001", "c4x0000009");
+  await growThenList("c-7", "zz000002", "c7x0000012");
+  assertEquals((await freshListing(dir)).rows, await uncached(dir));
 });
 
 test("a folder the cache cannot be written to still lists, every time", async (dir) => {

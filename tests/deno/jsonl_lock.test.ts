@@ -21,6 +21,13 @@ import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, repoRoot, user, v4Header } from "../jsonl/helpers.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
+import { releaseParked } from "../../stores/jsonl/_park.ts";
+
+/**
+ * This process's writer goes idle: the lock its appends keep is given up (`_park.ts`). Tests
+ * plant another party's lock only after that, as no other party can while it is kept.
+ */
+const writerIdle = () => releaseParked();
 
 /** Spawning processes needs --allow-run; without it these tests show as ignored. */
 const canRun = Deno.permissions.querySync({ name: "run" }).state === "granted";
@@ -113,6 +120,7 @@ test("a lock left by a dead process is broken; a live one times out with nothing
     assertEquals((await store.load("locked")).entries, [a, b]);
 
     const live = owner(process.ppid); // alive: our parent process
+    writerIdle();
     await writeFile(`${path}.lock`, live);
     const before = await readFile(path!);
     // Order, not time: the writer must give up while the live owner still holds the lock.
@@ -170,9 +178,11 @@ Deno.test("jsonl lock: an owner-less lock left by a crash is broken within the w
     const { path } = await store.create(v4Header("ownerless"), [a]);
     await writeFile(`${path}.lock`, ""); // created, killed before the owner was written
     await store.append("ownerless", [b]);
+    writerIdle();
     await writeFile(`${path}.lock`, '{"pi'); // killed mid-write
     await store.append("ownerless", [c]);
     assertEquals((await store.load("ownerless")).entries, [a, b, c]);
+    writerIdle();
     assertEquals(await readdir(dir).then((names) => names.filter((n) => n.includes(".lock"))), []);
   } finally {
     await removeDir(dir);
@@ -215,6 +225,7 @@ Deno.test("jsonl lock: a lock file that is a symlink is never followed: dangling
     assertEquals(await readdir(outside), [], "nothing created through the link");
 
     // To a file outside that names a live owner: the link, not the file, is the lock.
+    writerIdle();
     const victim = join(outside, "victim");
     const live = JSON.stringify({
       pid: process.ppid,
@@ -227,6 +238,7 @@ Deno.test("jsonl lock: a lock file that is a symlink is never followed: dangling
     assert(await answeredWithoutHelp(() => store.append("linked", [c]), lock));
     assertEquals(await readFile(victim, "utf8"), live, "the file outside is untouched");
     assertEquals((await store.load("linked")).entries, [a, b, c]);
+    writerIdle();
     assertEquals(await lstat(lock).catch(() => "gone"), "gone");
   } finally {
     await removeDir(dir);

@@ -124,6 +124,9 @@ export class CountingFs implements JsonlFolderFs {
   lock(path: string, options?: LockOptions): Promise<ReleaseLock> {
     return this.inner.lock(path, options);
   }
+  idle(): void {
+    this.inner.idle?.();
+  }
 }
 
 /**
