@@ -108,12 +108,14 @@ Deno.test("the edge handler reaches only the core and its own private helpers", 
   const ownHelper = (specifier: string) =>
     specifier === edge || /\/web\/_[a-z_]+\.ts$/.test(specifier) && specifier.startsWith(root.href);
   const reached = (await moduleGraph(edge)).map((module) => module.specifier);
+  // zod stays in the graph through the schema module's types; the bundle test
+  // (tests/edge/bundle.test.ts) shows none of it reaches the bundle.
   const outside = reached.filter((specifier) =>
     !isCore(specifier) && !ownHelper(specifier) && packageOf(specifier) !== "zod" &&
     !specifier.startsWith(new URL("node_modules/zod/", root).href)
   );
   assertEquals(outside.map(relative), []);
-  const local = (await moduleGraph(edge)).find((module) => module.specifier === edge)!
-    .dependencies!.map((dependency) => dependency.specifier);
-  assert(local.includes("../core.ts"), "the handler imports the core through its entry");
+  // core.ts re-exports the zod schemas, whose construction a bundler cannot drop: the
+  // handler imports the core's own files (its validation is src/entry_check.ts).
+  assert(!reached.includes(new URL("core.ts", root).href), "the handler bypasses core.ts");
 });
