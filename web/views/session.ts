@@ -8,7 +8,8 @@
 import { button, el, factList, formatCount, formatDate, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
-import { ContextPane, type ContextSource, RawPane } from "./context.ts";
+import { ContextPane, type ContextSource } from "./context.ts";
+import { RawPane } from "./raw_pane.ts";
 import { FindBar } from "./find.ts";
 import { PaneTabs } from "./pane_tabs.ts";
 import { TreeView } from "./tree.ts";
