@@ -19,6 +19,7 @@ export class RawPane {
   readonly element: HTMLElement;
   readonly #list: HTMLElement;
   readonly #window: PagedWindow<RawEntryView>;
+  #first: Promise<void> | undefined;
 
   constructor(readonly source: ContextSource) {
     this.#list = el("ol", { class: "raw-list" });
@@ -52,9 +53,10 @@ export class RawPane {
 
   /** Load the next page (the first on the first call). */
   async more(): Promise<void> {
+    if (!this.#first) return await (this.#first = this.#window.load(0, "after"));
+    await this.#first; // a second caller meanwhile must not load the first page again
     await this.#window.settled();
-    if (this.#window.total < 0) await this.#window.load(0, "after");
-    else await this.#window.later();
+    await this.#window.later();
   }
 
   /**
