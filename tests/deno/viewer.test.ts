@@ -37,6 +37,7 @@ import "../viewer/list_tests.ts"; // list by project, forks, sorts, text filter;
 import "../viewer/layout_tests.ts"; // 390/768/1400 px without side scrolling, screenshots, contrast
 import "../viewer/conversation_tests.ts"; // conversation view, markdown, diffs, ANSI, HTML export
 import "../viewer/conversation_cost_tests.ts"; // a tall turn lays out only its blocks in view
+import "../viewer/window_tests.ts"; // context and raw panes hold a window of rows
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

@@ -206,7 +206,7 @@ Deno.test({
 });
 
 /** A long chain of user/assistant pairs (`n` entries). */
-function longSession(n: number): string {
+export function longSession(n: number): string {
   const lines = [
     JSON.stringify({
       type: "session",

@@ -9,30 +9,21 @@
  *
  * @module
  */
-import { button, clear, el, formatCount } from "../dom.ts";
+import { button, el, formatCount } from "../dom.ts";
 import type { ConvItem } from "./model.ts";
 import { renderItem } from "./render.ts";
 import { prepareGrammars } from "./highlight.ts";
+import { nextFrame, PagedWindow } from "../paged_window.ts";
 
 /** Items loaded per page. */
 export const CONV_PAGE = 30;
 /** Most items held in the page at once. */
 export const CONV_WINDOW = 150;
-/** Whether the browser keeps the visible content in place when content above it changes. */
-const ANCHORING = typeof CSS !== "undefined" && CSS.supports?.("overflow-anchor", "auto");
-/** Rendering work per slice before yielding to the browser (ms). */
-const SLICE_MS = 8;
 
 /** Where the list gets items. */
 export interface ConversationSource {
   page(start: number, count: number): Promise<{ total: number; items: ConvItem[] }>;
 }
-
-const nextFrame = () =>
-  new Promise<void>((resolve) => {
-    if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => resolve());
-    else setTimeout(resolve, 0);
-  });
 
 /** A mounted conversation list. */
 export class ConversationList {
@@ -40,15 +31,8 @@ export class ConversationList {
   readonly #list: HTMLElement;
   readonly #top: HTMLElement;
   readonly #bottom: HTMLElement;
-  readonly #observer: IntersectionObserver;
   readonly #status: HTMLElement;
-  #from = 0;
-  #to = 0;
-  #total = -1;
-  #busy: Promise<void> | undefined;
-  #generation = 0;
-  /** Grammars compiled a frame each while the first page is fetched (see {@link prepareGrammars}). */
-  readonly #grammars = prepareGrammars(nextFrame);
+  readonly #window: PagedWindow<ConvItem>;
   readonly #onKey = (event: KeyboardEvent) => this.#key(event);
 
   constructor(readonly source: ConversationSource) {
@@ -81,126 +65,35 @@ export class ConversationList {
       this.#list,
       this.#bottom,
     );
-    this.#observer = new IntersectionObserver((entries) => {
-      for (const entry of entries) {
-        if (!entry.isIntersecting) continue;
-        if (entry.target === this.#bottom) void this.#later();
-        else void this.#earlier();
-      }
-    }, { rootMargin: "800px 0px" });
-    this.#observer.observe(this.#top);
-    this.#observer.observe(this.#bottom);
+    this.#window = new PagedWindow({
+      list: this.#list,
+      top: this.#top,
+      bottom: this.#bottom,
+      pageSize: CONV_PAGE,
+      windowSize: CONV_WINDOW,
+      fetch: (start, count) => source.page(start, count),
+      render: renderItem,
+      // Grammars compiled a frame each while the first page is fetched (see prepareGrammars).
+      ready: prepareGrammars(nextFrame),
+      onPage: (page) => {
+        if (page.total === 0) {
+          this.#list.append(el("p", { class: "empty muted" }, "No messages on this branch."));
+        }
+        this.#status.textContent = `${formatCount(page.total)} items`;
+      },
+      scroller: () => this.#scroller(),
+    });
     document.addEventListener("keydown", this.#onKey);
   }
 
   /** Load the first page. */
   async start(): Promise<void> {
-    await this.#load(0, "after");
+    await this.#window.load(0, "after");
   }
 
   /** How many items the conversation has (-1 before the first page). */
   get total(): number {
-    return this.#total;
-  }
-
-  async #load(start: number, where: "after" | "before" | "replace"): Promise<void> {
-    while (this.#busy) await this.#busy;
-    const generation = this.#generation;
-    const run = (async () => {
-      const count = where === "before" ? Math.min(CONV_PAGE, this.#from) : CONV_PAGE;
-      const page = await this.source.page(start, count);
-      await this.#grammars;
-      if (generation !== this.#generation) return;
-      this.#total = page.total;
-      if (where === "replace") {
-        clear(this.#list);
-        this.#from = this.#to = start;
-      }
-      const nodes: HTMLElement[] = [];
-      let began = performance.now();
-      for (const item of page.items) {
-        nodes.push(renderItem(item));
-        if (performance.now() - began > SLICE_MS) {
-          await nextFrame(); // a heavy page (long code, diffs) renders over several frames
-          if (generation !== this.#generation) return;
-          began = performance.now();
-        }
-      }
-      if (where === "before") {
-        this.#keepInPlace(() => this.#list.prepend(...nodes));
-        this.#from = start;
-        this.#trim("end");
-      } else {
-        this.#list.append(...nodes);
-        this.#to = start + page.items.length;
-        if (where === "after") this.#keepInPlace(() => this.#trim("start"));
-      }
-      if (page.total === 0) {
-        this.#list.append(el("p", { class: "empty muted" }, "No messages on this branch."));
-      }
-      this.#status.textContent = `${formatCount(page.total)} items`;
-    })();
-    this.#busy = run;
-    try {
-      await run;
-    } finally {
-      if (this.#busy === run) this.#busy = undefined;
-    }
-    this.#checkEdges(where);
-  }
-
-  /**
-   * An observer reports only changes: when a page leaves its sentinel still in view (short
-   * items, a tall screen), observing it again makes the observer report it once more,
-   * asynchronously and without forcing a layout here.
-   */
-  #checkEdges(where: "after" | "before" | "replace"): void {
-    if (!this.element.isConnected) return;
-    const sentinel = where === "before" ? this.#top : this.#bottom;
-    this.#observer.unobserve(sentinel);
-    this.#observer.observe(sentinel);
-  }
-
-  /**
-   * Drop items beyond {@link CONV_WINDOW} at one end, so a long read never holds (and lays
-   * out) more than a window of the conversation; scrolling back loads them again.
-   */
-  #trim(end: "start" | "end"): void {
-    const nodes = this.#list.children;
-    let extra = nodes.length - CONV_WINDOW;
-    while (extra-- > 0) {
-      if (end === "start") {
-        nodes[0].remove();
-        this.#from++;
-      } else {
-        nodes[nodes.length - 1].remove();
-        this.#to--;
-      }
-    }
-  }
-
-  /**
-   * Change the list above what the reader looks at without moving it. Browsers with
-   * scroll anchoring do this themselves; elsewhere the first item's shift is scrolled back
-   * (one measured layout).
-   */
-  #keepInPlace(change: () => void): void {
-    if (ANCHORING) return change();
-    const anchor = this.#list.lastElementChild as HTMLElement | null;
-    const before = anchor?.getBoundingClientRect().top ?? 0;
-    change();
-    const shift = (anchor?.isConnected ? anchor.getBoundingClientRect().top : before) - before;
-    if (shift) this.#scroller().scrollTop += shift;
-  }
-
-  async #later(): Promise<void> {
-    if (this.#busy || this.#total < 0 || this.#to >= this.#total) return;
-    await this.#load(this.#to, "after");
-  }
-
-  async #earlier(): Promise<void> {
-    if (this.#busy || this.#from <= 0) return;
-    await this.#load(Math.max(0, this.#from - CONV_PAGE), "before");
+    return this.#window.total;
   }
 
   /** The element that scrolls the list: this pane in the viewer, the page in the export. */
@@ -213,11 +106,10 @@ export class ConversationList {
 
   /** Show the end of the conversation and focus its last message. */
   async jumpToLatest(): Promise<void> {
-    if (this.#total < 0) await this.start();
-    if (this.#to < this.#total) {
-      this.#generation++;
-      this.#busy = undefined;
-      await this.#load(Math.max(0, this.#total - CONV_PAGE), "replace");
+    const win = this.#window;
+    if (win.total < 0) await this.start();
+    if (win.to < win.total) {
+      await win.load(Math.max(0, win.total - CONV_PAGE), "replace");
     }
     const items = this.#items();
     const last = items[items.length - 1];
@@ -249,8 +141,8 @@ export class ConversationList {
       ? items[direction > 0 ? 0 : items.length - 1]
       : items[index + direction];
     if (!target && current) {
-      if (direction > 0) await this.#later();
-      else await this.#earlier();
+      if (direction > 0) await this.#window.later();
+      else await this.#window.earlier();
       items = this.#items(); // the window moved: find the current item again
       index = items.indexOf(current);
       target = index < 0 ? undefined : items[index + direction];
@@ -276,8 +168,7 @@ export class ConversationList {
 
   /** Stop observing and listening (the view is being replaced). */
   dispose(): void {
-    this.#generation++;
-    this.#observer.disconnect();
+    this.#window.dispose();
     document.removeEventListener("keydown", this.#onKey);
   }
 }

@@ -24,12 +24,16 @@ import type {
   ContextItemView,
   ContextPageView,
   MessageView,
-  RawEntryView,
 } from "../types.ts";
 import { RETIRED_EXPLANATION, retiredNote } from "./older_agent.ts";
+import { PagedWindow } from "../paged_window.ts";
 
 const CONTEXT_PAGE = 15;
-const RAW_PAGE = 25;
+/**
+ * Most items each pane holds: scrolling on drops pages at the far end (as the conversation
+ * does), so a long read does not grow a DOM that every major GC traces.
+ */
+export const CONTEXT_WINDOW = 6 * CONTEXT_PAGE;
 
 /** CSS tone of a projection mark. */
 export function flagTone(flag: string): string {
@@ -51,7 +55,12 @@ export interface ContextSource {
   as?: ContextAs;
 }
 
-function moreButton(full: number, load: () => Promise<string>, target: HTMLElement): HTMLElement {
+/** "Show all N characters": loads the full text into `target`, a fold at a time. */
+export function moreButton(
+  full: number,
+  load: () => Promise<string>,
+  target: HTMLElement,
+): HTMLElement {
   const more = button(`Show all ${formatCount(full)} characters`, async () => {
     more.disabled = true;
     try {
@@ -151,52 +160,50 @@ export class ContextPane {
   readonly element: HTMLElement;
   readonly #list: HTMLElement;
   readonly #summary: HTMLElement;
-  readonly #sentinel: HTMLElement;
-  #loaded = 0;
-  #total = 0;
-  #loading = false;
-  readonly #observer: IntersectionObserver;
+  readonly #window: PagedWindow<ContextItemView, ContextPageView>;
+  #summarized = false;
   #comparison: { element: HTMLElement; dispose(): void } | undefined;
 
   constructor(readonly source: ContextSource, readonly onSource: (entryId: string) => void) {
     this.#summary = el("div", { class: "context-summary" });
     this.#list = el("ol", { class: "context-list" });
-    this.#sentinel = el("div", { class: "sentinel" });
+    const top = el("div", { class: "sentinel" });
+    const bottom = el("div", { class: "sentinel" });
     this.element = el(
       "section",
       { class: source.as ? "pane older-agent-pane" : "pane context-pane" },
       source.as ? null : el("h3", {}, "Projected context"),
       this.#summary,
+      top,
       this.#list,
-      this.#sentinel,
+      bottom,
     );
-    this.#observer = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) void this.more();
+    const { client, sessionId, leafId, as } = source;
+    this.#window = new PagedWindow({
+      list: this.#list,
+      top,
+      bottom,
+      pageSize: CONTEXT_PAGE,
+      windowSize: CONTEXT_WINDOW,
+      fetch: (start, count) => client.call("context", sessionId, leafId, start, count, as),
+      render: (item) => this.#renderItem(item),
+      onPage: (page) => {
+        if (!this.#summarized) this.#renderSummary(page); // the same on every page
+        this.#summarized = true;
+        if (page.total === 0) {
+          replaceChildren(
+            this.#list,
+            el("li", { class: "empty" }, "Nothing in context at this leaf."),
+          );
+        }
+      },
+      scroller: () => this.element,
     });
-    this.#observer.observe(this.#sentinel);
   }
 
   /** Load the first page. */
   async start(): Promise<void> {
-    const page = await this.#fetch(0);
-    this.#renderSummary(page);
-    this.#append(page);
-  }
-
-  /** Load the next page, if any. */
-  async more(): Promise<void> {
-    if (this.#loading || this.#loaded >= this.#total) return;
-    this.#append(await this.#fetch(this.#loaded));
-  }
-
-  async #fetch(start: number): Promise<ContextPageView> {
-    this.#loading = true;
-    try {
-      const { client, sessionId, leafId, as } = this.source;
-      return await client.call("context", sessionId, leafId, start, CONTEXT_PAGE, as);
-    } finally {
-      this.#loading = false;
-    }
+    await this.#window.load(0, "after");
   }
 
   #renderSummary(page: ContextPageView): void {
@@ -242,15 +249,6 @@ export class ContextPane {
         )
         : null,
     );
-  }
-
-  #append(page: ContextPageView): void {
-    this.#total = page.total;
-    if (page.total === 0) {
-      replaceChildren(this.#list, el("li", { class: "empty" }, "Nothing in context at this leaf."));
-    }
-    for (const item of page.items) this.#list.append(this.#renderItem(item));
-    this.#loaded = page.start + page.items.length;
   }
 
   #renderItem(item: ContextItemView): HTMLElement {
@@ -305,95 +303,7 @@ export class ContextPane {
 
   /** Stop observing (the view is being replaced). */
   dispose(): void {
-    this.#observer.disconnect();
+    this.#window.dispose();
     this.#comparison?.dispose();
-  }
-}
-
-/** The raw entries on the active path (paged), with "show all" for long lines. */
-export class RawPane {
-  readonly element: HTMLElement;
-  readonly #list: HTMLElement;
-  readonly #sentinel: HTMLElement;
-  readonly #observer: IntersectionObserver;
-  #loaded = 0;
-  #total = -1;
-  #loading?: Promise<void>;
-
-  constructor(readonly source: ContextSource) {
-    this.#list = el("ol", { class: "raw-list" });
-    this.#sentinel = el("div", { class: "sentinel" });
-    this.element = el(
-      "section",
-      { class: "pane raw-pane" },
-      el("h3", {}, "Raw entries on this branch"),
-      this.#list,
-      this.#sentinel,
-    );
-    this.#observer = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) void this.more();
-    });
-    this.#observer.observe(this.#sentinel);
-  }
-
-  /** Load the next page (the first on the first call). */
-  more(): Promise<void> {
-    if (this.#loading) return this.#loading;
-    if (this.#total >= 0 && this.#loaded >= this.#total) return Promise.resolve();
-    const { client, sessionId, leafId } = this.source;
-    this.#loading = client.call("raw", sessionId, leafId, this.#loaded, RAW_PAGE).then((page) => {
-      this.#total = page.total;
-      for (const item of page.items) this.#list.append(this.#renderItem(item));
-      this.#loaded = page.start + page.items.length;
-      if (page.total === 0) {
-        this.#list.append(el("li", { class: "empty" }, "No entries on this branch."));
-      }
-    }).finally(() => this.#loading = undefined);
-    return this.#loading;
-  }
-
-  /** Scroll to and highlight an entry, loading pages until it is there (bounded). */
-  async reveal(entryId: string): Promise<void> {
-    for (let i = 0; i < 50; i++) {
-      const found = [...this.#list.children].find((li) =>
-        (li as HTMLElement).dataset.id === entryId
-      ) as
-        | HTMLElement
-        | undefined;
-      if (found) {
-        for (const old of this.#list.querySelectorAll(".highlight")) {
-          old.classList.remove("highlight");
-        }
-        found.classList.add("highlight");
-        found.scrollIntoView({ block: "center" });
-        return;
-      }
-      if (this.#total >= 0 && this.#loaded >= this.#total) return;
-      await this.more();
-    }
-  }
-
-  #renderItem(item: RawEntryView): HTMLElement {
-    const pre = el("pre", { class: "json" }, item.json);
-    const { client, sessionId } = this.source;
-    return el(
-      "li",
-      { class: "raw-item", dataset: { id: item.id } },
-      el(
-        "div",
-        { class: "item-head" },
-        el("code", {}, item.id),
-        el("span", { class: "muted" }, item.type),
-      ),
-      pre,
-      item.fullLength > item.json.length
-        ? moreButton(item.fullLength, () => client.call("rawEntry", sessionId, item.id), pre)
-        : null,
-    );
-  }
-
-  /** Stop observing (the view is being replaced). */
-  dispose(): void {
-    this.#observer.disconnect();
   }
 }
