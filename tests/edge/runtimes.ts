@@ -10,7 +10,21 @@
 import * as esbuild from "esbuild";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const WORKERD = `${ROOT}node_modules/.bin/workerd`;
+/**
+ * The native workerd binary of this platform's package. Not `.bin/workerd`: without its
+ * postinstall (denied in allowScripts) that is a Node shim that spawns the binary, and
+ * stopping the shim left the binary running, serving, after every test run.
+ */
+function workerdBinary(): string {
+  const os = { linux: "linux", darwin: "darwin", windows: "windows" }[Deno.build.os as string];
+  const arch = Deno.build.arch === "aarch64" ? "arm64" : "64";
+  const native = `${ROOT}node_modules/@cloudflare/workerd-${os}-${arch}/bin/workerd`;
+  try {
+    if (Deno.statSync(native).isFile) return native;
+  } catch { /* another layout: fall back to the package's launcher */ }
+  return `${ROOT}node_modules/.bin/workerd`;
+}
+const WORKERD = workerdBinary();
 /** The compatibility date the README's wrangler.toml names, and the tests run. */
 export const COMPATIBILITY_DATE = "2025-09-01";
 /**
