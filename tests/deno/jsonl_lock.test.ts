@@ -19,7 +19,7 @@ import process from "node:process";
 import { SessionStorageError } from "../../core.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
-import { chain, repoRoot, user, v4Header } from "../jsonl/helpers.ts";
+import { appendChildCommand, chain, user, v4Header } from "../jsonl/helpers.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { releaseParked } from "../../stores/jsonl/_park.ts";
 
@@ -54,25 +54,7 @@ test(`two processes append ${PER_PROCESS} entries each to one file: all load, no
     const { path } = await store.create(v4Header("shared"));
     const started = performance.now();
     const children = ["a", "b"].map((tag) =>
-      new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--quiet",
-          `--config=${repoRoot}deno.json`,
-          "--allow-read",
-          "--allow-write",
-          "--allow-env",
-          "--allow-run",
-          `${repoRoot}tests/jsonl/append_child.ts`,
-          dir,
-          "shared",
-          tag,
-          String(PER_PROCESS),
-        ],
-        cwd: repoRoot,
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn()
+      appendChildCommand(dir, "shared", tag, PER_PROCESS).spawn()
     );
     // Bounded: a deadlock or starvation fails the test instead of hanging it.
     const bound = setTimeout(() => children.forEach((child) => child.kill()), 180_000);

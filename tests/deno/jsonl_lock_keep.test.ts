@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, utimesSync } from "node:fs";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
-import { chain, repoRoot, v4Header } from "../jsonl/helpers.ts";
+import { appendChildCommand, chain, v4Header } from "../jsonl/helpers.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { maxHoldMs } from "../../stores/jsonl/_park.ts";
 
@@ -120,25 +120,7 @@ Deno.test({
       await store.append("shared", [a]);
       assert(lockToken(path!) !== undefined, "kept");
       // The child's own wait (60 s) is far longer than the test's: it must not need it.
-      const child = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--quiet",
-          `--config=${repoRoot}deno.json`,
-          "--allow-read",
-          "--allow-write",
-          "--allow-env",
-          "--allow-run",
-          `${repoRoot}tests/jsonl/append_child.ts`,
-          dir,
-          "shared",
-          "c",
-          "3",
-        ],
-        cwd: repoRoot,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
+      const child = await appendChildCommand(dir, "shared", "c", 3).output();
       assertEquals(child.code, 0, new TextDecoder().decode(child.stderr));
       assertEquals((await store.load("shared")).entries.length, 4);
       assertEquals(locks(dir), [], "the child closed its store: no lock left");

@@ -62,3 +62,34 @@ export function chain(prefix: string, count: number, parentId: string | null = n
   }
   return entries;
 }
+
+/**
+ * A Deno process running tests/jsonl/append_child.ts: `count` single-entry appends by
+ * `tag` to `sessionId` in the folder `dir` (spawn it, or take its output).
+ */
+export function appendChildCommand(
+  dir: string,
+  sessionId: string,
+  tag: string,
+  count: number,
+): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      `--config=${repoRoot}deno.json`,
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-run",
+      `${repoRoot}tests/jsonl/append_child.ts`,
+      dir,
+      sessionId,
+      tag,
+      String(count),
+    ],
+    cwd: repoRoot,
+    stdout: "piped",
+    stderr: "piped",
+  });
+}

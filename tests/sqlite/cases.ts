@@ -22,7 +22,7 @@ import { concurrencyCase } from "./concurrency.ts";
 import { searchCases } from "./search_cases.ts";
 import { searchOrderCases } from "./search_order_cases.ts";
 import { searchQueueCases } from "./search_queue_cases.ts";
-import { contextCases } from "./context_cases.ts";
+import { contextCases, dropSearchTables } from "./context_cases.ts";
 import { lazyCases } from "./lazy_cases.ts";
 
 const OLDER_FIXTURES = ["v1.jsonl", "v2.jsonl", "v3.jsonl", "early-v4.jsonl"];
@@ -151,17 +151,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
         "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'",
       ).all();
       for (const { name } of indexes) raw.exec(`DROP INDEX ${name}`);
-      for (
-        const table of [
-          "search_fts",
-          "search_words",
-          "search_queue",
-          "search_docs",
-          "search_pending",
-        ]
-      ) {
-        raw.exec(`DROP TABLE ${table}`); // the search index came later too
-      }
+      dropSearchTables(raw); // the search index came later too
       raw.exec("ALTER TABLE entries DROP COLUMN flags"); // schema step 6 came later
       raw.exec("PRAGMA user_version = 1");
       raw.close();

@@ -33,6 +33,15 @@ export function toSchema6(raw: SqliteDatabase): void {
   }
 }
 
+/** Drop every table of the search index (a database from before search had none). */
+export function dropSearchTables(raw: SqliteDatabase): void {
+  for (
+    const table of ["search_fts", "search_words", "search_queue", "search_docs", "search_pending"]
+  ) {
+    raw.exec(`DROP TABLE ${table}`);
+  }
+}
+
 /** Undo schema step 6 (the context flags) on a raw connection, to test older databases. */
 export function toSchema5(raw: SqliteDatabase): void {
   toSchema6(raw);

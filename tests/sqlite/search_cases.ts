@@ -10,7 +10,7 @@ import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import type { SqliteDatabase } from "../../stores/sqlite/_schema.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
-import { toSchema5 } from "./context_cases.ts";
+import { dropSearchTables, toSchema5 } from "./context_cases.ts";
 
 type Test = (name: string, fn: () => Promise<void>) => void;
 
@@ -144,17 +144,7 @@ export function searchCases(t: Test, runtime: SqliteTestRuntime): void {
         assertEquals(indexRows(raw), kept, "rebuilt equals incremental");
         // Back to the schema before search: the upgrade marks every session pending.
         await store.close();
-        for (
-          const table of [
-            "search_fts",
-            "search_words",
-            "search_queue",
-            "search_docs",
-            "search_pending",
-          ]
-        ) {
-          raw.exec(`DROP TABLE ${table}`);
-        }
+        dropSearchTables(raw);
         toSchema5(raw); // and before the context flags
         raw.exec("PRAGMA user_version = 4");
         const upgraded = await runtime.openStore(path);
