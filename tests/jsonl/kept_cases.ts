@@ -5,14 +5,17 @@
  * one check of the kept lock, the write, the `fdatasync` (durable only) and one `fstat`,
  * with no open, seek or close. A foreign writer between two appends of a burst is seen as
  * before: its complete lines are kept, a torn one refuses the append, and a file replaced
- * under the same path is written through the new file, never the old one.
+ * under the same path is written through the new file, never the old one. And nothing an
+ * append does grows with the session: onto an opened session of thousands of entries it
+ * makes the same calls, through the folder interface and to the system, as onto a new one.
  */
 import { appendFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "./subjects.ts";
 import { chain, user, v4Header } from "./helpers.ts";
-import { openJsonlFsStore, TornTailError } from "../../stores/jsonl/fs.ts";
-import type { JsonlSessionStore } from "../../stores/jsonl/store.ts";
+import { NodeJsonlFolderFs, openJsonlFsStore, TornTailError } from "../../stores/jsonl/fs.ts";
+import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
+import { CountingFs } from "./counting_fs.ts";
 import type { Durability } from "../../stores/jsonl/_folder.ts";
 import { systemCalls } from "../../stores/jsonl/_native.ts";
 
@@ -115,5 +118,43 @@ export function keptFileCases(
       assertEquals(since(before).open, 1, "the kept file is not the path's file: opened anew");
       assertEquals((await store.load("replaced")).entries, [a, b]);
     });
+  });
+
+  test(`${label}: appends onto an opened session of 3,000 entries make the calls appends onto a new one make: a stat and a write each, nothing read`, async () => {
+    const dir = await tempDir();
+    try {
+      const big = chain("a", 3000);
+      const writer = await openJsonlFsStore(dir, { trashCommand: false });
+      await writer.create(v4Header("big"), big);
+      await writer.close();
+      const fs = new CountingFs(new NodeJsonlFolderFs(dir, { trashCommand: false }));
+      const store = new JsonlSessionStore(fs);
+      await store.load("big"); // opened, as a manager (or the bench's "onto" case) does
+      await store.create(v4Header("new"));
+      const cost = async (id: string, parentId: string | null, prefix: string) => {
+        const [first, ...rest] = chain(prefix, 6, parentId);
+        await store.append(id, [first]); // a burst's first append: the lock, the header check
+        fs.reset();
+        const before = { ...systemCalls };
+        for (const entry of rest) await store.append(id, [entry]);
+        const counts = { ...fs.counts, system: since(before) };
+        await idle();
+        return counts;
+      };
+      const onto = await cost("big", big.at(-1)!.id, "o");
+      const fresh = await cost("new", null, "n");
+      assertEquals(onto, fresh);
+      const { stats, appends, reads, streams, bytesRead } = onto;
+      assertEquals({ stats, appends, reads, streams, bytesRead }, {
+        stats: 5,
+        appends: 5,
+        reads: 0,
+        streams: 0,
+        bytesRead: 0,
+      });
+      await store.close();
+    } finally {
+      await removeDir(dir);
+    }
   });
 }
