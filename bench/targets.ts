@@ -258,9 +258,10 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
 }
 
 /** Why a JSONL append costs more than its write: said in the table when a target is missed. */
-const LOCK_NOTE = "appends awaited back to back take the cross-process lock file once (kept " +
-  "until the writer is idle), but each still checks the kept lock and the file (stat, size " +
-  "and mtime before and after the write), which the older tools, taking no lock, do not";
+const LOCK_NOTE = "appends awaited back to back take the cross-process lock file once and " +
+  "keep the session file open (until the writer is idle), but each still checks the kept " +
+  "lock and the file (a stat of the path before the write, an fstat after), which the older " +
+  "tools, taking no lock, do not";
 
 type Ratio = (
   id: string,

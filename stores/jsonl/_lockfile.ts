@@ -41,7 +41,15 @@ import { dirname } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
 import { KeyedMutex, type ReleaseLock } from "./_folder.ts";
-import { handOverWait, type HeldLock, maxHoldMs, park, take } from "./_park.ts";
+import {
+  closeKept,
+  handOverWait,
+  type HeldLock,
+  markHeld,
+  maxHoldMs,
+  park,
+  take,
+} from "./_park.ts";
 import { identity } from "./_native.ts";
 
 /**
@@ -351,9 +359,13 @@ async function acquireFile(
         return false;
       }
     },
-    drop: () => clearInterval(refresh),
+    drop() {
+      clearInterval(refresh);
+      closeKept(held);
+    },
     remove() {
       clearInterval(refresh);
+      closeKept(held);
       // Only remove our own lock: if it was broken as stale, the file is someone else's.
       removeOwnLock(path, ino, owner.token);
     },
@@ -364,9 +376,11 @@ async function acquireFile(
 /** The release of `held`: parked for this process's next writer (`keep`), or removed. */
 function releaseOf(held: HeldLock, options: LockFileOptions, releaseLocal: () => void) {
   let released = false;
+  markHeld(held, true);
   return async () => {
     if (released) return;
     released = true;
+    markHeld(held, false);
     try {
       if (options.keep) park(held, maxHoldMs(options.staleMs ?? 30_000));
       else held.remove();

@@ -49,6 +49,28 @@ interface DenoFsApi {
 
 const deno = (globalThis as { Deno?: DenoFsApi }).Deno;
 
+/**
+ * How many of each system call this module has made (`stat`: a path followed, `lstat`: a
+ * path itself, `fstat`: an open file). Tests read these to pin down what an append costs
+ * (issue 12), which the folder interface alone cannot show; a counter is all it costs.
+ *
+ * @example
+ * ```ts
+ * import { systemCalls } from "./_native.ts";
+ * const opensBefore = systemCalls.open;
+ * ```
+ */
+export const systemCalls = {
+  stat: 0,
+  lstat: 0,
+  fstat: 0,
+  open: 0,
+  close: 0,
+  seek: 0,
+  write: 0,
+  fdatasync: 0,
+};
+
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
 }
@@ -64,13 +86,31 @@ function code(error: unknown): string | undefined {
  * ```
  */
 export function statPath(abs: string): FileStat | undefined {
+  const info = statInode(abs);
+  return info && { size: info.size, mtimeMs: info.mtimeMs };
+}
+
+/**
+ * {@link statPath} with the file's inode (0 where the platform reports none): which file
+ * the path names now, for a file kept open across appends (`_kept.ts`).
+ *
+ * @example
+ * ```ts
+ * import { statInode } from "./_native.ts";
+ * statInode("/tmp/sessions/a.jsonl"); // { size, mtimeMs, ino } or undefined
+ * ```
+ */
+export function statInode(abs: string): (FileStat & { ino: number }) | undefined {
+  systemCalls.stat++;
   try {
     if (deno) {
       const info = deno.statSync(abs);
-      return info.isFile ? { size: info.size, mtimeMs: info.mtime?.getTime() ?? 0 } : undefined;
+      if (!info.isFile) return undefined;
+      return { size: info.size, mtimeMs: info.mtime?.getTime() ?? 0, ino: info.ino ?? 0 };
     }
     const info = statSync(abs, { throwIfNoEntry: false });
-    return info?.isFile() ? { size: info.size, mtimeMs: Math.floor(info.mtimeMs) } : undefined;
+    if (!info?.isFile()) return undefined;
+    return { size: info.size, mtimeMs: Math.floor(info.mtimeMs), ino: info.ino };
   } catch (error) {
     if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return undefined;
     throw error;
@@ -140,6 +180,7 @@ export function readDirectory(abs: string): DirEntry[] {
  * ```
  */
 export function identity(abs: string): { ino: number; mtimeMs: number } {
+  systemCalls.lstat++;
   if (deno) {
     const info = deno.lstatSync(abs);
     // Deno reports no inode on Windows: node:fs does (and made the lock's, so it agrees).
@@ -147,6 +188,119 @@ export function identity(abs: string): { ino: number; mtimeMs: number } {
   }
   const info = lstatSync(abs);
   return { ino: info.ino, mtimeMs: Math.floor(info.mtimeMs) };
+}
+
+/**
+ * A session file open for appends: opened once, then written at a given offset, flushed
+ * when durable, and asked for its new size and mtime; kept open across a burst of appends
+ * while the file's lock is held (`_kept.ts`), or closed after one append (`appendAt`).
+ *
+ * @example
+ * ```ts
+ * import { openForAppend } from "./_native.ts";
+ * const file = openForAppend("/tmp/a.jsonl");
+ * try {
+ *   file.writeAt(new TextEncoder().encode("{}\n"), file.size, false);
+ * } finally {
+ *   file.close();
+ * }
+ * ```
+ */
+export interface AppendFile {
+  /** The inode opened (0 where the platform reports none). */
+  readonly ino: number;
+  /** The size when opened. */
+  readonly size: number;
+  /** Write `data` at `offset`, `fdatasync` when durable; the new size and whole-ms mtime. */
+  writeAt(data: Uint8Array, offset: number, durable: boolean): FileStat;
+  close(): void;
+}
+
+/**
+ * Open the existing file `abs` (never created) for {@link AppendFile.writeAt}: an open and
+ * one `fstat` (its inode and size).
+ *
+ * @example
+ * ```ts
+ * import { openForAppend } from "./_native.ts";
+ * openForAppend("/tmp/a.jsonl").close();
+ * ```
+ */
+export function openForAppend(abs: string): AppendFile {
+  const calls = systemCalls;
+  calls.open++;
+  calls.fstat++;
+  if (deno) {
+    const file = deno.openSync(abs, { read: true, write: true });
+    let opened;
+    try {
+      opened = file.statSync();
+    } catch (error) {
+      calls.close++;
+      file.close();
+      throw error;
+    }
+    // The file position, tracked here: a write that follows our own needs no seek.
+    let position = 0;
+    return {
+      ino: opened.ino ?? 0,
+      size: opened.size,
+      writeAt(data, offset, durable) {
+        if (position !== offset) {
+          calls.seek++;
+          position = file.seekSync(offset, 0);
+        }
+        for (let written = 0; written < data.length;) {
+          calls.write++;
+          const n = file.writeSync(data.subarray(written));
+          written += n;
+          position += n;
+        }
+        if (durable) {
+          calls.fdatasync++;
+          file.syncDataSync();
+        }
+        calls.fstat++;
+        const after = file.statSync();
+        return { size: after.size, mtimeMs: after.mtime?.getTime() ?? 0 };
+      },
+      close() {
+        calls.close++;
+        file.close();
+      },
+    };
+  }
+  // "r+" never creates: appending to a file deleted meanwhile fails instead.
+  const fd = openSync(abs, "r+");
+  let opened;
+  try {
+    opened = fstatSync(fd);
+  } catch (error) {
+    calls.close++;
+    closeSync(fd);
+    throw error;
+  }
+  return {
+    ino: opened.ino,
+    size: opened.size,
+    writeAt(data, offset, durable) {
+      for (let written = 0; written < data.length;) {
+        calls.write++;
+        written += writeSync(fd, data, written, data.length - written, offset + written);
+      }
+      if (durable) {
+        calls.fdatasync++;
+        fdatasyncSync(fd);
+      }
+      calls.fstat++;
+      const after = fstatSync(fd);
+      return { size: after.size, mtimeMs: Math.floor(after.mtimeMs) };
+    },
+    close() {
+      calls.close++;
+      closeSync(fd);
+    },
+  };
 }
 
 /**
@@ -167,34 +321,11 @@ export function appendAt(
   durable: boolean,
   changed: (size: number) => Error,
 ): FileStat {
-  if (deno) {
-    const file = deno.openSync(abs, { read: true, write: true });
-    try {
-      const { size } = file.statSync();
-      if (size !== expectedSize) throw changed(size);
-      file.seekSync(expectedSize, 0);
-      for (let written = 0; written < data.length;) {
-        written += file.writeSync(data.subarray(written));
-      }
-      if (durable) file.syncDataSync();
-      const after = file.statSync();
-      return { size: after.size, mtimeMs: after.mtime?.getTime() ?? 0 };
-    } finally {
-      file.close();
-    }
-  }
-  // "r+" never creates: appending to a file deleted meanwhile fails instead.
-  const fd = openSync(abs, "r+");
+  const file = openForAppend(abs);
   try {
-    const { size } = fstatSync(fd);
-    if (size !== expectedSize) throw changed(size);
-    for (let written = 0; written < data.length;) {
-      written += writeSync(fd, data, written, data.length - written, expectedSize + written);
-    }
-    if (durable) fdatasyncSync(fd);
-    const after = fstatSync(fd);
-    return { size: after.size, mtimeMs: Math.floor(after.mtimeMs) };
+    if (file.size !== expectedSize) throw changed(file.size);
+    return file.writeAt(data, expectedSize, durable);
   } finally {
-    closeSync(fd);
+    file.close();
   }
 }

@@ -40,6 +40,71 @@ export interface HeldLock {
   drop(): void;
   /** Remove the file (if it is still this process's) and stop refreshing it. */
   remove(): void;
+  /**
+   * The session file kept open with the lock (`_kept.ts`): closed when the lock is removed
+   * or dropped, never while it is held or parked.
+   */
+  kept?: { close(): void };
+  /** Held right now (acquired or taken over, not yet released or parked). */
+  inUse?: boolean;
+}
+
+/**
+ * This process's locks with a file kept or held at least once, by lock path, until they are
+ * removed or dropped (entries stay while parked: a burst sets a flag, not a map entry).
+ */
+const known = new Map<string, HeldLock>();
+
+/**
+ * Note `held` as held (`true`: acquired or taken over) or no longer (`false`: released).
+ *
+ * @example
+ * ```ts
+ * import { markHeld, type HeldLock } from "./_park.ts";
+ * declare const held: HeldLock;
+ * markHeld(held, true);
+ * ```
+ */
+export function markHeld(held: HeldLock, inUse: boolean): void {
+  held.inUse = inUse;
+  if (inUse && known.get(held.path) !== held) known.set(held.path, held);
+}
+
+/**
+ * The lock this process holds right now on lock path `path` (not a parked one).
+ *
+ * @example
+ * ```ts
+ * import { heldNow } from "./_park.ts";
+ * heldNow("/tmp/s.jsonl.lock"); // undefined: not held
+ * ```
+ */
+export function heldNow(path: string): HeldLock | undefined {
+  const held = known.get(path);
+  return held?.inUse ? held : undefined;
+}
+
+/**
+ * The lock `held` is being given up (removed or dropped): close the session file kept with
+ * it, if any, and forget it.
+ *
+ * @example
+ * ```ts
+ * import { closeKept, type HeldLock } from "./_park.ts";
+ * declare const held: HeldLock;
+ * closeKept(held);
+ * ```
+ */
+export function closeKept(held: HeldLock): void {
+  held.inUse = false;
+  if (known.get(held.path) === held) known.delete(held.path);
+  const kept = held.kept;
+  held.kept = undefined;
+  try {
+    kept?.close();
+  } catch {
+    // already closed: nothing is lost, every append through it has returned
+  }
 }
 
 /**
@@ -57,7 +122,13 @@ export function maxHoldMs(staleMs: number): number {
   return Math.min(1_000, Math.floor(staleMs / 4));
 }
 
-const parked = new Map<string, { held: HeldLock; timer: ReturnType<typeof setTimeout> }>();
+const parked = new Map<string, HeldLock>();
+/**
+ * The idle timer of each lock parked since the last timer turn. It is left running when the
+ * lock is taken over, so a burst of appends arms one timer, not one per append (in Deno a
+ * `setTimeout` and its `clearTimeout` cost about as much as a `stat`).
+ */
+const idleTimers = new Map<HeldLock, ReturnType<typeof setTimeout>>();
 /** Paths whose lock was given up at the hold bound, and until when to leave them free. */
 const handedOver = new Map<string, number>();
 
@@ -71,7 +142,12 @@ let exitHooked = false;
 
 /** Removes every parked lock; synchronous, so it also runs inside exit handlers. */
 function removeAll(): void {
-  for (const path of [...parked.keys()]) take(path)?.remove();
+  for (const held of [...parked.values()]) {
+    parked.delete(held.path);
+    clearTimeout(idleTimers.get(held));
+    idleTimers.delete(held);
+    held.remove(); // removes the file only if it is still this process's
+  }
 }
 
 function hookExit(): void {
@@ -104,12 +180,20 @@ export function park(held: HeldLock, holdMs: number): void {
     return held.remove();
   }
   hookExit();
+  parked.set(held.path, held);
+  if (idleTimers.has(held)) return; // armed by an earlier append of this burst
   // A timer, not a microtask: appends awaited back to back run entirely in microtasks (their
-  // file calls are synchronous), so they reach this timer only once the burst is over.
-  const timer = setTimeout(() => {
-    if (parked.get(held.path)?.held === held) take(held.path)?.remove();
-  }, 0);
-  parked.set(held.path, { held, timer });
+  // file calls are synchronous), so they reach this timer only once the burst is over. Held
+  // again when it fires (an operation spanning a timer turn): the next park arms a new one.
+  idleTimers.set(
+    held,
+    setTimeout(() => {
+      idleTimers.delete(held);
+      if (parked.get(held.path) !== held) return;
+      parked.delete(held.path);
+      held.remove();
+    }, 0),
+  );
 }
 
 /**
@@ -123,14 +207,13 @@ export function park(held: HeldLock, holdMs: number): void {
  * ```
  */
 export function take(path: string): HeldLock | undefined {
-  const entry = parked.get(path);
-  if (!entry) return undefined;
-  parked.delete(path);
-  clearTimeout(entry.timer);
+  const held = parked.get(path);
+  if (!held) return undefined;
+  parked.delete(path); // its idle timer keeps running: see idleTimers
   // Checked, not assumed: a parked lock cannot turn stale (see maxHoldMs), but a person or
   // another tool may have removed or rewritten the file meanwhile; then it is not ours.
-  if (entry.held.stillMine()) return entry.held;
-  entry.held.drop();
+  if (held.stillMine()) return held;
+  held.drop();
   return undefined;
 }
 

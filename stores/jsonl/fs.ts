@@ -23,7 +23,8 @@ import {
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
 import { releaseParked } from "./_park.ts";
-import { appendAt, readDirectory, statPath } from "./_native.ts";
+import { readDirectory } from "./_native.ts";
+import { appendKept, statForAppend } from "./_kept.ts";
 import { mayBeLeftover, sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
@@ -140,7 +141,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   // few microseconds, while a promise-based call costs a thread-pool round trip (tens to
   // hundreds of microseconds in Deno), which was most of an append's time (issue 12).
   async stat(path: string): Promise<FileStat | undefined> {
-    return statPath(this.#abs(path));
+    return statForAppend(this.#abs(path));
   }
 
   async read(path: string, start: number, end: number): Promise<Uint8Array> {
@@ -187,13 +188,20 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     options: WriteOptions = {},
   ): Promise<FileStat> {
     // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
+    // Under a lock kept across a burst, the file stays open between appends (`_kept.ts`).
     const durable = options.durability !== "relaxed";
-    return appendAt(this.#abs(path), data, expectedSize, durable, (size) =>
-      new SessionStorageError(
-        `${
-          this.describe(path)
-        } changed size (${size}, expected ${expectedSize}); nothing was appended`,
-      ));
+    return appendKept(
+      this.#abs(path),
+      data,
+      expectedSize,
+      durable,
+      (size) =>
+        new SessionStorageError(
+          `${
+            this.describe(path)
+          } changed size (${size}, expected ${expectedSize}); nothing was appended`,
+        ),
+    );
   }
 
   async truncate(path: string, size: number): Promise<void> {

@@ -1,0 +1,94 @@
+/**
+ * A session file kept open across a burst of appends, for as long as this process holds
+ * (or has parked, `_park.ts`) the file's lock (issue 12). Opening the file per append cost
+ * an open, a `fstat` for its size, a seek (Deno) and a close around each write: with it
+ * kept, an append is the store's `stat` of the path, the write, the `fdatasync` (durable
+ * only) and one `fstat` for the new mtime.
+ *
+ * What an append checks does not change. The store still `stat`s the path before every
+ * append and compares size and mtime with what it last wrote (a foreign writer is noticed
+ * exactly as before); that `stat` also tells which inode the path names now, and the kept
+ * file is written only when it is that inode. Anything else (the file replaced, renamed
+ * over, removed, or no `stat` since the last write) falls back to opening the path, as an
+ * append without a kept file does. The file is closed when the lock is removed or dropped,
+ * so no descriptor outlives the lock that makes writing through it safe.
+ *
+ * @module
+ */
+import type { FileStat } from "./_folder.ts";
+import { closeKept, type HeldLock, heldNow } from "./_park.ts";
+import { appendAt, type AppendFile, openForAppend, statInode, statPath } from "./_native.ts";
+
+/** A file kept with its lock, and the inode the path had at its last `stat`. */
+interface Kept extends AppendFile {
+  /** Set by {@link statForAppend}, used up by the next append. */
+  seenIno?: number;
+}
+
+/** The kept file of the lock held on `abs`'s lock path right now, and that lock. */
+function keptOf(abs: string): { held?: HeldLock; kept?: Kept } {
+  const held = heldNow(`${abs}.lock`);
+  return { held, kept: held?.kept as Kept | undefined };
+}
+
+/**
+ * Size and mtime of `abs` (as `statPath`); while a file is kept open for it, also notes
+ * which inode the path names now, for the next {@link appendKept}.
+ *
+ * @example
+ * ```ts
+ * import { statForAppend } from "./_kept.ts";
+ * statForAppend("/tmp/sessions/a.jsonl"); // { size, mtimeMs } or undefined
+ * ```
+ */
+export function statForAppend(abs: string): FileStat | undefined {
+  const { kept } = keptOf(abs);
+  if (!kept) return statPath(abs);
+  const info = statInode(abs);
+  kept.seenIno = info?.ino;
+  return info && { size: info.size, mtimeMs: info.mtimeMs };
+}
+
+/**
+ * Write `data` at offset `expectedSize` of `abs` (see `appendAt`), through the file kept
+ * open with its lock when the path was just seen to name it; otherwise open the path (and,
+ * under a held lock, keep it open for the next append). Throws `changed(size)`, writing
+ * nothing, when a freshly opened file's size is not `expectedSize`.
+ *
+ * @example
+ * ```ts
+ * import { appendKept } from "./_kept.ts";
+ * appendKept("/tmp/a.jsonl", new TextEncoder().encode("{}\n"), 0, true, () => new Error("changed"));
+ * ```
+ */
+export function appendKept(
+  abs: string,
+  data: Uint8Array,
+  expectedSize: number,
+  durable: boolean,
+  changed: (size: number) => Error,
+): FileStat {
+  const { held, kept } = keptOf(abs);
+  // No lock held here (a caller of the folder interface without one), or a platform that
+  // reports no inodes (nothing to recognise the file by): one open per append.
+  if (!held) return appendAt(abs, data, expectedSize, durable, changed);
+  if (kept !== undefined && kept.ino !== 0 && kept.seenIno === kept.ino) {
+    kept.seenIno = undefined; // the next append needs a fresh look at the path
+    return kept.writeAt(data, expectedSize, durable);
+  }
+  closeKept(held);
+  const file: Kept = openForAppend(abs);
+  try {
+    if (file.size !== expectedSize) throw changed(file.size);
+    const after = file.writeAt(data, expectedSize, durable);
+    if (file.ino !== 0) {
+      held.kept = file;
+      return after;
+    }
+    file.close();
+    return after;
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+}
