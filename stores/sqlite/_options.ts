@@ -40,8 +40,8 @@ export interface SqliteStoreOptions {
    * left for the search index, in ms (default 250). Appends of a few entries only record
    * that their session has entries to index, so they cost about what they cost without
    * search; the indexing runs once the writer is idle, a few dozen entries per timer turn,
-   * and before every search (which always sees every committed entry). `Infinity`: only
-   * before searches (and when a session falls 2,048 entries behind).
+   * before every search (which always sees every committed entry) and when the store
+   * closes. `Infinity`: only then (and when a session falls 2,048 entries behind).
    */
   searchIndexIdleMs?: number;
 }

@@ -143,9 +143,9 @@ export class SqliteSearchIndex {
     this.#transaction = connection.transaction;
   }
 
-  /** Stop indexing the backlog in idle time (the connection is closing). */
-  stop(): void {
-    this.#backlog.stop();
+  /** The connection is closing: index the backlog now, no more idle turns. */
+  close(): void {
+    this.#backlog.close();
   }
 
   /**

@@ -6,7 +6,7 @@
  * later appends write no index page at all). The backlog is indexed
  * - when the writer has been idle for `IDLE_MS` (`IdleIndexer`: `BACKLOG_BATCH` entries a
  *   timer turn, so no turn blocks for long),
- * - before every search (so a search sees every committed entry),
+ * - before every search (so a search sees every committed entry) and when the store closes,
  * - by an append that finds its session `BACKLOG_BOUND` entries behind (`BACKLOG_BATCH`
  *   of them, bounding both the backlog a search may have to index and that append's cost).
  *
@@ -17,8 +17,8 @@
  * those without the index (bench/README.md, round 4). Tokenizing alone measured 126 us of
  * CPU per text in a batch (trigram), more than a whole relaxed append.
  *
- * The backlog commits with its entries, so a crash never leaves an entry unsearchable:
- * whoever opens the database next indexes it. A failure to index it makes its sessions
+ * The backlog commits with its entries, so a crash (or an exit without closing the store)
+ * never leaves an entry unsearchable: the next search, on any connection, indexes it. A failure to index it makes its sessions
  * pending (searched by scanning, indexed whole again before the next search), as a
  * failure to index in a write does.
  *
@@ -120,9 +120,14 @@ export class SearchBacklog {
     }
   }
 
-  /** No more idle turns (the connection is closing). */
-  stop(): void {
+  /**
+   * The connection is closing: index the backlog now (an import's many small sessions are
+   * one batch here), no more idle turns. Never throws: what cannot be indexed stays for the
+   * next connection's search.
+   */
+  close(): void {
     this.#idle.stop();
+    this.indexAll();
   }
 
   /** An idle turn: index part of one session's backlog; true while more is left. */

@@ -418,7 +418,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.#search.stop();
+    this.#search.close();
     this.#lazy.close();
     this.#closed = true;
     this.#statements.clear();

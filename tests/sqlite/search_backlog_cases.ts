@@ -155,24 +155,39 @@ export function searchBacklogCases(t: Test, runtime: SqliteTestRuntime): void {
     });
   });
 
-  t("a backlog outlives its connection: the next one's search finds every entry", async () => {
-    await withDatabase(runtime, async ({ path }) => {
-      const first = await runtime.openStore(path, { searchIndexIdleMs: Infinity });
-      await first.create(header("s"));
-      for (const entry of chain(0, 5, "survives")) await first.append("s", [entry]);
-      await first.close(); // as a process that exits before it is idle
-      const raw = runtime.openRaw(path);
-      const second = await runtime.openStore(path);
-      try {
-        assertEquals(backlog(raw), [["s", 0]]);
-        assertEquals((await second.search("survives")).length, 5);
-        assertEquals(backlog(raw), []);
-      } finally {
-        await second.close();
-        raw.close();
-      }
-    });
-  });
+  t(
+    "closing the store indexes its backlog; one that dies leaves it to the next search",
+    async () => {
+      await withDatabase(runtime, async ({ path }) => {
+        const raw = runtime.openRaw(path);
+        try {
+          const closed = await runtime.openStore(path, { searchIndexIdleMs: Infinity });
+          await closed.create(header("a"));
+          for (const entry of chain(0, 5, "closed")) await closed.append("a", [entry]);
+          assertEquals(backlog(raw), [["a", 0]]);
+          await closed.close();
+          assertEquals(backlog(raw), [], "indexed when the store closed");
+          // A process that dies never closes its store: only its connection goes.
+          const handle = runtime.openRaw(path);
+          const dying = await SqliteSessionStore.open(handle, { searchIndexIdleMs: Infinity });
+          await dying.create(header("b"));
+          for (const entry of chain(0, 5, "survives")) await dying.append("b", [entry]);
+          handle.close();
+          assertEquals(backlog(raw), [["b", 0]]);
+          const next = await runtime.openStore(path);
+          try {
+            assertEquals((await next.search("survives")).length, 5);
+            assertEquals(backlog(raw), []);
+            assertEquals((await next.search("closed")).length, 5);
+          } finally {
+            await next.close();
+          }
+        } finally {
+          raw.close();
+        }
+      });
+    },
+  );
 
   t("a backlog that cannot be indexed keeps every entry and hit", async () => {
     await withDatabase(runtime, async ({ path }) => {
