@@ -35,4 +35,13 @@ export interface SqliteStoreOptions {
    * Hits stay the same. Default: every write indexes its entries.
    */
   deferSearchIndexAbove?: number;
+  /**
+   * How long the store waits after its last small write before indexing what those writes
+   * left for the search index, in ms (default 250). Appends of a few entries only record
+   * that their session has entries to index, so they cost about what they cost without
+   * search; the indexing runs once the writer is idle, a few dozen entries per timer turn,
+   * before every search (which always sees every committed entry) and when the store
+   * closes. `Infinity`: only then (and when a session falls 2,048 entries behind).
+   */
+  searchIndexIdleMs?: number;
 }

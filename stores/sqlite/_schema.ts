@@ -7,6 +7,7 @@
  */
 import { SessionStorageError } from "../../src/errors.ts";
 import { SEARCH_MIGRATION, SEARCH_ORDER_MIGRATION, SEARCH_WORDS_MIGRATION } from "./_search.ts";
+import { SEARCH_BACKLOG_MIGRATION } from "./_search_backlog.ts";
 
 /**
  * A value bound to a `?` placeholder.
@@ -108,6 +109,9 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   // Score bounds from a word index, so a walk settles at the best score its rows can reach
   // (`_search_bound.ts`).
   SEARCH_WORDS_MIGRATION,
+  // Appends record a backlog instead of tokenizing; it is indexed when the writer is idle
+  // and before every search (`_search_backlog.ts`).
+  SEARCH_BACKLOG_MIGRATION,
 ];
 
 /** The schema version this library writes (`PRAGMA user_version`). */

@@ -11,15 +11,16 @@
  * search_docs_by_time (tkey DESC, id)  -- candidates newest first (`_search_walk.ts`)
  * search_fts USING fts5(text, tokenize = 'trigram', detail = 'none') -- rowid = docs id
  * search_words USING fts5(text, tokenize = 'unicode61 ...', content = '') -- score bounds
- * search_queue(id INTEGER PRIMARY KEY)  -- docs whose FTS texts are not written yet
+ * search_backlog(session_id PRIMARY KEY, from_seq)  -- entries from from_seq not indexed yet
  * search_pending(session_id PRIMARY KEY)  -- sessions whose rows are missing or incomplete
  * ```
- * Rows are written in the same transaction as the entries, inside a savepoint: when
- * indexing fails the savepoint is undone, the entries still commit, and the session is
- * marked pending. Small writes queue their FTS texts (`_search_queue.ts`), written a batch
- * at a time and before every search. Pending sessions are (re)indexed before the next
- * search and searched by scanning until they are; the migrations to steps 5 and 7 mark
- * every existing session pending, step 8 fills the word index from the indexed texts.
+ * Writes of many entries index them in the same transaction as the entries, inside a
+ * savepoint: when indexing fails the savepoint is undone, the entries still commit, and
+ * the session is marked pending. Small writes only record their session's backlog in their
+ * transaction (`_search_backlog.ts`), indexed when the writer is idle and before every
+ * search. Pending sessions are (re)indexed before the next search and searched by scanning
+ * until they are; the migrations to steps 5 and 7 mark every existing session pending,
+ * step 8 fills the word index from the indexed texts.
  *
  * @module
  */
@@ -39,17 +40,11 @@ import { type LoadedSession, throwIfAborted } from "../../src/store.ts";
 import { foldSearchText } from "../../src/search_query.ts";
 import { searchFields } from "../../src/search_text.ts";
 import type { SqliteStatement } from "./_schema.ts";
+import type { SqliteStoreOptions } from "./_options.ts";
 import { sessionFilter } from "./_search_sql.ts";
 import { type SqliteHitRef, walkCandidates } from "./_search_walk.ts";
 import { WORDS_TOKENIZER } from "./_search_bound.ts";
-import {
-  flushQueue,
-  QUEUE_FLUSH_AT,
-  queued,
-  QUEUED_SESSIONS,
-  queueLast,
-  writeText,
-} from "./_search_queue.ts";
+import { BACKLOG_SESSIONS, SearchBacklog, writeText } from "./_search_backlog.ts";
 
 export type { SqliteHitRef };
 
@@ -96,7 +91,7 @@ const ASTRAL_WORD_CHARS = "\u{10000}-\u{1F2FF}\u{1FB00}-\u{10FFFF}";
 /**
  * Schema step 8: the word index (`_search_bound.ts`), contentless (only its tokens are
  * stored), filled from the indexed texts already in `search_fts` (sessions still pending
- * get both when they are indexed); the write queue (`_search_queue.ts`).
+ * get both when they are indexed); the write queue (replaced in step 9, `_search_backlog.ts`).
  */
 export const SEARCH_WORDS_MIGRATION: readonly string[] = [
   `CREATE TABLE search_queue (id INTEGER PRIMARY KEY)`,
@@ -131,13 +126,26 @@ export class SqliteSearchIndex {
   readonly #transaction: <T>(fn: () => T) => T;
 
   readonly #deferAbove: number;
+  readonly #backlog: SearchBacklog;
 
-  /** `deferAbove`: writes of more entries only mark the session pending. */
-  constructor(connection: SearchConnection, deferAbove = Infinity) {
-    this.#deferAbove = deferAbove;
+  /**
+   * `deferSearchIndexAbove`: writes of more entries only mark the session pending;
+   * `searchIndexIdleMs`: when the backlog is indexed (`IdleIndexer`).
+   */
+  constructor(connection: SearchConnection, options: SqliteStoreOptions = {}) {
+    this.#deferAbove = options.deferSearchIndexAbove ?? Infinity;
+    this.#backlog = new SearchBacklog({
+      ...connection,
+      index: (sessionId, seq, entry) => this.#insert(sessionId, seq, [entry]),
+    }, options.searchIndexIdleMs);
     this.#statement = connection.statement;
     this.#exec = connection.exec;
     this.#transaction = connection.transaction;
+  }
+
+  /** The connection is closing: index the backlog now, no more idle turns. */
+  close(): void {
+    this.#backlog.close();
   }
 
   /**
@@ -150,12 +158,12 @@ export class SqliteSearchIndex {
   ): Promise<SearchHit[]> {
     const signal = prepared.options.signal;
     throwIfAborted(signal);
-    const unqueued = this.#flushForSearch();
+    const backlogIndexed = this.#backlog.indexAll();
     this.#indexPending(prepared, signal, false);
     throwIfAborted(signal);
     const top = new TopHits<SqliteHitRef>(prepared.limit);
-    this.collect(prepared, top, unqueued);
-    for (const sessionId of this.pending(prepared, unqueued)) {
+    this.collect(prepared, top, backlogIndexed);
+    for (const sessionId of this.pending(prepared, backlogIndexed)) {
       throwIfAborted(signal);
       let loaded: LoadedSession;
       try {
@@ -167,33 +175,6 @@ export class SqliteSearchIndex {
       searchEntries(sessionId, loaded.entries, prepared, top as TopHits);
     }
     return await top.finish(prepared.query, (candidate) => this.textOf(candidate));
-  }
-
-  /**
-   * Write the queued texts before a search; when that fails, their sessions become pending.
-   * False when even that failed (a read-only connection): the search then scans them.
-   */
-  #flushForSearch(): boolean {
-    try {
-      if (queued(this.#statement) === 0) return true;
-      this.#transaction(() => flushQueue(this.#statement, indexText));
-      return true;
-    } catch {
-      try {
-        this.#transaction(() => this.#queueToPending());
-        return true;
-      } catch {
-        return false;
-      }
-    }
-  }
-
-  /** The queued rows' sessions become pending (indexed again whole), the queue empty. */
-  #queueToPending(): void {
-    this.#exec(
-      `INSERT OR IGNORE INTO search_pending (session_id) SELECT DISTINCT session_id FROM (${QUEUED_SESSIONS})`,
-    );
-    this.#exec("DELETE FROM search_queue");
   }
 
   /** Empty the index and index every session again; resolves with the sessions indexed. */
@@ -253,9 +234,9 @@ export class SqliteSearchIndex {
     if (entries.length > this.#deferAbove) return this.markPending(sessionId);
     this.#exec("SAVEPOINT search_index");
     try {
-      // A write of many entries makes a batch of its own: its texts are at hand.
-      this.#insert(sessionId, firstSeq, entries, entries.length < QUEUE_FLUSH_AT);
-      if (queued(this.#statement) >= QUEUE_FLUSH_AT) this.#flushInWrite();
+      if (!this.#backlog.take(sessionId, firstSeq, entries.length)) {
+        this.#insert(sessionId, firstSeq, entries); // a batch of its own: texts at hand
+      }
       this.#exec("RELEASE search_index");
     } catch (error) {
       try {
@@ -268,25 +249,8 @@ export class SqliteSearchIndex {
     }
   }
 
-  /** Write the queue out inside a write; a failure makes its sessions pending instead. */
-  #flushInWrite(): void {
-    this.#exec("SAVEPOINT search_flush");
-    try {
-      flushQueue(this.#statement, indexText);
-    } catch {
-      this.#exec("ROLLBACK TO search_flush");
-      this.#queueToPending();
-    }
-    this.#exec("RELEASE search_flush");
-  }
-
-  /** Index rows for `entries`; their texts queued (`queue`) or written now. */
-  #insert(
-    sessionId: string,
-    firstSeq: number,
-    entries: readonly SessionEntry[],
-    queue = false,
-  ): void {
+  /** Index rows and texts for `entries`, stored from `firstSeq` on. */
+  #insert(sessionId: string, firstSeq: number, entries: readonly SessionEntry[]): void {
     const doc = this.#statement(
       "INSERT INTO search_docs (session_id, seq, entry_id, role, ts, tkey) VALUES (?, ?, ?, ?, ?, ?)",
     );
@@ -295,8 +259,7 @@ export class SqliteSearchIndex {
       for (const field of searchFields(entry)) {
         const ts = String(entry.timestamp);
         doc.run(sessionId, firstSeq + i, entry.id, field.role, ts, searchTime(ts));
-        if (queue) queueLast(this.#statement);
-        else writeText(this.#statement, indexText(field.text));
+        writeText(this.#statement, indexText(field.text));
       }
     });
   }
@@ -304,8 +267,7 @@ export class SqliteSearchIndex {
   /** Drop a session's rows (delete, replace, reindex). */
   remove(sessionId: string): void {
     const docs = "SELECT id FROM search_docs WHERE session_id = ?";
-    // Queued rows have no texts yet.
-    this.#statement(`DELETE FROM search_queue WHERE id IN (${docs})`).run(sessionId);
+    this.#statement("DELETE FROM search_backlog WHERE session_id = ?").run(sessionId);
     for (const table of ["search_words", "search_fts"]) {
       this.#statement(`DELETE FROM ${table} WHERE rowid IN (${docs})`).run(sessionId);
     }
@@ -332,32 +294,32 @@ export class SqliteSearchIndex {
   clear(): void {
     this.#exec("DELETE FROM search_fts");
     this.#exec("INSERT INTO search_words (search_words) VALUES ('delete-all')");
-    this.#exec("DELETE FROM search_queue");
+    this.#exec("DELETE FROM search_backlog");
     this.#exec("DELETE FROM search_docs");
     this.#exec("INSERT OR IGNORE INTO search_pending (session_id) SELECT id FROM sessions");
   }
 
   /**
    * Pending sessions, optionally only those passing the search's session filters, and
-   * (`unqueued` false) those with queued rows.
+   * (`backlogIndexed` false) those with a backlog.
    */
-  pending(prepared?: PreparedSearch, unqueued = true): string[] {
+  pending(prepared?: PreparedSearch, backlogIndexed = true): string[] {
     const { where, params } = sessionFilter(prepared, "p.session_id");
     return this.#statement(
       // CROSS JOIN: pending sessions are few (usually none); the planner would otherwise
       // scan every session for the filter (11 ms per search at 10,000 sessions).
-      `SELECT DISTINCT p.session_id AS id FROM ${pendingSql(unqueued)} p
+      `SELECT DISTINCT p.session_id AS id FROM ${pendingSql(backlogIndexed)} p
        CROSS JOIN sessions s ON s.id = p.session_id${where}`,
     ).all(...params).map((row) => String(row.id));
   }
 
   /** Offer the indexed texts that can match into `top` (`walkCandidates`). */
-  collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>, unqueued = true): void {
+  collect(prepared: PreparedSearch, top: TopHits<SqliteHitRef>, backlogIndexed = true): void {
     walkCandidates(
       {
         statement: this.#statement,
         listable: (sessionId) => this.#listable(sessionId),
-        skipped: `SELECT session_id FROM ${pendingSql(unqueued)}`,
+        skipped: `SELECT session_id FROM ${pendingSql(backlogIndexed)}`,
       },
       prepared,
       top,
@@ -387,9 +349,9 @@ export class SqliteSearchIndex {
   }
 }
 
-/** The sessions the index cannot answer for: pending, and (`unqueued` false) queued. */
-function pendingSql(unqueued: boolean): string {
-  return unqueued
+/** The sessions the index cannot answer for: pending, and (`backlogIndexed` false) backlogged. */
+function pendingSql(backlogIndexed: boolean): string {
+  return backlogIndexed
     ? "search_pending"
-    : `(SELECT session_id FROM search_pending UNION ${QUEUED_SESSIONS})`;
+    : `(SELECT session_id FROM search_pending UNION ${BACKLOG_SESSIONS})`;
 }

@@ -129,7 +129,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
       statement: (sql) => this.#statement(sql),
       exec: (sql) => db.exec(sql),
       transaction: (fn) => sqliteTransaction(db, fn),
-    }, options.deferSearchIndexAbove);
+    }, options);
     const { journalMode = "WAL", busyTimeoutMs = 5000 } = options;
     const synchronous = options.synchronous ?? (options.durability === "relaxed" ? "NORMAL" : null);
     // busy_timeout first: switching to WAL and migrating may wait for another process.
@@ -418,6 +418,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#search.close();
     this.#lazy.close();
     this.#closed = true;
     this.#statements.clear();

@@ -21,7 +21,7 @@ import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 import { concurrencyCase } from "./concurrency.ts";
 import { searchCases } from "./search_cases.ts";
 import { searchOrderCases } from "./search_order_cases.ts";
-import { searchQueueCases } from "./search_queue_cases.ts";
+import { searchBacklogCases } from "./search_backlog_cases.ts";
 import { contextCases, dropSearchTables } from "./context_cases.ts";
 import { lazyCases } from "./lazy_cases.ts";
 
@@ -324,7 +324,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
   concurrencyCase(t, runtime);
   searchCases(t, runtime);
   searchOrderCases(t, runtime);
-  searchQueueCases(t, runtime);
+  searchBacklogCases(t, runtime);
   contextCases(t, runtime);
   lazyCases(t, runtime);
 }

@@ -14,8 +14,15 @@ import {
 import { generatedSession } from "../unit/context_sessions.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
+/** Undo schema step 9 (the search backlog): step 8's queue instead, empty. */
+export function toSchema8(raw: SqliteDatabase): void {
+  raw.exec("DROP TABLE IF EXISTS search_backlog");
+  raw.exec("CREATE TABLE IF NOT EXISTS search_queue (id INTEGER PRIMARY KEY)");
+}
+
 /** Undo schema step 8 (the search word index), to test a database written before it. */
 export function toSchema7(raw: SqliteDatabase): void {
+  toSchema8(raw);
   raw.exec("DROP TABLE IF EXISTS search_words");
   raw.exec("DROP TABLE IF EXISTS search_queue");
 }
@@ -36,9 +43,9 @@ export function toSchema6(raw: SqliteDatabase): void {
 /** Drop every table of the search index (a database from before search had none). */
 export function dropSearchTables(raw: SqliteDatabase): void {
   for (
-    const table of ["search_fts", "search_words", "search_queue", "search_docs", "search_pending"]
+    const table of ["search_fts", "search_words", "search_backlog", "search_docs", "search_pending"]
   ) {
-    raw.exec(`DROP TABLE ${table}`);
+    raw.exec(`DROP TABLE IF EXISTS ${table}`);
   }
 }
 
