@@ -18,9 +18,9 @@
  * CPU per text in a batch (trigram), more than a whole relaxed append.
  *
  * The backlog commits with its entries, so a crash (or an exit without closing the store)
- * never leaves an entry unsearchable: the next search, on any connection, indexes it. A failure to index it makes its sessions
- * pending (searched by scanning, indexed whole again before the next search), as a
- * failure to index in a write does.
+ * never leaves an entry unsearchable: the next search, on any connection, indexes it. A
+ * failure to index it makes its sessions pending (searched by scanning, indexed whole
+ * again before the next search), as a failure to index in a write does.
  *
  * @module
  */
@@ -183,9 +183,7 @@ export class SearchBacklog {
  *
  * @example
  * ```ts
- * import { decodeRecord } from "../../src/records.ts";
-import type { SessionEntry } from "../../src/schema.ts";
-import type { SqliteStatement } from "./_schema.ts";
+ * import type { SqliteStatement } from "./_schema.ts";
  * import { writeText } from "./_search_backlog.ts";
  * declare const statement: (sql: string) => SqliteStatement;
  * writeText(statement, "call refreshtoken()", 7);
