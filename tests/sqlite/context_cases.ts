@@ -14,8 +14,17 @@ import {
 import { generatedSession } from "../unit/context_sessions.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
+/** Undo schema step 9 (the path pointers), to test a database written before it. */
+export function toSchema8(raw: SqliteDatabase): void {
+  raw.exec("DROP INDEX IF EXISTS entries_by_id");
+  raw.exec("DROP INDEX IF EXISTS entries_unwalked");
+  const columns = raw.prepare("SELECT name FROM pragma_table_info('entries')").all();
+  if (columns.some((row) => row.name === "walk")) raw.exec("ALTER TABLE entries DROP COLUMN walk");
+}
+
 /** Undo schema step 8 (the search word index), to test a database written before it. */
 export function toSchema7(raw: SqliteDatabase): void {
+  toSchema8(raw);
   raw.exec("DROP TABLE IF EXISTS search_words");
   raw.exec("DROP TABLE IF EXISTS search_queue");
 }
