@@ -148,6 +148,14 @@ export function computeWalks(
 }
 
 /**
+ * The latest row with an id (`?` id, `?` session). The index is named: without statistics
+ * the planner took the primary key and scanned the session's rows (100k rows: most of a
+ * second per append).
+ */
+export const ID_LOOKUP_SQL = `SELECT seq, walk FROM entries INDEXED BY entries_by_id
+  WHERE entry_id = ? AND session_id = ? ORDER BY seq DESC LIMIT 1`;
+
+/**
  * The committed-row lookup of `sessionId` through `entries_by_id`.
  *
  * @example
@@ -162,9 +170,7 @@ export function committedLookup(
   statement: (sql: string) => SqliteStatement,
   sessionId: string,
 ): CommittedLookup {
-  const select = statement(
-    "SELECT seq, walk FROM entries WHERE entry_id = ? AND session_id = ? ORDER BY seq DESC LIMIT 1",
-  );
+  const select = statement(ID_LOOKUP_SQL);
   return (id) => {
     const row = select.get(id, sessionId);
     return row ? { seq: Number(row.seq), walk: decodeWalk(row.walk) } : undefined;

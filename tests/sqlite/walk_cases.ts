@@ -21,6 +21,7 @@ import {
   type TestSession,
 } from "../unit/context_sessions.ts";
 import { toSchema8 } from "./context_cases.ts";
+import { ID_LOOKUP_SQL } from "../../stores/sqlite/_walk.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
 type Test = (name: string, fn: () => Promise<void>) => void;
@@ -144,6 +145,21 @@ export function walkCases(t: Test, runtime: SqliteTestRuntime): void {
       }
     },
   );
+
+  t("a write finds a parent's row through the id index, not by scanning the session", async () => {
+    await withDatabase(runtime, async ({ path, store }) => {
+      const session = generatedSession(300, 5);
+      await store.create(session.header, session.entries);
+      const raw = runtime.openRaw(path);
+      try {
+        const plan = raw.prepare(`EXPLAIN QUERY PLAN ${ID_LOOKUP_SQL}`).all("x", "y")
+          .map((row) => String(row.detail)).join("; ");
+        assert(/USING INDEX entries_by_id \(entry_id=\?\)/.test(plan), plan);
+      } finally {
+        raw.close();
+      }
+    });
+  });
 
   t("sessions written by appends answer like the full projection on every leaf", async () => {
     await withDatabase(runtime, async ({ store }) => {
