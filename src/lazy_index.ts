@@ -20,7 +20,7 @@
  * @module
  */
 import { contextFlags, planContextLoad, projectLoadedContext } from "./context_load.ts";
-import { EntryNotFoundError } from "./errors.ts";
+import { EntryNotFoundError, SessionStorageError } from "./errors.ts";
 import type { ListingState } from "./listing.ts";
 import {
   buildContextEntries,
@@ -30,6 +30,14 @@ import {
 } from "./projection.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
 import { SessionIndex, type SessionTreeNode } from "./tree.ts";
+
+export {
+  canOpenLazy,
+  type Detachable,
+  LazyHolders,
+  type LazyOpeningStore,
+  OPEN_LAZY,
+} from "./lazy_store.ts";
 
 /**
  * What a store hands the manager for a lazy open: the session's compact columns in commit
@@ -54,6 +62,32 @@ export interface LazySession {
   labelPositions(): number[];
   /** Entries the store parsed anyway while opening (the context window), by position. */
   parsed?: ReadonlyMap<number, SessionEntry>;
+  /**
+   * The columns not read yet (`ids`, `parents` and `flags` are handed empty): the store
+   * vouches that ids are unique and every parent was written before its child, and reads
+   * the columns only when a question needs the whole tree.
+   */
+  deferred?: DeferredTree;
+}
+
+/** A store's answers for a session whose compact columns it has not read (see {@link LazySession.deferred}). */
+export interface DeferredTree {
+  /** Entries at the open. */
+  count: number;
+  /** The last entry's id. */
+  lastId: string;
+  /** The compact columns of the entries at the open, in commit order. */
+  tree(): { ids: string[]; parents: (string | null)[]; flags: number[] };
+  /** The position of the entry with this id, if there is one. */
+  find(id: string): number | undefined;
+  /**
+   * Positions of a context-only load of the branch ending at `leafId` (as
+   * `planContextLoad` plans it over the path), with the entries parsed to plan it;
+   * `undefined` when the store cannot tell without the tree.
+   */
+  context(
+    leafId: string,
+  ): { prefix: number[]; entries: number[]; parsed: Map<number, SessionEntry> } | undefined;
 }
 
 /**
@@ -70,6 +104,12 @@ export class LazyIndex {
   readonly #flags: number[];
   readonly #at: Map<string, number>;
   readonly #parsed: (SessionEntry | undefined)[];
+  /** Columns the store has not read yet (undefined once read, or never deferred). */
+  #deferred?: DeferredTree;
+  /** Ids of the parsed entries while the columns are deferred (what stays after a close). */
+  readonly #parsedAt = new Map<string, number>();
+  /** The last deferred context plan, by leaf (answers again after the store closed). */
+  #planned?: { leaf: string; prefix: number[]; range: number[] };
   /** Ids whose parent is set but not in the session (kept as roots), as the full index. */
   readonly danglingParents = new Set<string>();
   #children?: Map<string | null, number[]>;
@@ -83,10 +123,11 @@ export class LazyIndex {
     this.#ids = session.ids; // taken over, not copied (100k entries: 3 arrays of 100k)
     this.#parents = session.parents;
     this.#flags = session.flags;
-    this.#opened = session.ids.length;
+    this.#deferred = session.deferred;
+    this.#opened = session.deferred?.count ?? session.ids.length;
     this.#at = at;
     // Sized up front: writing position 99,999 of an empty array first would make it a dictionary.
-    this.#parsed = new Array(session.ids.length);
+    this.#parsed = new Array(this.#opened);
     for (const [position, entry] of session.parsed ?? []) this.#parsed[position] = entry;
   }
 
@@ -103,6 +144,7 @@ export class LazyIndex {
    * ```
    */
   static from(session: LazySession): LazyIndex | undefined {
+    if (session.deferred) return new LazyIndex(session, new Map());
     const { ids, parents } = session;
     if (ids.length !== parents.length || ids.length !== session.flags.length) return undefined;
     const at = new Map<string, number>();
@@ -125,12 +167,45 @@ export class LazyIndex {
   /** The entry at a position, parsed once. */
   #read(position: number): SessionEntry {
     let entry = this.#parsed[position];
-    if (!entry) this.#parsed[position] = entry = this.#session.read(position);
+    if (!entry) {
+      this.#parsed[position] = entry = this.#session.read(position);
+      if (this.#deferred) this.#parsedAt.set(entry.id, position);
+    }
     return entry;
+  }
+
+  /**
+   * Read the deferred columns (a question about the whole tree). The store vouched for
+   * the shape; a tree that breaks it was rewritten by someone else since the open.
+   */
+  #tree(): void {
+    const deferred = this.#deferred;
+    if (!deferred) return;
+    const { ids, parents, flags } = deferred.tree();
+    const changed = ids.length !== deferred.count || ids[ids.length - 1] !== deferred.lastId;
+    for (let i = 0; i < ids.length && !changed; i++) {
+      if (this.#at.has(ids[i]) || (parents[i] !== null && !this.#at.has(parents[i]!))) {
+        throw new SessionStorageError(
+          `session ${this.#session.header.id} changed under its reader`,
+        );
+      }
+      this.#at.set(ids[i], i);
+    }
+    if (changed) {
+      throw new SessionStorageError(`session ${this.#session.header.id} changed under its reader`);
+    }
+    for (let i = 0; i < ids.length; i++) { // (a spread of 100k arguments overflows the stack)
+      this.#ids.push(ids[i]);
+      this.#parents.push(parents[i]);
+      this.#flags.push(flags[i]);
+    }
+    this.#deferred = undefined;
+    this.#planned = undefined;
   }
 
   /** Every entry parsed, as a full index; from then on every question goes to it. */
   #whole(): SessionIndex {
+    this.#tree();
     if (!this.#full) {
       const entries: SessionEntry[] = [];
       for (let i = 0; i < this.#ids.length; i++) entries.push(this.#read(i));
@@ -148,22 +223,29 @@ export class LazyIndex {
 
   /** Id lookups without parsing. */
   get byId(): { has(id: string): boolean } {
-    return this.#full?.byId ?? { has: (id: string) => this.#at.has(id) };
+    return this.#full?.byId ?? { has: (id: string) => this.has(id) };
   }
 
   /** Whether an entry with this id exists. */
   has(id: string): boolean {
-    return this.#full ? this.#full.byId.has(id) : this.#at.has(id);
+    return this.#full ? this.#full.byId.has(id) : this.#position(id) !== undefined;
+  }
+
+  /** The position of an id: from the store while the columns are deferred. */
+  #position(id: string): number | undefined {
+    if (!this.#deferred) return this.#at.get(id);
+    return this.#parsedAt.get(id) ?? this.#deferred.find(id);
   }
 
   get(id: string): SessionEntry | undefined {
     if (this.#full) return this.#full.get(id);
-    const at = this.#at.get(id);
+    const at = this.#position(id);
     return at === undefined ? undefined : this.#read(at);
   }
 
   /** Positions from the root to `leafId`, root first (unknown or null leaf: none). */
   #pathPositions(leafId: string | null | undefined): number[] {
+    this.#tree();
     const path: number[] = [];
     if (leafId === null || leafId === undefined) return path;
     for (let i = this.#at.get(leafId); i !== undefined;) {
@@ -181,16 +263,18 @@ export class LazyIndex {
 
   get lastEntry(): SessionEntry | undefined {
     if (this.#full) return this.#full.lastEntry;
+    if (this.#deferred) return this.#read(this.#deferred.count - 1);
     return this.#ids.length ? this.#read(this.#ids.length - 1) : undefined;
   }
 
   /** The id of the last entry, without parsing it. */
   get lastId(): string | undefined {
-    return this.#ids[this.#ids.length - 1];
+    return this.#deferred ? this.#deferred.lastId : this.#ids[this.#ids.length - 1];
   }
 
   getChildren(parentId: string | null): SessionEntry[] {
     if (this.#full) return this.#full.getChildren(parentId);
+    this.#tree();
     if (parentId === null) {
       const roots: SessionEntry[] = [];
       for (let i = 0; i < this.#ids.length; i++) {
@@ -242,6 +326,7 @@ export class LazyIndex {
 
   missingParentIds(): string[] {
     if (this.#full) return this.#full.missingParentIds();
+    this.#tree();
     const missing = new Set<string>();
     for (const id of this.danglingParents) missing.add(this.#parents[this.#at.get(id)!]!);
     return [...missing];
@@ -249,6 +334,7 @@ export class LazyIndex {
 
   /** Add an entry that was committed after the open (its parent indexed or null). */
   add(entry: SessionEntry): void {
+    this.#tree();
     if (!this.#full && this.#at.has(entry.id)) this.#whole(); // a duplicate id: full rules
     if (this.#full) this.#full.add(entry);
     const position = this.#ids.length;
@@ -267,25 +353,47 @@ export class LazyIndex {
    */
   projection(leafId: string | null): SessionProjection {
     if (this.#full) return buildSessionProjection(this.#full.entries, leafId, this.#full);
-    const { path, start, prefix } = this.#plan(leafId);
-    const read = (i: number) => this.#read(path[i]);
+    const { prefix, range } = this.#context(leafId);
+    const read = (i: number) => this.#read(i);
     const loaded = {
       header: this.#session.header,
       prefix: prefix.map(read),
-      entries: path.slice(start).map((i) => this.#read(i)),
+      entries: range.map(read),
     };
-    return projectLoadedContext(loaded) ?? projectPath(path.map((i) => this.#read(i)));
+    return projectLoadedContext(loaded) ?? projectPath(this.#pathPositions(leafId).map(read));
   }
 
   /** `buildContextEntries` of the branch ending at `leafId`, from the planned range only. */
   contextEntries(leafId: string | null): SessionEntry[] {
     if (this.#full) return buildContextEntries(this.#full.entries, leafId, this.#full);
-    const { path, start } = this.#plan(leafId);
-    const range = path.slice(start).map((i) => this.#read(i));
+    const range = this.#context(leafId).range.map((i) => this.#read(i));
     return range.length ? buildContextEntries(range, range[range.length - 1].id) : [];
   }
 
+  /**
+   * Positions of the context load of `leafId`: the replayed prefix and the context range,
+   * planned by the store while the columns are deferred, else over the path.
+   */
+  #context(leafId: string | null): { prefix: number[]; range: number[] } {
+    if (leafId !== null && this.#deferred) {
+      if (this.#planned?.leaf === leafId) return this.#planned;
+      const plan = this.#deferred.context(leafId);
+      if (plan) {
+        for (const [position, entry] of plan.parsed) {
+          if (this.#parsed[position]) continue;
+          this.#parsed[position] = entry;
+          this.#parsedAt.set(entry.id, position);
+        }
+        this.#planned = { leaf: leafId, prefix: plan.prefix, range: plan.entries };
+        return this.#planned;
+      }
+    }
+    const { path, start, prefix } = this.#plan(leafId);
+    return { prefix: prefix.map((i) => path[i]), range: path.slice(start) };
+  }
+
   #plan(leafId: string | null) {
+    this.#tree();
     if (leafId !== null && !this.#at.has(leafId)) throw new EntryNotFoundError(leafId);
     const path = this.#pathPositions(leafId);
     const plan = planContextLoad(
@@ -295,70 +403,5 @@ export class LazyIndex {
       (i) => this.#read(path[i]) as CompactionEntry,
     );
     return { path, ...plan };
-  }
-}
-
-/**
- * The store capability behind a lazy `SessionManager.open`, under a registered symbol so it
- * stays off the stores' public surface while the design settles (a copy of this module in
- * another bundle still finds it).
- */
-export const OPEN_LAZY: unique symbol = Symbol.for("@mu/sessions.openLazy") as never;
-
-/** A store that can open a session lazily. */
-export interface LazyOpeningStore {
-  /** The session's compact columns and a body reader, or `undefined`: load it in full. */
-  [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined>;
-}
-
-/**
- * Feature test for {@link LazyOpeningStore}.
- *
- * @example
- * ```ts
- * import { canOpenLazy } from "./lazy_index.ts";
- * canOpenLazy({}); // false
- * ```
- */
-export function canOpenLazy(store: object): store is LazyOpeningStore {
-  return typeof (store as Partial<LazyOpeningStore>)[OPEN_LAZY] === "function";
-}
-
-/** A lazily opened session's storage link, which its store can cut (copying what it needs). */
-export interface Detachable {
-  /** What the store knows it by (session id, file path). */
-  readonly key: string;
-  detach(): void;
-}
-
-/**
- * A store's lazily opened sessions, held weakly (a manager dropped is forgotten), so the
- * store can detach them before it rewrites, deletes or closes what they read from.
- *
- * @example
- * ```ts
- * import { LazyHolders } from "./lazy_index.ts";
- * const holders = new LazyHolders();
- * holders.add({ key: "s1", detach: () => {} });
- * holders.take("s1").forEach((held) => held.detach());
- * ```
- */
-export class LazyHolders<T extends Detachable = Detachable> {
-  readonly #refs = new Set<WeakRef<T>>();
-
-  add(held: T): void {
-    this.#refs.add(new WeakRef(held));
-  }
-
-  /** Forget and return the live ones with this key (every one without a key). */
-  take(key?: string): T[] {
-    const taken: T[] = [];
-    for (const ref of this.#refs) {
-      const held = ref.deref();
-      if (held && key !== undefined && held.key !== key) continue;
-      this.#refs.delete(ref);
-      if (held) taken.push(held);
-    }
-    return taken;
   }
 }

@@ -16,6 +16,7 @@ import { decodeHeader, decodeRecord } from "../../src/records.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { LoadedBranch } from "../../src/store.ts";
 import type { SqliteStatement } from "./_schema.ts";
+import { planByWalk } from "./_walk.ts";
 
 /** Prepared-statement access (the store caches statements by SQL text). */
 export type StatementSource = (sql: string) => SqliteStatement;
@@ -44,10 +45,8 @@ function resolvePath(
   statement: StatementSource,
   sessionId: string,
   leafId: string | null | undefined,
+  header = readHeader(statement, sessionId),
 ): PathRows {
-  const row = statement("SELECT header FROM sessions WHERE id = ?").get(sessionId);
-  if (!row) throw new SessionNotFoundError(sessionId);
-  const header = decodeHeader(row.header, decoding(sessionId));
   if (leafId === null) return { header, rows: [], tree: new TreeText("") };
   const tree = new TreeText(readTreeText(statement, sessionId));
   const empty: PathRows = { header, rows: [], tree };
@@ -74,6 +73,13 @@ function resolvePath(
   return { header, rows: path.reverse(), tree };
 }
 
+/** The session's header (`SessionNotFoundError` when there is no such session). */
+function readHeader(statement: StatementSource, sessionId: string): SessionHeader {
+  const row = statement("SELECT header FROM sessions WHERE id = ?").get(sessionId);
+  if (!row) throw new SessionNotFoundError(sessionId);
+  return decodeHeader(row.header, decoding(sessionId));
+}
+
 /**
  * The session's tree columns in commit order, from the covering index, as one string built
  * by SQLite: a row object per entry cost more time and memory than the rest of a
@@ -82,12 +88,16 @@ function resolvePath(
  * either separator: ids with control characters are refused at the seam
  * (`assertStorableEntries`).
  */
-export function readTreeText(statement: StatementSource, sessionId: string): string {
+export function readTreeText(
+  statement: StatementSource,
+  sessionId: string,
+  below = Number.MAX_SAFE_INTEGER, // only rows before this seq (a lazy open's snapshot)
+): string {
   const row = statement(
     `SELECT group_concat(seq || char(31) || ifnull('+' || entry_id, '') || char(31) ||
        ifnull('+' || parent_id, '') || char(31) || ifnull(flags, ''), char(30) ORDER BY seq)
-       AS tree FROM entries WHERE session_id = ?`,
-  ).get(sessionId);
+       AS tree FROM entries WHERE session_id = ? AND seq < ?`,
+  ).get(sessionId, below);
   return row?.tree == null ? "" : String(row.tree);
 }
 
@@ -165,8 +175,9 @@ export function readBranch(
 }
 
 /**
- * A context-only load (the store's `loadContext`): the plan of `planContextLoad` over the
- * path's indexed flags, then only the planned rows parsed.
+ * A context-only load (the store's `loadContext`): planned from the rows' path pointers
+ * (`_walk.ts`), or, when a row on the way has none, by `planContextLoad` over the path's
+ * indexed flags from the tree scan; then only the planned rows parsed.
  *
  * @example
  * ```ts
@@ -180,7 +191,18 @@ export function readContext(
   sessionId: string,
   leafId: string | null | undefined,
 ): LoadedContext {
-  const path = resolvePath(statement, sessionId, leafId);
+  const header = readHeader(statement, sessionId);
+  if (leafId !== null) {
+    const bySeq = new Map<number, SessionEntry>(); // the boundary is parsed while planning
+    const read = (seq: number) => {
+      let entry = bySeq.get(seq);
+      if (!entry) bySeq.set(seq, entry = readEntries(statement, sessionId, [seq])[0]);
+      return entry;
+    };
+    const plan = planByWalk(statement, sessionId, leafId, read);
+    if (plan) return { header, prefix: plan.prefix.map(read), entries: plan.entries.map(read) };
+  }
+  const path = resolvePath(statement, sessionId, leafId, header);
   const parsed = new Map<number, SessionEntry>(); // rows the plan parsed: never parsed twice
   const read = (i: number) => {
     let entry = parsed.get(i);

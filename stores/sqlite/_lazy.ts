@@ -15,28 +15,44 @@
  */
 import { decodeHeader, decodeListing, decodeRecord } from "../../src/records.ts";
 import { SessionStorageError } from "../../src/errors.ts";
-import { type Detachable, LazyHolders, type LazySession } from "../../src/lazy_index.ts";
+import {
+  type DeferredTree,
+  type Detachable,
+  LazyHolders,
+  type LazySession,
+} from "../../src/lazy_index.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import { readTreeText, type StatementSource, TreeText } from "./_context.ts";
+import { committedLookup, planByWalk } from "./_walk.ts";
 
 const decoding = (sessionId: string) => ({ source: `sqlite:${sessionId}`, keepText: false });
 
-/** The rows behind one lazily opened session; detached rows answer from their own copy. */
+/** A read transaction around `fn` (the store's connection). */
+export type ReadTransaction = <T>(fn: () => T) => T;
+
+/**
+ * The rows behind one lazily opened session; detached rows answer from their own copy.
+ * Positions are seqs (a session's rows are numbered from 0 without gaps: appends take the
+ * next seq, a replace numbers from 0 again). The ids are known from the open (the tree was
+ * read) or once the deferred tree is read.
+ */
 export class LazyRows implements Detachable {
   readonly sessionId: string;
+  readonly key: string;
   readonly #statement: StatementSource;
-  readonly #seqs: number[];
-  readonly #ids: string[];
+  /** Entries at the open. */
+  readonly #count: number;
+  #ids?: string[];
+  #tree?: { ids: string[]; parents: (string | null)[]; flags: number[] };
   #detached?: string[];
   #labels?: number[];
   #closed = false;
-  readonly key: string;
 
-  constructor(statement: StatementSource, sessionId: string, seqs: number[], ids: string[]) {
+  constructor(statement: StatementSource, sessionId: string, count: number, ids?: string[]) {
     this.#statement = statement;
     this.sessionId = sessionId;
     this.key = sessionId;
-    this.#seqs = seqs;
+    this.#count = count;
     this.#ids = ids;
   }
 
@@ -46,10 +62,10 @@ export class LazyRows implements Detachable {
     const text = this.#detached
       ? this.#detached[position]
       : this.#statement("SELECT json FROM entries WHERE session_id = ? AND seq = ?")
-        .get(this.sessionId, this.#seqs[position])?.json;
+        .get(this.sessionId, position)?.json;
     if (text === undefined) throw this.#changed();
     const entry = decodeRecord<SessionEntry>(text, position + 2, decoding(this.sessionId));
-    if (entry.id !== this.#ids[position]) throw this.#changed();
+    if (this.#ids && entry.id !== this.#ids[position]) throw this.#changed();
     return entry;
   }
 
@@ -59,20 +75,47 @@ export class LazyRows implements Detachable {
     );
   }
 
+  /** The compact columns of the entries at the open (read once, from the walk index). */
+  tree(): { ids: string[]; parents: (string | null)[]; flags: number[] } {
+    if (this.#tree) return this.#tree;
+    this.#assertOpen();
+    const tree = new TreeText(readTreeText(this.#statement, this.sessionId, this.#count));
+    const ids: string[] = [];
+    const parents: (string | null)[] = [];
+    const flags: number[] = [];
+    for (let i = 0; i < tree.length; i++) {
+      const id = tree.id(i);
+      const flag = tree.flags(i);
+      if (id === null || flag === null || tree.seq(i) !== i) throw this.#changed();
+      ids.push(id);
+      parents.push(tree.parent(i));
+      flags.push(flag);
+    }
+    this.#ids = [...ids]; // the index extends its arrays with appends
+    return this.#tree = { ids, parents, flags };
+  }
+
   /** Positions of the label entries (a scan of the session's rows' type column). */
   labelPositions(): number[] {
     if (this.#labels) return [...this.#labels];
     this.#assertOpen();
-    const at = new Map(this.#seqs.map((seq, i) => [seq, i]));
     const rows = this.#statement(
-      "SELECT seq FROM entries WHERE session_id = ? AND type = 'label' ORDER BY seq",
-    ).all(this.sessionId);
-    return rows.map((row) => at.get(Number(row.seq))).filter((i) => i !== undefined);
+      "SELECT seq FROM entries WHERE session_id = ? AND type = 'label' AND seq < ? ORDER BY seq",
+    ).all(this.sessionId, this.#count);
+    return rows.map((row) => Number(row.seq));
   }
 
   /** The store closed: unread rows can no longer be read (see the module notes). */
   close(): void {
     this.#closed = true;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get detached(): boolean {
+    return this.#detached !== undefined;
   }
 
   #assertOpen(): void {
@@ -83,14 +126,16 @@ export class LazyRows implements Detachable {
     }
   }
 
-  /** Copy every row's text while the connection and the rows are still there. */
+  /** Copy every row's text (and the tree) while the connection and the rows are still there. */
   detach(): void {
     if (this.#detached) return;
+    this.tree();
     this.#labels = this.labelPositions();
-    const rows = this.#statement("SELECT seq, json FROM entries WHERE session_id = ? ORDER BY seq")
-      .all(this.sessionId);
-    const bySeq = new Map(rows.map((row) => [Number(row.seq), String(row.json)]));
-    this.#detached = this.#seqs.map((seq) => bySeq.get(seq)!);
+    const rows = this.#statement(
+      "SELECT seq, json FROM entries WHERE session_id = ? AND seq < ? ORDER BY seq",
+    ).all(this.sessionId, this.#count);
+    this.#detached = rows.map((row) => String(row.json));
+    if (this.#detached.length !== this.#count) throw this.#changed();
   }
 }
 
@@ -102,8 +147,12 @@ export class LazyOpenings {
   readonly #held = new LazyHolders<LazyRows>();
 
   /** {@link openLazyRows}, remembered for {@link detach} and {@link close}. */
-  open(statement: StatementSource, sessionId: string): LazySession | undefined {
-    const opened = openLazyRows(statement, sessionId);
+  open(
+    statement: StatementSource,
+    sessionId: string,
+    transaction: ReadTransaction,
+  ): LazySession | undefined {
+    const opened = openLazyRows(statement, sessionId, transaction);
     if (opened) this.#held.add(opened.rows);
     return opened?.session;
   }
@@ -121,47 +170,120 @@ export class LazyOpenings {
 
 /**
  * The lazy open of `sessionId`, or `undefined` when a row predates the flags column (the
- * full load answers then). Run inside a read transaction; the reader runs outside it.
+ * full load answers then). When every row has path pointers (`_walk.ts`) the tree is not
+ * read at all: the open reads the header, the listing and the last row, and the manager's
+ * context comes from a walk over the context range. Run inside a read transaction; the
+ * reader runs outside it (`transaction` wraps its walks).
  *
  * @example
  * ```ts
  * import { openLazyRows } from "./_lazy.ts";
  * import type { StatementSource } from "./_context.ts";
  * declare const statement: StatementSource;
- * const opened = openLazyRows(statement, "s1"); // { session, rows } or undefined
+ * const opened = openLazyRows(statement, "s1", (fn) => fn()); // { session, rows } or undefined
  * ```
  */
 export function openLazyRows(
   statement: StatementSource,
   sessionId: string,
+  transaction: ReadTransaction,
 ): { session: LazySession; rows: LazyRows } | undefined {
   const row = statement("SELECT header, listing FROM sessions WHERE id = ?").get(sessionId);
   if (!row) return undefined; // the full load raises SessionNotFoundError
   const header = decodeHeader(row.header, decoding(sessionId));
   const listing = decodeListing(row.listing, decoding(sessionId));
+  const common = { header, listing };
+  const last = statement(
+    "SELECT seq, entry_id FROM entries WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
+  ).get(sessionId);
+  const unwalked = statement(
+    "SELECT 1 AS x FROM entries WHERE session_id = ? AND walk IS NULL LIMIT 1",
+  );
+  if (last && typeof last.entry_id === "string" && !unwalked.get(sessionId)) {
+    const rows = new LazyRows(statement, sessionId, Number(last.seq) + 1);
+    const deferred = deferredTree(
+      statement,
+      rows,
+      Number(last.seq) + 1,
+      last.entry_id,
+      transaction,
+    );
+    const session: LazySession = {
+      ...common,
+      ids: [],
+      parents: [],
+      flags: [],
+      read: (position) => rows.read(position),
+      labelPositions: () => rows.labelPositions(),
+      deferred,
+    };
+    return { session, rows };
+  }
   const tree = new TreeText(readTreeText(statement, sessionId));
-  const seqs: number[] = [];
   const ids: string[] = [];
   const parents: (string | null)[] = [];
   const flags: number[] = [];
   for (let i = 0; i < tree.length; i++) {
     const id = tree.id(i);
     const flag = tree.flags(i);
-    if (id === null || flag === null) return undefined;
-    seqs.push(tree.seq(i));
+    if (id === null || flag === null || tree.seq(i) !== i) return undefined;
     ids.push(id);
     parents.push(tree.parent(i));
     flags.push(flag);
   }
-  const rows = new LazyRows(statement, sessionId, seqs, ids);
+  const rows = new LazyRows(statement, sessionId, ids.length, [...ids]);
   const session: LazySession = {
-    header,
+    ...common,
     ids,
     parents,
     flags,
-    listing,
     read: (position) => rows.read(position),
     labelPositions: () => rows.labelPositions(),
   };
   return { session, rows };
+}
+
+/** The store's side of a deferred tree: the rows', plus id lookups and walks by pointers. */
+function deferredTree(
+  statement: StatementSource,
+  rows: LazyRows,
+  count: number,
+  lastId: string,
+  transaction: ReadTransaction,
+): DeferredTree {
+  const sessionId = rows.sessionId;
+  /** Walks read the live rows: only while attached, and only while the open's last row is. */
+  const live = <T>(fn: () => T): T | undefined => {
+    if (rows.detached) return undefined;
+    if (rows.closed) rows.read(count - 1); // raises the store's closed error
+    return transaction(() => {
+      const at = statement("SELECT entry_id FROM entries WHERE session_id = ? AND seq = ?")
+        .get(sessionId, count - 1);
+      if (at?.entry_id !== lastId) rows.read(count - 1); // raises "rewritten"
+      return fn();
+    });
+  };
+  return {
+    count,
+    lastId,
+    tree: () => rows.tree(),
+    find(id) {
+      if (rows.detached) {
+        const at = rows.tree().ids.lastIndexOf(id);
+        return at < 0 ? undefined : at;
+      }
+      const found = live(() => committedLookup(statement, sessionId)(id));
+      return found && found.seq < count ? found.seq : undefined;
+    },
+    context(leafId) {
+      const parsed = new Map<number, SessionEntry>();
+      const read = (seq: number) => {
+        let entry = parsed.get(seq);
+        if (!entry) parsed.set(seq, entry = rows.read(seq));
+        return entry;
+      };
+      const plan = live(() => planByWalk(statement, sessionId, leafId, read));
+      return plan && { ...plan, parsed };
+    },
+  };
 }

@@ -109,6 +109,18 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   // Score bounds from a word index, so a walk settles at the best score its rows can reach
   // (`_search_bound.ts`).
   SEARCH_WORDS_MIGRATION,
+  [
+    // Path pointers (`_walk.ts`): a context-only load jumps from the leaf to the boundary
+    // and the replayed settings instead of scanning the session's tree. Rows written before
+    // stay NULL and are answered by the tree scan. Writes find a parent's (and a reused
+    // id's) latest row through entries_by_id; only the id, so the randomly ordered index
+    // stays small (an append touches one more page).
+    // A lazy open (`_lazy.ts`) asks whether any row of a session lacks pointers; only
+    // such rows are in this index (every row before this step, few after).
+    `ALTER TABLE entries ADD COLUMN walk TEXT`,
+    `CREATE INDEX entries_by_id ON entries (entry_id)`,
+    `CREATE INDEX entries_unwalked ON entries (session_id) WHERE walk IS NULL`,
+  ],
   // Appends record a backlog instead of tokenizing; it is indexed when the writer is idle
   // and before every search (`_search_backlog.ts`).
   SEARCH_BACKLOG_MIGRATION,

@@ -91,7 +91,7 @@ const ASTRAL_WORD_CHARS = "\u{10000}-\u{1F2FF}\u{1FB00}-\u{10FFFF}";
 /**
  * Schema step 8: the word index (`_search_bound.ts`), contentless (only its tokens are
  * stored), filled from the indexed texts already in `search_fts` (sessions still pending
- * get both when they are indexed); the write queue (replaced in step 9, `_search_backlog.ts`).
+ * get both when they are indexed); the write queue (replaced in step 10, `_search_backlog.ts`).
  */
 export const SEARCH_WORDS_MIGRATION: readonly string[] = [
   `CREATE TABLE search_queue (id INTEGER PRIMARY KEY)`,

@@ -1,5 +1,5 @@
 /**
- * The SQLite search index's backlog (schema step 9): an append of fewer than
+ * The SQLite search index's backlog (schema step 10): an append of fewer than
  * `BACKLOG_BATCH` entries does not tokenize anything. It records, in its own transaction,
  * that its session has entries not indexed yet (`search_backlog`: the first such `seq`;
  * one row per session, written by the first append after the session was indexed, so
@@ -40,7 +40,7 @@ export const BACKLOG_BOUND = 2048;
 /** How long the writer must have been idle before the backlog is indexed, in ms. */
 export const IDLE_MS = 250;
 
-/** Schema step 9: the backlog replaces step 8's queue; queued sessions are indexed again. */
+/** Schema step 10: the backlog replaces step 8's queue; queued sessions are indexed again. */
 export const SEARCH_BACKLOG_MIGRATION: readonly string[] = [
   `INSERT OR IGNORE INTO search_pending (session_id)
     SELECT DISTINCT d.session_id FROM search_queue q JOIN search_docs d ON d.id = q.id`,

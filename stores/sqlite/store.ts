@@ -22,9 +22,11 @@
  * entries(session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER,
  *         entry_id TEXT, parent_id TEXT, type TEXT, json TEXT, -- raw entry JSON
  *         flags INTEGER,              -- contextFlags (src/context_load.ts); NULL before v6
+ *         walk TEXT,                  -- path pointers (_walk.ts); NULL before v9 or unsure
  *         PRIMARY KEY (session_id, seq))
  * INDEX entries_walk (session_id, seq, entry_id, parent_id, flags)  -- append-ordered;
  *                                    -- loadBranch and loadContext scan it (_context.ts)
+ * INDEX entries_by_id (entry_id)      -- a parent's or reused id's row, when writing
  * INDEX sessions_by_cwd (cwd, modified DESC, created_at DESC, id)
  * ```
  * Pragmas per connection: `busy_timeout` (5000 ms), `foreign_keys = ON`, `journal_mode =
@@ -65,6 +67,7 @@ import { SqliteSearchIndex } from "./_search.ts";
 import type { SqliteStoreOptions } from "./_options.ts";
 import { readBranch, readContext, type StatementSource } from "./_context.ts";
 import { LazyOpenings } from "./_lazy.ts";
+import { committedLookup, computeWalks } from "./_walk.ts";
 import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import {
@@ -175,7 +178,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
         this.#statement(
           `INSERT INTO sessions (id, ${SESSION_COLUMNS}) VALUES (?${", ?".repeat(8)})`,
         ).run(header.id, ...columns);
-        this.#insertEntries(header.id, 0, rows);
+        this.#insertEntries(header.id, 0, rows, false);
         this.#search.add(header.id, 0, entries);
         return { id: header.id };
       };
@@ -202,7 +205,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
     const header = decodeHeader(row.header, decoding(sessionId));
     const last = this.#get("SELECT MAX(seq) AS seq FROM entries WHERE session_id = ?", sessionId);
     const firstSeq = last?.seq == null ? 0 : Number(last.seq) + 1;
-    this.#insertEntries(sessionId, firstSeq, rows);
+    this.#insertEntries(sessionId, firstSeq, rows, true);
     this.#search.add(sessionId, firstSeq, entries);
     this.#statement("UPDATE sessions SET listing = ?, modified = ? WHERE id = ?").run(
       JSON.stringify(listing),
@@ -235,7 +238,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
           .run(...columns, header.id).changes;
         if (Number(changed) === 0) throw new SessionNotFoundError(header.id);
         this.#statement("DELETE FROM entries WHERE session_id = ?").run(header.id);
-        this.#insertEntries(header.id, 0, rows);
+        this.#insertEntries(header.id, 0, rows, false);
         this.#search.remove(header.id);
         this.#search.add(header.id, 0, entries);
       };
@@ -361,7 +364,9 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
 
   /** The lazy open behind `SessionManager.open` (`_lazy.ts`, `src/lazy_index.ts`). */
   async [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined> {
-    const open = (statement: StatementSource, id: string) => this.#lazy.open(statement, id);
+    const transaction = <T>(fn: () => T) => sqliteTransaction(this.#db, fn, "DEFERRED");
+    const open = (statement: StatementSource, id: string) =>
+      this.#lazy.open(statement, id, transaction);
     return await this.#partialRead("open", open, sessionId, undefined);
   }
 
@@ -435,12 +440,34 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
     return this.#statement(sql).get(...params);
   }
 
-  #insertEntries(sessionId: string, firstSeq: number, rows: readonly EntryRow[]): void {
+  /** Insert rows at `firstSeq`..., with their path pointers (`_walk.ts`). */
+  #insertEntries(
+    sessionId: string,
+    firstSeq: number,
+    rows: readonly EntryRow[],
+    committed: boolean, // whether the session already has rows (an append)
+  ): void {
+    const statement = (sql: string) => this.#statement(sql);
+    const lookup = committed ? committedLookup(statement, sessionId) : () => undefined;
+    const walks = computeWalks(rows, firstSeq, lookup);
+    if (walks.clearCommitted) {
+      this.#statement("UPDATE entries SET walk = NULL WHERE session_id = ? AND walk IS NOT NULL")
+        .run(sessionId);
+    }
     const insert = this.#statement(
-      "INSERT INTO entries (session_id, seq, entry_id, parent_id, type, flags, json) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO entries (session_id, seq, entry_id, parent_id, type, flags, walk, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
     rows.forEach((row, i) =>
-      insert.run(sessionId, firstSeq + i, row.id, row.parentId, row.type, row.flags, row.json)
+      insert.run(
+        sessionId,
+        firstSeq + i,
+        row.id,
+        row.parentId,
+        row.type,
+        row.flags,
+        walks.cells[i],
+        row.json,
+      )
     );
   }
 

@@ -24,6 +24,7 @@ import { searchOrderCases } from "./search_order_cases.ts";
 import { searchBacklogCases } from "./search_backlog_cases.ts";
 import { contextCases, dropSearchTables } from "./context_cases.ts";
 import { lazyCases } from "./lazy_cases.ts";
+import { walkCases } from "./walk_cases.ts";
 
 const OLDER_FIXTURES = ["v1.jsonl", "v2.jsonl", "v3.jsonl", "early-v4.jsonl"];
 
@@ -153,6 +154,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
       for (const { name } of indexes) raw.exec(`DROP INDEX ${name}`);
       dropSearchTables(raw); // the search index came later too
       raw.exec("ALTER TABLE entries DROP COLUMN flags"); // schema step 6 came later
+      raw.exec("ALTER TABLE entries DROP COLUMN walk"); // and step 9
       raw.exec("PRAGMA user_version = 1");
       raw.close();
       const migrated = await runtime.openStore(path);
@@ -170,7 +172,14 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
           .map((row) => String(row.name)).filter((name) => !name.startsWith("sqlite_")).sort();
         assertEquals(
           names,
-          ["entries_walk", "search_docs_by_session", "search_docs_by_time", "sessions_by_cwd"],
+          [
+            "entries_by_id",
+            "entries_unwalked",
+            "entries_walk",
+            "search_docs_by_session",
+            "search_docs_by_time",
+            "sessions_by_cwd",
+          ],
           "every later step applied",
         );
       } finally {
@@ -327,4 +336,5 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
   searchBacklogCases(t, runtime);
   contextCases(t, runtime);
   lazyCases(t, runtime);
+  walkCases(t, runtime);
 }

@@ -14,10 +14,19 @@ import {
 import { generatedSession } from "../unit/context_sessions.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
-/** Undo schema step 9 (the search backlog): step 8's queue instead, empty. */
-export function toSchema8(raw: SqliteDatabase): void {
+/** Undo schema step 10 (the search backlog): step 8's queue instead, empty. */
+export function toSchema9(raw: SqliteDatabase): void {
   raw.exec("DROP TABLE IF EXISTS search_backlog");
   raw.exec("CREATE TABLE IF NOT EXISTS search_queue (id INTEGER PRIMARY KEY)");
+}
+
+/** Undo schema steps 10 and 9 (the path pointers), to test a database written before them. */
+export function toSchema8(raw: SqliteDatabase): void {
+  toSchema9(raw);
+  raw.exec("DROP INDEX IF EXISTS entries_by_id");
+  raw.exec("DROP INDEX IF EXISTS entries_unwalked");
+  const columns = raw.prepare("SELECT name FROM pragma_table_info('entries')").all();
+  if (columns.some((row) => row.name === "walk")) raw.exec("ALTER TABLE entries DROP COLUMN walk");
 }
 
 /** Undo schema step 8 (the search word index), to test a database written before it. */

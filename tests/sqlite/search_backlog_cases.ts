@@ -1,5 +1,5 @@
 /**
- * The SQLite search index's backlog (schema step 9, `stores/sqlite/_search_backlog.ts`):
+ * The SQLite search index's backlog (schema step 10, `stores/sqlite/_search_backlog.ts`):
  * small appends tokenize nothing and record their session's backlog in their own
  * transaction; it is indexed when the writer is idle, before every search, and by appends
  * once a session is far behind. A failure to index it never loses an entry or a hit.
@@ -9,7 +9,7 @@ import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import type { SqliteDatabase } from "../../stores/sqlite/_schema.ts";
 import { BACKLOG_BATCH, BACKLOG_BOUND } from "../../stores/sqlite/_search_backlog.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
-import { toSchema8 } from "./context_cases.ts";
+import { toSchema9 } from "./context_cases.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
 type Test = (name: string, fn: () => Promise<void>) => void;
@@ -227,7 +227,7 @@ export function searchBacklogCases(t: Test, runtime: SqliteTestRuntime): void {
     });
   });
 
-  t("a step-8 database's queued rows are indexed again after the upgrade", async () => {
+  t("a step-9 database's queued rows are indexed again after the upgrade", async () => {
     await withDatabase(runtime, async ({ path }) => {
       const store = await runtime.openStore(path, { searchIndexIdleMs: Infinity });
       await store.create(header("s"), chain(0, 3, "queued"));
@@ -235,9 +235,9 @@ export function searchBacklogCases(t: Test, runtime: SqliteTestRuntime): void {
       await store.close();
       const raw = runtime.openRaw(path);
       try {
-        // As step 8 left a small append: its index row written, its text only queued.
-        toSchema8(raw);
-        raw.exec("PRAGMA user_version = 8");
+        // As steps 8-9 left a small append: its index row written, its text only queued.
+        toSchema9(raw);
+        raw.exec("PRAGMA user_version = 9");
         raw.exec(`INSERT INTO search_docs (session_id, seq, entry_id, role, ts, tkey)
           SELECT session_id, seq, entry_id, role, ts, tkey FROM search_docs WHERE seq = 2`);
         raw.exec("INSERT INTO search_queue (id) VALUES (last_insert_rowid())");
