@@ -14,6 +14,8 @@
  * @module
  */
 import { unparseableLineReason } from "./_line_reason.ts";
+import { JsonlLineSplitter, type JsonlRecord, splitJsonlString } from "./_jsonl_lines.ts";
+import { rawTextFromBytes, rememberRawBytes } from "./_raw_bytes.ts";
 import { SessionFormatError, SessionStorageError } from "./errors.ts";
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
 import { upgradeRecords } from "./migrate.ts";
@@ -50,7 +52,7 @@ export function rawJsonOf(value: object): string | undefined {
  * ```
  */
 export function toJsonLine(value: object, what = "record"): string {
-  const raw = rawJson.get(value);
+  const raw = rawJson.get(value) ?? rawTextFromBytes(value);
   if (raw !== undefined) return raw; // it parsed as an object when it was remembered
   let text: string | undefined;
   try {
@@ -70,127 +72,8 @@ export function toJsonLine(value: object, what = "record"): string {
 
 // ---------------------------------------------------------------- line splitting
 
-/** One non-blank record of a JSONL source. */
-export interface JsonlRecord {
-  /** The line without its terminator (and without a trailing `\r`). */
-  text: string;
-  /** 1-based physical line number. */
-  line: number;
-  /** Byte offset of the line's first byte. */
-  byteOffset: number;
-  /** False for a final line that had no `\n` after it. */
-  terminated: boolean;
-}
-
-const utf8Encoder = new TextEncoder();
-
-/** The reason for a final line without a newline that does not parse (a cut-off write). */
-const TORN_FINAL_RECORD =
-  "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
-
-/**
- * Splits bytes into records on 0x0A. Push chunks, then call {@link end}. Lines spanning
- * chunks are joined from their parts only once complete.
- */
-export class JsonlLineSplitter {
-  // ignoreBOM: each line is decoded on its own, and a decoder that strips a BOM would strip
-  // one at the start of every line; only the file's first line may have one (`deliver`).
-  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  readonly #onRecord: (record: JsonlRecord) => void;
-  #parts: Uint8Array[] = [];
-  #partsLength = 0;
-  #line = 1;
-  #offset = 0; // byte offset of the current line's start
-  #source?: string;
-
-  constructor(onRecord: (record: JsonlRecord) => void, source?: string) {
-    this.#onRecord = onRecord;
-    this.#source = source;
-  }
-
-  /** Feed the next chunk of bytes. */
-  push(chunk: Uint8Array): void {
-    let start = 0;
-    while (start < chunk.length) {
-      const newline = chunk.indexOf(10, start);
-      if (newline === -1) {
-        this.#parts.push(chunk.subarray(start));
-        this.#partsLength += chunk.length - start;
-        return;
-      }
-      this.#emit(this.#take(chunk.subarray(start, newline)), true);
-      start = newline + 1;
-    }
-  }
-
-  /** Flush the final line (one without a newline after it). */
-  end(): void {
-    if (this.#partsLength > 0) this.#emit(this.#take(new Uint8Array(0)), false);
-  }
-
-  #take(tail: Uint8Array): Uint8Array {
-    if (this.#parts.length === 0) return tail;
-    const bytes = new Uint8Array(this.#partsLength + tail.length);
-    let at = 0;
-    for (const part of this.#parts) {
-      bytes.set(part, at);
-      at += part.length;
-    }
-    bytes.set(tail, at);
-    this.#parts = [];
-    this.#partsLength = 0;
-    return bytes;
-  }
-
-  #emit(bytes: Uint8Array, terminated: boolean): void {
-    const line = this.#line++;
-    const byteOffset = this.#offset;
-    this.#offset += bytes.length + (terminated ? 1 : 0);
-    let text: string;
-    try {
-      text = this.#decoder.decode(bytes);
-    } catch {
-      // A cut inside a multi-byte character is a torn write first: the torn-record rule wins.
-      throw new SessionFormatError(terminated ? "line is not valid UTF-8" : TORN_FINAL_RECORD, {
-        line,
-        byteOffset,
-        source: this.#source,
-      });
-    }
-    deliver(this.#onRecord, text, line, byteOffset, terminated);
-  }
-}
-
-function deliver(
-  onRecord: (record: JsonlRecord) => void,
-  text: string,
-  line: number,
-  byteOffset: number,
-  terminated: boolean,
-): void {
-  if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
-  if (text.trim() === "") return;
-  onRecord({ text, line, byteOffset, terminated });
-}
-
-/** Split a string into records (same rules as the byte splitter). */
-function splitString(input: string, onRecord: (record: JsonlRecord) => void): void {
-  let start = 0;
-  let line = 1;
-  let byteOffset = 0;
-  let asciiOnly = true; // byte offsets are computed cheaply while the text stays ASCII
-  while (start < input.length) {
-    const newline = input.indexOf("\n", start);
-    const end = newline === -1 ? input.length : newline;
-    const text = input.slice(start, end);
-    deliver(onRecord, text, line, byteOffset, newline !== -1);
-    if (asciiOnly && /[\u0080-\uffff]/.test(text)) asciiOnly = false;
-    byteOffset += (asciiOnly ? text.length : utf8Encoder.encode(text).length) + 1;
-    line++;
-    start = end + 1;
-  }
-}
+// The splitter lives in `_jsonl_lines.ts`; re-exported for the stores that scan files.
+export { JsonlLineSplitter, type JsonlRecord } from "./_jsonl_lines.ts";
 
 // ---------------------------------------------------------------- session assembly
 
@@ -235,8 +118,14 @@ export interface ParsedSession {
 export interface ParseOptions {
   /** File path or label used in error messages. */
   source?: string;
-  /** Keep each record's original text for byte-identical export (default true). */
-  retainRaw?: boolean;
+  /**
+   * Keep each record's original text for byte-identical export (default true).
+   * `"bytes"`: keep its original UTF-8 bytes instead (byte input only; text input keeps
+   * text): half the memory of two-byte strings, and the SQLite store in a browser
+   * (`stores/sqlite/wasm.ts`) binds them as they are. The input's chunks are kept by
+   * reference, so a source must not reuse a chunk's buffer after handing it over.
+   */
+  retainRaw?: boolean | "bytes";
   /** Called with the number of bytes consumed so far (stream input). */
   onProgress?: (bytesRead: number) => void;
   /** Stop reading a stream; rejects with the signal's reason. */
@@ -272,7 +161,9 @@ class SessionAssembler {
         source,
       });
     }
-    if (this.options.retainRaw !== false) rawJson.set(value, record.text);
+    const { retainRaw } = this.options;
+    if (retainRaw === "bytes" && record.bytes) rememberRawBytes(value, record.bytes);
+    else if (retainRaw !== false) rawJson.set(value, record.text);
     if (!this.header) {
       if ((value as { type?: unknown }).type !== "session") {
         throw new SessionFormatError('first record is not a session header (type "session")', {
@@ -356,7 +247,7 @@ export function parseSessionJsonlSync(
 ): ParsedSession {
   const assembler = new SessionAssembler(options);
   if (typeof input === "string") {
-    splitString(input, assembler.onRecord);
+    splitJsonlString(input, assembler.onRecord);
   } else {
     const splitter = new JsonlLineSplitter(assembler.onRecord, options.source);
     splitter.push(input);

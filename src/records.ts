@@ -58,8 +58,17 @@ export interface SessionRecords {
  * encodeEntries([]); // []
  * ```
  */
-export function encodeEntries(entries: readonly SessionEntry[]): string[] {
-  return entries.map((entry, i) => toJsonLine(entry, `entry ${i + 1}`));
+export function encodeEntries(entries: readonly SessionEntry[]): string[];
+/** With `bytesOf`: an entry's bytes where it gives them (its original UTF-8), else its text. */
+export function encodeEntries(
+  entries: readonly SessionEntry[],
+  bytesOf: ((entry: SessionEntry) => Uint8Array | undefined) | undefined,
+): Array<string | Uint8Array>;
+export function encodeEntries(
+  entries: readonly SessionEntry[],
+  bytesOf?: (entry: SessionEntry) => Uint8Array | undefined,
+): Array<string | Uint8Array> {
+  return entries.map((entry, i) => bytesOf?.(entry) ?? toJsonLine(entry, `entry ${i + 1}`));
 }
 
 /**

@@ -4,7 +4,7 @@
  * insert on the `opfs` VFS (what the viewer uses on its cross-origin isolated page) and on
  * `opfs-sahpool`, at sqlite-wasm's default page size (8 KiB) and at 64 KiB. Each phase runs over the whole file on its own.
  *
- * `deno run -A bench/browser/import_breakdown.ts [--entries=100000]` (prints a table;
+ * `deno run -A bench/browser/import_breakdown.ts [--entries=100000] [--bytes]` (prints a table;
  * writes nothing).
  * @module
  */
@@ -27,12 +27,16 @@ const dir = await harness.bundleBrowserEntries({
 await Deno.symlink(data.file, `${dir}/session.jsonl`).catch(() => {});
 const server = harness.serveDirectory({ root: dir, isolated: true });
 const profile = await Deno.makeTempDir({ prefix: "mu-bench-breakdown-" });
-const variants = [
-  { vfs: "opfs", pageSize: 8192 }, // sqlite-wasm's default
-  { vfs: "opfs", pageSize: 65536 },
-  { vfs: "opfs-sahpool", pageSize: 8192 },
-  { vfs: "opfs-sahpool", pageSize: 65536 },
-];
+// `--bytes`: the viewer's store (opfs, 64 KiB pages) with entries keeping their text, then
+// their bytes (imp12), twice, interleaved; otherwise the VFS and page-size comparison.
+const variants = Deno.args.includes("--bytes")
+  ? [false, true, false, true].map((bytes) => ({ vfs: "opfs", pageSize: 65536, bytes }))
+  : [
+    { vfs: "opfs", pageSize: 8192 }, // sqlite-wasm's default
+    { vfs: "opfs", pageSize: 65536 },
+    { vfs: "opfs-sahpool", pageSize: 8192 },
+    { vfs: "opfs-sahpool", pageSize: 65536 },
+  ];
 try {
   const browser = await harness.launchChromium({ userDataDir: profile });
   try {
@@ -58,9 +62,9 @@ try {
     let before = 0;
     for (const [phase, ms] of Object.entries(result.timings)) {
       // read, split, jsonParse and parseValidate each include the one before; the rest not.
-      const cumulative = ["read", "split", "jsonParse", "parseValidate"].includes(phase);
+      const cumulative = ["read", "split", "jsonParse"].includes(phase);
       const step = cumulative ? ms - before : ms;
-      const rate = cumulative || phase.startsWith("create") || phase === "rowPrep"
+      const rate = cumulative || /^(create|parse|split|rowPrep)/.test(phase)
         ? `, ${(mb / (ms / 1000)).toFixed(1)} MB/s`
         : "";
       if (cumulative) before = ms;

@@ -6,8 +6,15 @@
  * @module
  */
 import { contextFlags } from "../../src/context_load.ts";
-import type { ListingState } from "../../src/listing.ts";
-import { encodeEntries, SESSION_ROW_COLUMNS, sessionRowValues } from "../../src/records.ts";
+import { emptyListingState, type ListingState } from "../../src/listing.ts";
+import { toJsonLine } from "../../src/jsonl.ts";
+import { rawBytesOf } from "../../src/_raw_bytes.ts";
+import {
+  encodeEntries,
+  foldEntries,
+  SESSION_ROW_COLUMNS,
+  sessionRowValues,
+} from "../../src/records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { SqliteValue } from "./_schema.ts";
 
@@ -17,21 +24,44 @@ export interface EntryRow {
   parentId: string | null;
   type: string;
   flags: number;
-  json: string;
+  /** The JSON text, or its UTF-8 bytes as `SqliteDatabase.textBytes` binds them. */
+  json: SqliteValue;
 }
 
-/** The rows of `entries` (their JSON text encoded once unless given). */
+/**
+ * The rows of `entries`. Their JSON text is encoded once (`encodeEntries`); with
+ * `textBytes` (the driver binds UTF-8 as it is), an entry parsed with `retainRaw: "bytes"`
+ * keeps its original bytes instead, which are the same text.
+ */
 export function toEntryRows(
   entries: readonly SessionEntry[],
-  json = encodeEntries(entries),
+  textBytes?: (bytes: Uint8Array) => SqliteValue,
 ): EntryRow[] {
+  const json: SqliteValue[] = encodeEntries(entries, textBytes && rawBytesOf);
   return entries.map((entry, i) => ({
     id: typeof entry.id === "string" ? entry.id : null,
     parentId: typeof entry.parentId === "string" ? entry.parentId : null,
     type: String(entry.type),
     flags: contextFlags(entry),
-    json: json[i],
+    json: typeof json[i] === "string" ? json[i] : textBytes!(json[i] as Uint8Array),
   }));
+}
+
+/**
+ * A session as rows: the `entries` rows ({@link toEntryRows}) and the `sessions` columns
+ * after `id` ({@link sessionColumns}), in `encodeSession`'s order (header, entries, listing).
+ */
+export function sessionRows(
+  header: SessionHeader,
+  entries: readonly SessionEntry[],
+  textBytes?: (bytes: Uint8Array) => SqliteValue,
+): { rows: EntryRow[]; columns: SqliteValue[] } {
+  const headerText = toJsonLine(header, "header");
+  const rows = toEntryRows(entries, textBytes);
+  return {
+    rows,
+    columns: sessionColumns(header, headerText, foldEntries(emptyListingState(), entries)),
+  };
 }
 
 /** The `sessions` columns after `id`, in {@link SESSION_COLUMNS} order (`internal` as 0/1). */

@@ -52,6 +52,12 @@ export interface SqliteDatabase {
   exec(sql: string): void;
   prepare(sql: string): SqliteStatement;
   close(): void;
+  /**
+   * Optional: a parameter that binds the given UTF-8 bytes as TEXT (a plain `Uint8Array`
+   * binds as a BLOB). The store uses it for records parsed with `retainRaw: "bytes"`, so
+   * their text is never decoded and encoded again; without it they bind as strings.
+   */
+  textBytes?(bytes: Uint8Array): SqliteValue;
 }
 
 /**

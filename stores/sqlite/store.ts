@@ -44,7 +44,6 @@ import {
   decodeHeader,
   decodeListing,
   decodeSession,
-  encodeSession,
   foldEntries,
   listRecords,
   recordsToJsonl,
@@ -75,6 +74,7 @@ import {
   SESSION_COLUMNS,
   SESSION_UPDATE,
   sessionColumns,
+  sessionRows,
   toEntryRows,
 } from "./_rows.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
@@ -123,11 +123,13 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   readonly #statements = new Map<string, SqliteStatement>();
   readonly #search: SqliteSearchIndex;
   readonly #lazy = new LazyOpenings(); // lazily opened sessions (`_lazy.ts`)
+  readonly #textBytes?: (bytes: Uint8Array) => SqliteValue; // the driver's, if any
   #closed = false;
 
   /** Configure the connection and migrate the schema; throws on failure (prefer {@link open}). */
   constructor(db: SqliteDatabase, options: SqliteStoreOptions = {}) {
     this.#db = db;
+    this.#textBytes = db.textBytes?.bind(db);
     this.#search = new SqliteSearchIndex({
       statement: (sql) => this.#statement(sql),
       exec: (sql) => db.exec(sql),
@@ -168,9 +170,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
     assertValidSessionId(header.id);
     assertStorableEntries(entries);
     return await this.#write("create", () => {
-      const records = encodeSession(header, entries);
-      const rows = toEntryRows(entries, records.entries);
-      const columns = sessionColumns(header, records.header, records.listing);
+      const { rows, columns } = sessionRows(header, entries, this.#textBytes);
       return () => {
         if (this.#get("SELECT 1 AS x FROM sessions WHERE id = ?", header.id)) {
           throw new SessionExistsError(header.id);
@@ -189,7 +189,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
     assertOpen(this.#closed, this.kind);
     assertStorableEntries(entries);
     await this.#write("append", () => {
-      const rows = toEntryRows(entries);
+      const rows = toEntryRows(entries, this.#textBytes);
       return () => this.#appendRows(sessionId, entries, rows);
     });
   }
@@ -229,9 +229,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
     assertOpen(this.#closed, this.kind);
     assertStorableEntries(entries);
     await this.#write("replace", () => {
-      const records = encodeSession(header, entries);
-      const rows = toEntryRows(entries, records.entries);
-      const columns = sessionColumns(header, records.header, records.listing);
+      const { rows, columns } = sessionRows(header, entries, this.#textBytes);
       return () => {
         this.#lazy.detach(header.id);
         const changed = this.#statement(`UPDATE sessions SET ${SESSION_UPDATE} WHERE id = ?`)

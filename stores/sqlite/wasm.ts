@@ -94,11 +94,14 @@ let sqlite3Promise: Promise<Sqlite3Static> | undefined;
  * ```
  */
 export function loadSqliteWasm(): Promise<Sqlite3Static> {
-  return sqlite3Promise ??= sqlite3InitModule().catch((error: unknown) => {
+  return sqlite3Promise ??= sqlite3InitModule().then((sqlite3) => loaded = sqlite3, (error) => {
     sqlite3Promise = undefined;
     throw error;
   });
 }
+
+/** The module {@link loadSqliteWasm} loaded (the C API behind `textBytes`). */
+let loaded: Sqlite3Static | undefined;
 
 /**
  * Adapt an OO1 `Database` to the `SqliteDatabase` shape `stores/sqlite/store.ts` is written
@@ -113,6 +116,10 @@ export function loadSqliteWasm(): Promise<Sqlite3Static> {
  * ```
  */
 export function oo1Database(db: Database): SqliteDatabase {
+  const sqlite3 = loaded;
+  // Parameters made by `textBytes`: bound as TEXT from the bytes (the OO1 API binds a
+  // Uint8Array as a BLOB, and a string only after encoding it to UTF-8 again).
+  const texts = new WeakSet<Uint8Array>();
   return {
     exec: (sql) => void db.exec(sql),
     prepare(sql): SqliteStatement {
@@ -120,7 +127,12 @@ export function oo1Database(db: Database): SqliteDatabase {
       // Every use resets and clears bindings, so a failed step never leaks into the next.
       const use = <T>(params: SqliteValue[], fn: () => T): T => {
         try {
-          if (params.length) statement.bind(params);
+          if (params.some((p) => p instanceof Uint8Array && texts.has(p))) {
+            statement.bind(params.map((p) => p instanceof Uint8Array && texts.has(p) ? null : p));
+            params.forEach((p, i) => {
+              if (p instanceof Uint8Array && texts.has(p)) bindText(sqlite3!, db, statement, i, p);
+            });
+          } else if (params.length) statement.bind(params);
           return fn();
         } finally {
           statement.reset(true);
@@ -142,7 +154,33 @@ export function oo1Database(db: Database): SqliteDatabase {
       };
     },
     close: () => db.close(),
+    ...(sqlite3 ? { textBytes: (bytes: Uint8Array) => (texts.add(bytes), bytes) } : {}),
   };
+}
+
+/**
+ * Bind UTF-8 bytes as TEXT to parameter `index` (0-based): one copy into the wasm heap,
+ * which SQLite then owns (`SQLITE_WASM_DEALLOC`: no second copy).
+ */
+function bindText(
+  sqlite3: Sqlite3Static,
+  db: Database,
+  statement: ReturnType<Database["prepare"]>,
+  index: number,
+  bytes: Uint8Array,
+): void {
+  const { capi, wasm } = sqlite3;
+  const pointer = wasm.alloc(bytes.length || 1);
+  wasm.heap8u().set(bytes, Number(pointer));
+  // SQLite calls the destructor itself when binding fails, so nothing leaks either way.
+  const rc = capi.sqlite3_bind_text(
+    statement.pointer!,
+    index + 1,
+    pointer,
+    bytes.length,
+    capi.SQLITE_WASM_DEALLOC,
+  );
+  if (rc) db.checkRc(rc);
 }
 
 interface PoolState {

@@ -62,6 +62,8 @@ export async function importSources(
       const stream = await source.open();
       const parsed = await parseSessionJsonl(stream, {
         source: source.path,
+        // The lines' bytes, not their text: the OPFS SQLite store binds them as they are.
+        retainRaw: "bytes",
         onProgress: (bytes) => send({ ...base, bytesDone: bytesBefore + bytes, phase: "reading" }),
       });
       send({ ...base, bytesDone: bytesBefore + source.size, phase: "saving" }, true);
