@@ -39,6 +39,7 @@ interface TraceEvent {
   args?: {
     name?: string;
     data?: { functionName?: string; url?: string; reason?: string; nodeName?: string };
+    beginData?: { dirtyObjects?: number; totalObjects?: number; partialLayout?: boolean };
   };
 }
 
@@ -256,8 +257,11 @@ function invalidations(events: TraceEvent[], task: TaskSplit): string {
     const key = `${e.args?.data?.reason} ${e.args?.data?.nodeName}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
+  const layouts = events.filter((e) =>
+    e.name === "Layout" && e.ts >= task.at && e.ts <= task.at + task.ms * 1000
+  ).map((e) => `${e.args?.beginData?.dirtyObjects}/${e.args?.beginData?.totalObjects}`);
   return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k, n]) => `${n}x ${k}`)
-    .join("; ");
+    .join("; ") + `; layouts (dirty/total objects): ${layouts.join(", ") || "none"}`;
 }
 
 if (import.meta.main) {
