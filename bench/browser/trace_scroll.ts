@@ -285,6 +285,8 @@ if (import.meta.main) {
   try {
     const page = await browser.newPage();
     await page.addInitScript(MONITOR);
+    page.on("pageerror", (error) => console.log(`page error: ${error.message}`));
+    page.on("console", (m) => m.type() === "error" && console.log(`console: ${m.text()}`));
     await page.goto(`${server.url}/index.html`);
     await page.waitForFunction(
       () => document.getElementById("storage")?.textContent?.trim() !== "…",
@@ -371,7 +373,12 @@ if (import.meta.main) {
       const ends = await page.locator(`${a.pane} ${a.item}`).evaluateAll((nodes) =>
         [nodes[0], nodes.at(-1)].map((n) => (n as HTMLElement | undefined)?.dataset.source)
       );
-      console.log(`   ${result.steps} steps, ${result.items} items: ${ends.join(" .. ")}`);
+      const summary = await page.evaluate(() =>
+        document.querySelector(".context-summary .facts")?.textContent ?? ""
+      );
+      console.log(
+        `   ${result.steps} steps, ${result.items} items: ${ends.join(" .. ")} (${summary})`,
+      );
     };
     await traced("open", async () => {
       await page.click("#session-table .session-link");
