@@ -12,32 +12,7 @@
 import { bounded, launchBrowser, serveFreshViewer, waitReady, watchPage } from "./helpers.ts";
 import { assert, assertEquals } from "./page.ts";
 import { FRAME_CHARS } from "../../web/paged_window.ts";
-
-/** A chain of `n` user/assistant messages of about 2,000 characters each. */
-function wordySession(n: number): string {
-  const lines = [JSON.stringify({
-    type: "session",
-    version: 4,
-    id: "frame-budget-0001",
-    createdAt: "2026-03-01T00:00:00.000Z",
-    cwd: "/wordy",
-  })];
-  const filler = "lorem ipsum dolor sit amet ".repeat(74); // 1,998 characters
-  for (let i = 1; i <= n; i++) {
-    const role = i % 2 ? "user" : "assistant";
-    const text = `wordy ${i} ${filler}`;
-    lines.push(JSON.stringify({
-      type: "message",
-      id: `w${String(i).padStart(7, "0")}`,
-      parentId: i === 1 ? null : `w${String(i - 1).padStart(7, "0")}`,
-      timestamp: new Date(Date.UTC(2026, 2, 1) + i * 1000).toISOString(),
-      message: role === "user"
-        ? { role, content: text, timestamp: i }
-        : { role, content: [{ type: "text", text }], stopReason: "stop", timestamp: i },
-    }));
-  }
-  return lines.join("\n") + "\n";
-}
+import { wordySession } from "./sessions.ts";
 
 /**
  * Installed before the viewer's code: groups the context and raw items added to the page
