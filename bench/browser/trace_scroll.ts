@@ -12,7 +12,7 @@
  * ```sh
  * deno run -A bench/browser/trace_scroll.ts --entries=100000 [--throttle=4] [--fresh]
  *   [--phases=open,context-down,...] [--profile=open,...] [--no-minify]
- *   [--skip=context,conversation]
+ *   [--skip=complete,context,conversation] [--settle=ms after the open, 500]
  * ```
  * @module
  */
@@ -36,11 +36,17 @@ interface TraceEvent {
   tts?: number;
   pid: number;
   tid: number;
-  args?: { name?: string };
+  args?: {
+    name?: string;
+    data?: { functionName?: string; url?: string; reason?: string; nodeName?: string };
+    beginData?: { dirtyObjects?: number; totalObjects?: number; partialLayout?: boolean };
+  };
 }
 
 /** What one long task spent its time on (ms of CPU self time per kind). */
 export interface TaskSplit {
+  /** When the task began (trace clock, µs). */
+  at: number;
   ms: number;
   /** CPU time of the task: what it would take on an idle core. */
   cpuMs: number;
@@ -51,9 +57,11 @@ export interface TaskSplit {
   other: number;
   /** The three names with the most self time. */
   top: string;
+  /** The three names with the most wall-clock self time (where a task waited). */
+  wall: string;
 }
 
-const KINDS: Record<string, keyof Omit<TaskSplit, "ms" | "cpuMs" | "top">> = {
+const KINDS: Record<string, keyof Omit<TaskSplit, "at" | "ms" | "cpuMs" | "top" | "wall">> = {
   UpdateLayoutTree: "style",
   RecalculateStyles: "style",
   "Document::updateStyleAndLayoutTree": "style",
@@ -125,6 +133,7 @@ export function splitLongTasks(events: TraceEvent[], threshold = 50): TaskSplit[
     const end = task.ts + task.dur!;
     const inside = own.filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur! <= end);
     const split: TaskSplit = {
+      at: task.ts,
       ms: task.dur! / 1000,
       cpuMs: (task.tdur ?? task.dur!) / 1000,
       script: 0,
@@ -133,11 +142,23 @@ export function splitLongTasks(events: TraceEvent[], threshold = 50): TaskSplit[
       paint: 0,
       other: 0,
       top: "",
+      wall: "",
     };
     const byName = new Map<string, number>();
+    const byWall = new Map<string, number>();
+    // A script call is named by its function, so the profile need not be kept to see it.
+    const label = (e: TraceEvent) => {
+      const fn = e.args?.data?.functionName;
+      return fn ? `${e.name}(${fn})` : e.name;
+    };
     // A stack walk: events are sorted by start (longer first on ties), so each event's
     // parent is the innermost open event that contains it.
-    const stack: { e: TraceEvent; kind: keyof typeof split; child: number }[] = [];
+    const stack: {
+      e: TraceEvent;
+      kind: keyof Omit<TaskSplit, "at" | "top" | "wall">;
+      child: number;
+      childWall: number;
+    }[] = [];
     const close = (until: number) => {
       while (
         stack.length && stack[stack.length - 1].e.ts + stack[stack.length - 1].e.dur! <= until
@@ -145,8 +166,13 @@ export function splitLongTasks(events: TraceEvent[], threshold = 50): TaskSplit[
         const done = stack.pop()!;
         const self = Math.max(0, cpu(done.e) - done.child) / 1000;
         (split[done.kind] as number) += self;
-        byName.set(done.e.name, (byName.get(done.e.name) ?? 0) + self);
-        if (stack.length) stack[stack.length - 1].child += cpu(done.e);
+        byName.set(label(done.e), (byName.get(label(done.e)) ?? 0) + self);
+        const wallSelf = Math.max(0, done.e.dur! - done.childWall) / 1000;
+        byWall.set(label(done.e), (byWall.get(label(done.e)) ?? 0) + wallSelf);
+        if (stack.length) {
+          stack[stack.length - 1].child += cpu(done.e);
+          stack[stack.length - 1].childWall += done.e.dur!;
+        }
       }
     };
     let rootChild = 0;
@@ -155,12 +181,15 @@ export function splitLongTasks(events: TraceEvent[], threshold = 50): TaskSplit[
       const parent = stack[stack.length - 1];
       const kind = KINDS[e.name] ?? parent?.kind ?? "other";
       if (!parent) rootChild += cpu(e);
-      stack.push({ e, kind, child: 0 });
+      stack.push({ e, kind, child: 0, childWall: 0 });
     }
     close(Infinity);
     split.other += Math.max(0, cpu(task) - rootChild) / 1000;
-    split.top = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 3)
-      .map(([n, ms]) => `${n} ${ms.toFixed(0)}`).join(", ");
+    const top3 = (m: Map<string, number>) =>
+      [...m].sort((a, b) => b[1] - a[1]).slice(0, 3)
+        .map(([n, ms]) => `${n} ${ms.toFixed(0)}`).join(", ");
+    split.top = top3(byName);
+    split.wall = top3(byWall);
     return split;
   });
 }
@@ -211,7 +240,29 @@ const CATEGORIES = [
   "disabled-by-default-devtools.timeline.frame",
   "v8",
   "disabled-by-default-v8.gc",
+  ...Deno.args.includes("--invalidations")
+    ? ["disabled-by-default-devtools.timeline.invalidationTracking"]
+    : [],
 ].join(",");
+
+/**
+ * What marked layout dirty before a task that laid out a lot (`--invalidations`): the
+ * reasons and nodes of the invalidations in the 300 ms up to the task's end.
+ */
+function invalidations(events: TraceEvent[], task: TaskSplit): string {
+  const counts = new Map<string, number>();
+  for (const e of events) {
+    if (e.name !== "LayoutInvalidationTracking") continue;
+    if (e.ts < task.at - 300_000 || e.ts > task.at + task.ms * 1000) continue;
+    const key = `${e.args?.data?.reason} ${e.args?.data?.nodeName}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const layouts = events.filter((e) =>
+    e.name === "Layout" && e.ts >= task.at && e.ts <= task.at + task.ms * 1000
+  ).map((e) => `${e.args?.beginData?.dirtyObjects}/${e.args?.beginData?.totalObjects}`);
+  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k, n]) => `${n}x ${k}`)
+    .join("; ") + `; layouts (dirty/total objects): ${layouts.join(", ") || "none"}`;
+}
 
 if (import.meta.main) {
   const arg = (name: string) => Deno.args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -234,6 +285,8 @@ if (import.meta.main) {
   try {
     const page = await browser.newPage();
     await page.addInitScript(MONITOR);
+    page.on("pageerror", (error) => console.log(`page error: ${error.message}`));
+    page.on("console", (m) => m.type() === "error" && console.log(`console: ${m.text()}`));
     await page.goto(`${server.url}/index.html`);
     await page.waitForFunction(
       () => document.getElementById("storage")?.textContent?.trim() !== "…",
@@ -280,7 +333,8 @@ if (import.meta.main) {
       const sum = (k: "cpuMs" | "script" | "style" | "layout" | "paint") =>
         all.reduce((n, t) => n + t[k], 0).toFixed(0);
       const load = Deno.loadavg().map((n) => n.toFixed(2)).join(" ");
-      const max = (k: keyof Omit<TaskSplit, "top">) => Math.max(0, ...long.map((t) => t[k]));
+      const max = (k: keyof Omit<TaskSplit, "at" | "top" | "wall">) =>
+        Math.max(0, ...long.map((t) => t[k]));
       console.log(
         `${name}: ${(ms / 1000).toFixed(1)} s, ${long.length} tasks >= 50 ms, longest ${
           max("ms").toFixed(0)
@@ -303,20 +357,46 @@ if (import.meta.main) {
             t.script.toFixed(0)
           } style ${t.style.toFixed(0)} layout ${t.layout.toFixed(0)} paint ${
             t.paint.toFixed(0)
-          } other ${t.other.toFixed(0)} [${t.top}]`,
+          } other ${t.other.toFixed(0)} [${t.top}] wall [${t.wall}]`,
         );
+        if (Deno.args.includes("--invalidations") && t.layout >= 5) {
+          console.log(`     invalidated: ${invalidations(chunks, t)}`);
+        }
       }
     };
     const context = { pane: "#context-view > .context-pane", item: ".context-item", steps: STEPS };
     const conv = { pane: "#conversation-view > .conversation", item: ".conv-item", steps: STEPS };
-    const run = (a: PhaseArg) => page.evaluate(phase, a);
+    // Where the phase left the pane: the window's first and last rows, so a phase that
+    // loaded nothing shows.
+    const run = async (a: PhaseArg) => {
+      const result = await page.evaluate(phase, a);
+      const ends = await page.locator(`${a.pane} ${a.item}`).evaluateAll((nodes) =>
+        [nodes[0], nodes.at(-1)].map((n) => (n as HTMLElement | undefined)?.dataset.source)
+      );
+      const summary = await page.evaluate(() =>
+        document.querySelector(".context-summary .facts")?.textContent ?? ""
+      );
+      console.log(
+        `   ${result.steps} steps, ${result.items} items: ${ends.join(" .. ")} (${summary})`,
+      );
+    };
     await traced("open", async () => {
       await page.click("#session-table .session-link");
       await page.waitForSelector(".session-page #context-view .context-item", { timeout: 120_000 });
-      await page.waitForTimeout(500);
+      // `--settle=0` scrolls at once, as `bench/run.ts` does (the tree still loading).
+      await page.waitForTimeout(Number(arg("settle") ?? 500));
     });
-    // The tab's own phases; `--skip=context` starts at the conversation tab.
+    // What the rest of the open costs the page when it arrives (the worker's full load: the
+    // tree, the header's counts, the raw pane's first page). The bench scrolls meanwhile.
     const skip = arg("skip")?.split(",") ?? [];
+    if (!skip.includes("complete")) {
+      await traced("complete", async () => {
+        await page.waitForSelector("#context-view .raw-item", { timeout: 600_000 });
+        await page.waitForSelector(".tree-row:not(.loading)", { timeout: 60_000 });
+        await page.waitForTimeout(1000);
+      });
+    }
+    // The tab's own phases; `--skip=context` starts at the conversation tab.
     if (!skip.includes("context")) {
       await traced("context-down", () => run({ ...context, direction: "down" }));
       await traced("context-up", () => run({ ...context, direction: "up" }));

@@ -1,7 +1,8 @@
 /**
  * Small sessions the list and layout tests write to disk: three sessions in two projects
  * (one a fork of another, one with a word only in its message text) whose created, modified
- * and size orders all differ, and a format-3 session with a retired summary compaction.
+ * and size orders all differ, a format-3 session with a retired summary compaction, and a long
+ * chain of wordy messages.
  *
  * @module
  */
@@ -156,4 +157,30 @@ export async function writeRetiredCompaction(dir: string): Promise<string> {
   const path = `${dir}/retired-compaction.jsonl`;
   await Deno.writeTextFile(path, lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
   return path;
+}
+
+/** A chain of `n` user/assistant messages of about 27 × `words` characters each (2,000). */
+export function wordySession(n: number, words = 74): string {
+  const lines = [JSON.stringify({
+    type: "session",
+    version: 4,
+    id: "frame-budget-0001",
+    createdAt: "2026-03-01T00:00:00.000Z",
+    cwd: "/wordy",
+  })];
+  const filler = "lorem ipsum dolor sit amet ".repeat(words); // 1,998 characters at 74
+  for (let i = 1; i <= n; i++) {
+    const role = i % 2 ? "user" : "assistant";
+    const text = `wordy ${i} ${filler}`;
+    lines.push(JSON.stringify({
+      type: "message",
+      id: `w${String(i).padStart(7, "0")}`,
+      parentId: i === 1 ? null : `w${String(i - 1).padStart(7, "0")}`,
+      timestamp: new Date(Date.UTC(2026, 2, 1) + i * 1000).toISOString(),
+      message: role === "user"
+        ? { role, content: text, timestamp: i }
+        : { role, content: [{ type: "text", text }], stopReason: "stop", timestamp: i },
+    }));
+  }
+  return lines.join("\n") + "\n";
 }

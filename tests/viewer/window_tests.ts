@@ -9,6 +9,8 @@
 import { openWithImported, withViewerBrowser } from "./helpers.ts";
 import { assert, assertEquals, openFromList } from "./page.ts";
 import { longSession } from "./conversation_tests.ts";
+import "./frame_budget_tests.ts"; // and add a bounded amount of text per frame
+import "./scroll_reach_tests.ts"; // and keep loading pages while scrolling down fast
 
 /** The entry numbers (`l0000042` → 42) of a pane's rows, in order. */
 function rowNumbers(page: import("playwright-core").Page, selector: string, attr: string) {

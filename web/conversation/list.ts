@@ -86,9 +86,9 @@ export class ConversationList {
     document.addEventListener("keydown", this.#onKey);
   }
 
-  /** Load the first page. */
-  async start(): Promise<void> {
-    await this.#window.load(0, "after");
+  /** Load the first page; `shown` is called once its first rows are in the list. */
+  async start(shown?: () => void): Promise<void> {
+    await this.#window.load(0, "after", shown);
   }
 
   /** How many items the conversation has (-1 before the first page). */

@@ -201,9 +201,9 @@ export class ContextPane {
     });
   }
 
-  /** Load the first page. */
-  async start(): Promise<void> {
-    await this.#window.load(0, "after");
+  /** Load the first page; `shown` is called once its first rows are in the list. */
+  async start(shown?: () => void): Promise<void> {
+    await this.#window.load(0, "after", shown);
   }
 
   #renderSummary(page: ContextPageView): void {
