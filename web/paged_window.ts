@@ -83,6 +83,8 @@ export class PagedWindow<T, P extends WindowPage<T> = WindowPage<T>> {
   /** How many items there are (-1 before the first page). */
   total = -1;
   #busy: Promise<void> | undefined;
+  /** A sentinel asked for a page while another loaded (see `#checkEdges`). */
+  #refused = false;
   #generation = 0;
   readonly #observer: IntersectionObserver;
 
@@ -193,26 +195,35 @@ export class PagedWindow<T, P extends WindowPage<T> = WindowPage<T>> {
 
   /** Load the page after the window, if there is one and nothing is loading. */
   async later(): Promise<void> {
-    if (this.#busy || this.total < 0 || this.to >= this.total) return;
+    if (this.#busy) return void (this.#refused = true);
+    if (this.total < 0 || this.to >= this.total) return;
     await this.load(this.to, "after");
   }
 
   /** Load the page before the window, if there is one and nothing is loading. */
   async earlier(): Promise<void> {
-    if (this.#busy || this.from <= 0) return;
+    if (this.#busy) return void (this.#refused = true);
+    if (this.from <= 0) return;
     await this.load(Math.max(0, this.from - this.options.pageSize), "before");
   }
 
   /**
    * An observer reports only changes: when a page leaves its sentinel still in view (short
    * items, a tall screen), observing it again makes the observer report it once more,
-   * asynchronously and without forcing a layout here.
+   * asynchronously and without forcing a layout here. A sentinel that asked while another
+   * page loaded was refused and will not report again while it stays in view: both are
+   * observed again then (a page loaded downwards while the top sentinel asked otherwise
+   * left the window stuck, the reader's scrolling no longer loading anything).
    */
   #checkEdges(where: "after" | "before" | "replace"): void {
     if (!this.options.list.isConnected) return;
-    const sentinel = where === "before" ? this.options.top : this.options.bottom;
-    this.#observer.unobserve(sentinel);
-    this.#observer.observe(sentinel);
+    const { top, bottom } = this.options;
+    const sentinels = this.#refused ? [top, bottom] : [where === "before" ? top : bottom];
+    this.#refused = false;
+    for (const sentinel of sentinels) {
+      this.#observer.unobserve(sentinel);
+      this.#observer.observe(sentinel);
+    }
   }
 
   /** Drop items beyond the window at one end; scrolling back loads them again. */
