@@ -143,6 +143,20 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
         "floor",
         ANCHORS.open[runtime],
       );
+      // Issue 12's first two rows: what an agent resuming a session runs.
+      for (const [name, kind, limit] of [["jsonl", "JSONL", 1.0], ["sqlite", "SQLite", 0.2]]) {
+        ratio(
+          `open-${name} manager`,
+          `${kind} SessionManager.open + buildSessionContext() (${name} manager)`,
+          runtime,
+          big,
+          pick(rows, "open", runtime, big, `${name} manager`),
+          floor,
+          limit as number,
+          "floor",
+          ANCHORS.open[runtime],
+        );
+      }
     }
     const [memBig] = subjects(rows, "memory", runtime);
     const bytes = memBig ? bytesOf(memBig) : undefined;
