@@ -79,20 +79,10 @@ export class LazyRows implements Detachable {
   tree(): { ids: string[]; parents: (string | null)[]; flags: number[] } {
     if (this.#tree) return this.#tree;
     this.#assertOpen();
-    const tree = new TreeText(readTreeText(this.#statement, this.sessionId, this.#count));
-    const ids: string[] = [];
-    const parents: (string | null)[] = [];
-    const flags: number[] = [];
-    for (let i = 0; i < tree.length; i++) {
-      const id = tree.id(i);
-      const flag = tree.flags(i);
-      if (id === null || flag === null || tree.seq(i) !== i) throw this.#changed();
-      ids.push(id);
-      parents.push(tree.parent(i));
-      flags.push(flag);
-    }
-    this.#ids = [...ids]; // the index extends its arrays with appends
-    return this.#tree = { ids, parents, flags };
+    const columns = treeColumns(readTreeText(this.#statement, this.sessionId, this.#count));
+    if (!columns) throw this.#changed();
+    this.#ids = [...columns.ids]; // the index extends its arrays with appends
+    return this.#tree = columns;
   }
 
   /** Positions of the label entries (a scan of the session's rows' type column). */
@@ -219,18 +209,9 @@ export function openLazyRows(
     };
     return { session, rows };
   }
-  const tree = new TreeText(readTreeText(statement, sessionId));
-  const ids: string[] = [];
-  const parents: (string | null)[] = [];
-  const flags: number[] = [];
-  for (let i = 0; i < tree.length; i++) {
-    const id = tree.id(i);
-    const flag = tree.flags(i);
-    if (id === null || flag === null || tree.seq(i) !== i) return undefined;
-    ids.push(id);
-    parents.push(tree.parent(i));
-    flags.push(flag);
-  }
+  const columns = treeColumns(readTreeText(statement, sessionId));
+  if (!columns) return undefined;
+  const { ids, parents, flags } = columns;
   const rows = new LazyRows(statement, sessionId, ids.length, [...ids]);
   const session: LazySession = {
     ...common,
@@ -286,4 +267,26 @@ function deferredTree(
       return plan && { ...plan, parsed };
     },
   };
+}
+
+/**
+ * The id, parent and flags columns of a session's rows, in order; `undefined` when a row
+ * lacks its id or flags (written before schema step 6) or the positions have gaps.
+ */
+function treeColumns(
+  text: ReturnType<typeof readTreeText>,
+): { ids: string[]; parents: (string | null)[]; flags: number[] } | undefined {
+  const tree = new TreeText(text);
+  const ids: string[] = [];
+  const parents: (string | null)[] = [];
+  const flags: number[] = [];
+  for (let i = 0; i < tree.length; i++) {
+    const id = tree.id(i);
+    const flag = tree.flags(i);
+    if (id === null || flag === null || tree.seq(i) !== i) return undefined;
+    ids.push(id);
+    parents.push(tree.parent(i));
+    flags.push(flag);
+  }
+  return { ids, parents, flags };
 }
