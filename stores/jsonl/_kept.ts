@@ -17,7 +17,7 @@
  */
 import type { FileStat } from "./_folder.ts";
 import { closeKept, type HeldLock, heldNow } from "./_park.ts";
-import { appendAt, type AppendFile, openForAppend, statInode, statPath } from "./_native.ts";
+import { appendAt, type AppendFile, statInode, statPath } from "./_native.ts";
 
 /** A file kept with its lock, and the inode the path had at its last `stat`. */
 interface Kept extends AppendFile {
@@ -77,18 +77,10 @@ export function appendKept(
     return kept.writeAt(data, expectedSize, durable);
   }
   closeKept(held);
-  const file: Kept = openForAppend(abs);
-  try {
-    if (file.size !== expectedSize) throw changed(file.size);
-    const after = file.writeAt(data, expectedSize, durable);
-    if (file.ino !== 0) {
-      held.kept = file;
-      return after;
-    }
-    file.close();
-    return after;
-  } catch (error) {
-    file.close();
-    throw error;
-  }
+  // Kept for the next append of the burst, when the platform names its inode.
+  return appendAt(abs, data, expectedSize, durable, changed, (file) => {
+    if (file.ino === 0) return false;
+    held.kept = file;
+    return true;
+  });
 }

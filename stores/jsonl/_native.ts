@@ -306,7 +306,8 @@ export function openForAppend(abs: string): AppendFile {
 /**
  * Write `data` at offset `expectedSize` of the existing file `abs` (never created), then
  * `fdatasync` unless relaxed; resolves its new size and mtime. Throws `changed(size)`,
- * writing nothing, when the file's size is not `expectedSize`.
+ * writing nothing, when the file's size is not `expectedSize`. The file is closed after
+ * the write unless `keep(file)` takes it (returns true; `_kept.ts`).
  *
  * @example
  * ```ts
@@ -320,12 +321,16 @@ export function appendAt(
   expectedSize: number,
   durable: boolean,
   changed: (size: number) => Error,
+  keep?: (file: AppendFile) => boolean,
 ): FileStat {
   const file = openForAppend(abs);
+  let kept = false;
   try {
     if (file.size !== expectedSize) throw changed(file.size);
-    return file.writeAt(data, expectedSize, durable);
+    const after = file.writeAt(data, expectedSize, durable);
+    kept = keep?.(file) ?? false;
+    return after;
   } finally {
-    file.close();
+    if (!kept) file.close();
   }
 }
