@@ -68,6 +68,13 @@ function counting(raw: SqliteDatabase) {
   return { db, log };
 }
 
+/** A store over a {@link counting} connection (its raw side kept for queries), idle as given. */
+async function countingStore(runtime: SqliteTestRuntime, path: string, searchIndexIdleMs: number) {
+  const raw = runtime.openRaw(path);
+  const { db, log } = counting(raw);
+  return { raw, log, store: await SqliteSessionStore.open(db, { searchIndexIdleMs }) };
+}
+
 const backlog = (raw: SqliteDatabase) =>
   raw.prepare("SELECT session_id, from_seq FROM search_backlog ORDER BY session_id").all()
     .map((row) => [String(row.session_id), Number(row.from_seq)]);
@@ -84,9 +91,7 @@ async function until(done: () => boolean, limitMs = 20_000): Promise<void> {
 export function searchBacklogCases(t: Test, runtime: SqliteTestRuntime): void {
   t("small appends tokenize nothing; a search indexes their backlog first, same hits", async () => {
     await withDatabase(runtime, async ({ path }) => {
-      const raw = runtime.openRaw(path);
-      const { db, log } = counting(raw);
-      const store = await SqliteSessionStore.open(db, { searchIndexIdleMs: Infinity });
+      const { raw, log, store } = await countingStore(runtime, path, Infinity);
       try {
         await store.create(header("s"));
         const appends = 3 * BACKLOG_BATCH + 5;
@@ -111,9 +116,7 @@ export function searchBacklogCases(t: Test, runtime: SqliteTestRuntime): void {
 
   t("the backlog is indexed once the writer is idle, a batch a turn", async () => {
     await withDatabase(runtime, async ({ path }) => {
-      const raw = runtime.openRaw(path);
-      const { db, log } = counting(raw);
-      const store = await SqliteSessionStore.open(db, { searchIndexIdleMs: 0 });
+      const { raw, log, store } = await countingStore(runtime, path, 0);
       try {
         await store.create(header("s"));
         const appends = 2 * BACKLOG_BATCH + 3;
@@ -134,9 +137,7 @@ export function searchBacklogCases(t: Test, runtime: SqliteTestRuntime): void {
 
   t("appends to a session far behind index its oldest entries", async () => {
     await withDatabase(runtime, async ({ path }) => {
-      const raw = runtime.openRaw(path);
-      const { db, log } = counting(raw);
-      const store = await SqliteSessionStore.open(db, { searchIndexIdleMs: Infinity });
+      const { raw, log, store } = await countingStore(runtime, path, Infinity);
       try {
         await store.create(header("s"));
         const entries = chain(0, BACKLOG_BOUND + 1, "far");
@@ -191,9 +192,7 @@ export function searchBacklogCases(t: Test, runtime: SqliteTestRuntime): void {
 
   t("a backlog that cannot be indexed keeps every entry and hit", async () => {
     await withDatabase(runtime, async ({ path }) => {
-      const raw = runtime.openRaw(path);
-      const { db, log } = counting(raw);
-      const store = await SqliteSessionStore.open(db, { searchIndexIdleMs: 0 });
+      const { raw, log, store } = await countingStore(runtime, path, 0);
       const pending = () =>
         raw.prepare("SELECT session_id FROM search_pending").all().map((r) => r.session_id);
       try {
