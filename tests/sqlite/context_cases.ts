@@ -122,28 +122,46 @@ export function contextCases(t: Test, runtime: SqliteTestRuntime): void {
   t("a schema-5 database (rows without flags) migrates and answers the same", async () => {
     const session = generatedSession(3_000, 3_000);
     await withDatabase(runtime, async ({ path, store }) => {
-      await store.create(session.header, session.entries);
-      await store.close();
-      const raw = runtime.openRaw(path);
-      toSchema5(raw);
-      raw.exec("PRAGMA user_version = 5");
-      raw.close();
-      const migrated = await runtime.openStore(path);
-      try {
-        await compareAfterMigration(migrated, session);
-      } finally {
-        await migrated.close();
-      }
-      const check = runtime.openRaw(path);
-      try {
+      await migrateAndCompare(runtime, { path, store }, session, 5, toSchema5, (check) => {
         const flags = check.prepare(
           "SELECT COUNT(*) AS unknown, COUNT(flags) AS known FROM entries",
         ).get()!;
         assertEquals(Number(flags.unknown) - Number(flags.known), session.entries.length);
         assertEquals(Number(flags.known), 1, "new rows get their flags");
-      } finally {
-        check.close();
-      }
+      });
     });
   });
+}
+
+/**
+ * Write `session`, turn the file back into schema `version` (`undo`), reopen it (the store
+ * migrates it), compare its projections with the full ones (`compareAfterMigration`), then
+ * look at the migrated file through `check`.
+ */
+export async function migrateAndCompare(
+  runtime: SqliteTestRuntime,
+  { path, store }: { path: string; store: SqliteSessionStore },
+  session: ReturnType<typeof generatedSession>,
+  version: number,
+  undo: (raw: SqliteDatabase) => void,
+  check: (raw: SqliteDatabase) => void,
+): Promise<void> {
+  await store.create(session.header, session.entries);
+  await store.close();
+  const raw = runtime.openRaw(path);
+  undo(raw);
+  raw.exec(`PRAGMA user_version = ${version}`);
+  raw.close();
+  const migrated = await runtime.openStore(path);
+  try {
+    await compareAfterMigration(migrated, session);
+  } finally {
+    await migrated.close();
+  }
+  const after = runtime.openRaw(path);
+  try {
+    check(after);
+  } finally {
+    after.close();
+  }
 }

@@ -13,14 +13,14 @@ import {
 } from "../../core.ts";
 import { type SqliteDatabase, SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
-import { compareAfterMigration, compareLeaves } from "../unit/context_compare.ts";
+import { compareLeaves } from "../unit/context_compare.ts";
 import {
   generatedSession,
   handMadeSessions,
   parseableFixtures,
   type TestSession,
 } from "../unit/context_sessions.ts";
-import { toSchema8 } from "./context_cases.ts";
+import { migrateAndCompare, toSchema8 } from "./context_cases.ts";
 import { ID_LOOKUP_SQL } from "../../stores/sqlite/_walk.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
@@ -199,20 +199,7 @@ export function walkCases(t: Test, runtime: SqliteTestRuntime): void {
   t("a schema-8 database (rows without pointers) migrates and answers the same", async () => {
     const session = generatedSession(3_000, 3_001);
     await withDatabase(runtime, async ({ path, store }) => {
-      await store.create(session.header, session.entries);
-      await store.close();
-      const raw = runtime.openRaw(path);
-      toSchema8(raw);
-      raw.exec("PRAGMA user_version = 8");
-      raw.close();
-      const migrated = await runtime.openStore(path);
-      try {
-        await compareAfterMigration(migrated, session);
-      } finally {
-        await migrated.close();
-      }
-      const check = runtime.openRaw(path);
-      try {
+      await migrateAndCompare(runtime, { path, store }, session, 8, toSchema8, (check) => {
         const row = check.prepare("SELECT COUNT(*) AS n, COUNT(walk) AS known FROM entries").get()!;
         assertEquals(Number(row.n), session.entries.length + 1);
         assertEquals(Number(row.known), 0, "a row below rows without pointers gets none");
@@ -220,9 +207,7 @@ export function walkCases(t: Test, runtime: SqliteTestRuntime): void {
           "SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = 'entries_by_id'",
         ).get();
         assert(index, "the id index is built by the migration");
-      } finally {
-        check.close();
-      }
+      });
     });
   });
 }
