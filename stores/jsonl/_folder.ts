@@ -129,6 +129,12 @@ export interface JsonlFolderFs {
    */
   readSync?(path: string, start: number, end: number): Uint8Array;
   /**
+   * SHA-256 of `bytes` as hex, synchronously. Optional: checking a resume index
+   * (`_resume.ts`) hashes a large file's bytes, and `crypto.subtle` (the default) takes about
+   * twice as long as Node's hash.
+   */
+  sha256Hex?(bytes: Uint8Array): string;
+  /**
    * Write `data` at offset `expectedSize` of an existing file and make it durable; resolves
    * the file's new size and mtime. Rejects (writing nothing) when the file is missing or its
    * size is not `expectedSize`. A rejection may leave part of `data` written: the store

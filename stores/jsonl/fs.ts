@@ -7,6 +7,7 @@
  * @module
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { closeSync, constants, openSync, readSync } from "node:fs";
 import { access, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -146,6 +147,11 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
 
   async read(path: string, start: number, end: number): Promise<Uint8Array> {
     return this.readSync(path, start, end);
+  }
+
+  /** SHA-256 (hex) of `bytes`: `node:crypto`, about twice as fast as `crypto.subtle` here. */
+  sha256Hex(bytes: Uint8Array): string {
+    return createHash("sha256").update(bytes).digest("hex");
   }
 
   /** {@link read}, synchronously (a lazily opened session's entry bodies, `src/lazy_scan.ts`). */
