@@ -33,7 +33,10 @@ import {
   BlockHasher,
   decodeResumeIndex,
   encodeResumeIndex,
+  type FileIdentity,
+  RACY_MS,
   RESUME_INDEX_MIN_BYTES,
+  type ResumeIndex,
   type ResumeIndexFile,
   type ScanSnapshot,
   verifyBlocks,
@@ -201,11 +204,18 @@ export async function feed(
   return { ...splitter.position, newlineEnded: last === 10 };
 }
 
-/** The index in `file.index`, when it still describes the file's bytes. */
-async function matchingIndex(file: ScanFile) {
+/**
+ * The index in `file.index`, when it still describes the file's bytes: the file has the
+ * identity the index names (nothing read), or the prefix it covers still hashes to its
+ * digests (`lastBlock` then lets the hashing go on).
+ */
+async function matchingIndex(file: ScanFile, identity: FileIdentity | undefined) {
   const stored = await file.index?.load().catch(() => undefined);
   const index = stored && await decodeResumeIndex(stored);
   if (!index) return undefined;
+  const unchanged = identity !== undefined && index.identity !== undefined &&
+    identity.key === index.identity && identity.size === index.snapshot.bytes;
+  if (unchanged && !file.keep) return { index, lastBlock: undefined };
   const read = (start: number, end: number) => file.read(start, end);
   const add = file.keep && ((block: Uint8Array) => file.keep!.add(block));
   const lastBlock = await verifyBlocks(read, index, add, file.index!.digest)
@@ -215,21 +225,30 @@ async function matchingIndex(file: ScanFile) {
   return undefined;
 }
 
+/** The file's identity, when its backend tells one. */
+async function identityOf(file: ScanFile): Promise<FileIdentity | undefined> {
+  return await file.index?.identity?.().catch(() => undefined);
+}
+
 /**
  * The checking pass over `file`: from its resume index's state when that still matches,
- * else from the start. Writes a new index when the file is large and most of it was
- * checked now. Throws (`Unsure`, a parse error) on any doubt.
+ * else from the start. Keeps the index current: written once a large file was checked
+ * whole, and again whenever lines were checked after it. Throws (`Unsure`, a parse error)
+ * on any doubt.
  */
 export async function scanFile(file: ScanFile): Promise<ContextScanner> {
-  const resumed = file.index && await matchingIndex(file);
+  const before = await identityOf(file);
+  const resumed = file.index && await matchingIndex(file, before);
   const snapshot = resumed?.index.snapshot;
   const scanner = snapshot ? ContextScanner.restore(snapshot) : new ContextScanner();
   const from = snapshot?.bytes ?? 0;
   const hasher = !file.index
     ? undefined
-    : resumed
+    : !resumed
+    ? new BlockHasher(file.index.blockBytes, file.index.digest)
+    : resumed.lastBlock
     ? BlockHasher.resume(resumed.index, resumed.lastBlock, file.index.digest)
-    : new BlockHasher(file.index.blockBytes, file.index.digest);
+    : undefined; // unchanged by its identity: nothing to write (the file grew since: next time)
   const tap = async function* (chunks: AsyncIterable<Uint8Array>) {
     for await (const chunk of chunks) {
       hasher?.push(chunk);
@@ -241,13 +260,23 @@ export async function scanFile(file: ScanFile): Promise<ContextScanner> {
   const end = await feed(tap(file.stream(from)), scanner.onRecord, file.source, start);
   scanner.end = end.byteOffset;
   scanner.checkedHeader(); // an index is written only for a file the pass accepts
+  if (!hasher || !end.newlineEnded || hasher.length !== end.byteOffset) return scanner;
+  const after = before && await identityOf(file);
+  const steady = after?.key === before?.key && after?.size === end.byteOffset &&
+    Date.now() - after.changedMs >= RACY_MS;
   const checked = end.byteOffset - from;
-  const worth = checked >= Math.max(file.index?.minBytes ?? RESUME_INDEX_MIN_BYTES, from / 4);
-  if (hasher && end.newlineEnded && worth && hasher.length === end.byteOffset) {
-    const snapshot = scanner.snapshot(end.byteOffset, end.line);
-    const index = { snapshot, blockBytes: hasher.blockBytes, blocks: await hasher.digests() };
-    await file.index!.save(await encodeResumeIndex(index)).catch(() => {});
-  }
+  const minBytes = file.index!.minBytes ?? RESUME_INDEX_MIN_BYTES;
+  const worth = from === 0
+    ? checked >= minBytes
+    : checked > 0 || (steady && resumed!.index.identity !== after!.key); // grew, or touched
+  if (!worth) return scanner;
+  const index: ResumeIndex = {
+    snapshot: scanner.snapshot(end.byteOffset, end.line),
+    blockBytes: hasher.blockBytes,
+    blocks: await hasher.digests(),
+  };
+  if (steady) index.identity = after!.key;
+  await file.index!.save(await encodeResumeIndex(index)).catch(() => {});
   return scanner;
 }
 

@@ -55,7 +55,31 @@ export interface ResumeIndex {
   /** The block size the prefix was hashed in. */
   blockBytes: number;
   blocks: string[];
+  /**
+   * The file's {@link FileIdentity} `key` when the pass read it: while the file still has
+   * it, its bytes are the ones checked and need no hashing. Absent when the file changed
+   * during the pass or had changed too recently to tell (see {@link RACY_MS}).
+   */
+  identity?: string;
 }
+
+/**
+ * What names a file's current content without reading it: device, inode, size and
+ * modification and change times. Any write changes it; so does `touch`.
+ */
+export interface FileIdentity {
+  key: string;
+  size: number;
+  /** The later of the modification and change (metadata) times, in ms. */
+  changedMs: number;
+}
+
+/**
+ * An identity changed this recently is not kept: a write in the same clock tick could
+ * change the bytes and leave the identity as it was (git's "racy" index; some runtimes
+ * report the change time in whole seconds).
+ */
+export const RACY_MS = 2_000;
 
 /** Where a store keeps one file's resume index (bytes as {@link encodeResumeIndex} made them). */
 export interface ResumeIndexFile {
@@ -63,6 +87,8 @@ export interface ResumeIndexFile {
   load(): Promise<Uint8Array | undefined>;
   /** Replace the stored bytes (failing to write is not an error: the next open checks in full). */
   save(bytes: Uint8Array): Promise<void>;
+  /** The file's identity now, when the backend can tell (see {@link FileIdentity}). */
+  identity?(): Promise<FileIdentity | undefined>;
   /** Files smaller than this get no index (default {@link RESUME_INDEX_MIN_BYTES}). */
   minBytes?: number;
   /** Block size for a new index (default {@link BLOCK_BYTES}). */

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { FileIdentity } from "../../src/resume_index.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 
 /**
@@ -134,6 +135,12 @@ export interface JsonlFolderFs {
    * twice as long as Node's hash.
    */
   sha256Hex?(bytes: Uint8Array): string;
+  /**
+   * What names the file's current content without reading it (device, inode, size,
+   * modification and change times), or `undefined` when it does not exist. Optional: with
+   * it, a resume index (`_resume.ts`) of an unchanged file is used without hashing the file.
+   */
+  fileIdentity?(path: string): Promise<FileIdentity | undefined>;
   /**
    * Write `data` at offset `expectedSize` of an existing file and make it durable; resolves
    * the file's new size and mtime. Rejects (writing nothing) when the file is missing or its

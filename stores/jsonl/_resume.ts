@@ -40,6 +40,7 @@ function indexFile(fs: JsonlFolderFs, path: string): ResumeIndexFile {
       await fs.writeAtomic(at, bytes, { durability: "relaxed" });
     },
     digest: fs.sha256Hex && ((bytes) => fs.sha256Hex!(bytes)),
+    identity: fs.fileIdentity && (() => fs.fileIdentity!(path)),
   };
 }
 

@@ -3,11 +3,12 @@
  * alike: a large session checked once leaves an index in `.mu-index/`, and the next
  * `SessionManager.open` or context load parses only the lines appended since (counted as
  * bytes streamed, not timed) and answers like a full load. The index never outlives its
- * bytes' trust: a file rewritten under it with an invalid entry is rejected with the full
- * parser's error, a torn index is ignored and rewritten, a deleted session takes its index
+ * bytes' trust: an unchanged file (same device, inode, size, times) is resumed without
+ * reading it, any other is hashed; a file rewritten in place with an invalid entry (its
+ * mtime put back) is rejected with the full parser's error, a torn index is ignored and rewritten, a deleted session takes its index
  * with it, and `resumeIndex: false` writes none.
  */
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "./subjects.ts";
@@ -16,6 +17,7 @@ import { NodeJsonlFolderFs } from "../../stores/jsonl/fs.ts";
 import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
 import { resumeIndexPath } from "../../stores/jsonl/_resume.ts";
 import { CountingFs } from "./counting_fs.ts";
+import { RACY_MS } from "../../src/resume_index.ts";
 import {
   buildSessionProjection,
   loadSessionProjection,
@@ -24,16 +26,37 @@ import {
 } from "../../core.ts";
 import type { SessionEntry } from "../../core.ts";
 
-/** Counts the bytes the checking pass streams (the index's own hashing reads are not parsed). */
+/**
+ * Counts the session bytes the checking pass streams (parses) and the ones it reads by
+ * range (hashing an index's prefix; bodies are read with `readSync`), apart from the index
+ * file's own.
+ */
 class StreamCountingFs extends CountingFs {
   streamed = 0;
+  ranged = 0;
   override async *readStream(path: string, start?: number): AsyncIterable<Uint8Array> {
     for await (const chunk of super.readStream(path, start)) {
       if (!path.startsWith(".mu-index")) this.streamed += chunk.length;
       yield chunk;
     }
   }
+  /** Forwarded: the identity is what lets an unchanged file go unread. */
+  fileIdentity(path: string) {
+    return this.inner.fileIdentity!(path);
+  }
+  /** Forwarded: with it, bodies are read back from the file rather than kept as read. */
+  readSync(path: string, start: number, end: number): Uint8Array {
+    return this.inner.readSync!(path, start, end);
+  }
+  override async read(path: string, start: number, end: number): Promise<Uint8Array> {
+    const bytes = await super.read(path, start, end);
+    if (!path.startsWith(".mu-index")) this.ranged += bytes.length;
+    return bytes;
+  }
 }
+
+/** Past the window in which a file's identity is too fresh to vouch for its bytes. */
+const pastRacyWindow = () => new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
 
 /** About 9.6 MB of entries: over the 8 MiB below which files get no index. */
 function bigEntries(prefix: string, count: number, parentId: string | null): SessionEntry[] {
@@ -66,7 +89,7 @@ async function resume(dir: string, id: string) {
   const { fs, store } = storeIn(dir);
   try {
     const manager = await SessionManager.open(store, id);
-    return { context: manager.buildSessionContext(), streamed: fs.streamed };
+    return { context: manager.buildSessionContext(), streamed: fs.streamed, ranged: fs.ranged };
   } finally {
     await store.close();
   }
@@ -87,6 +110,7 @@ export function resumeIndexCases(
       const size = statSync(path).size;
       assert(size > 8 << 20, `${size} bytes`);
 
+      await pastRacyWindow();
       const opened = await resume(dir, header.id);
       assertEquals(opened.streamed, size, "the first open checks the whole file");
       const indexFile = join(dir, resumeIndexPath(path.slice(dir.length + 1)));
@@ -94,6 +118,10 @@ export function resumeIndexCases(
 
       const again = await resume(dir, header.id);
       assertEquals(again.streamed, 0, "the next open parses nothing again");
+      assert(
+        again.ranged < 65_536,
+        `${again.ranged} bytes read: the file has the identity the index names`,
+      );
       assertEquals(again.context, opened.context);
 
       // Appends by another writer: only they are parsed, and the answer is a full load's.
@@ -111,18 +139,21 @@ export function resumeIndexCases(
       await store.close();
     }));
 
-  test(`${label}: an index never vouches for a file rewritten under it`, () =>
+  test(`${label}: an index never vouches for a file rewritten under it, even with its mtime put back`, () =>
     withFolder(async (dir) => {
       const { store } = storeIn(dir);
       const header = v4Header("resume-2");
       const entries = bigEntries("c", 350, null);
       const path = (await store.create(header, entries)).path!;
       await store.close();
-      await resume(dir, header.id); // writes the index
-      // Same length, same place: an unknown role the full parser rejects.
+      await pastRacyWindow();
+      await resume(dir, header.id); // writes the index, naming the file's identity
+      // Same length, same place, same inode, same mtime: an unknown role the full parser rejects.
+      const { atime, mtime } = statSync(path);
       const text = readFileSync(path, "utf8");
       const at = text.indexOf('"role":"user"', text.length >> 1);
       writeFileSync(path, `${text.slice(0, at)}"role":"usex"${text.slice(at + 13)}`);
+      utimesSync(path, atime, mtime);
       assertEquals(statSync(path).size, new TextEncoder().encode(text).length);
       await assertRejects(() => resume(dir, header.id), SessionFormatError);
     }));

@@ -230,3 +230,60 @@ test("no index is written for a file that does not end with a line break, or is 
   await scanContext(small, undefined);
   assert.equal(small.counts.saves, 0);
 });
+
+test("an index names the file's identity: an unchanged file is resumed without hashing", async () => {
+  const { entries, bytes } = sessionBytes(600, 17);
+  const kept: { index?: Uint8Array } = {};
+  const old = Date.now() - 60_000;
+  let identity = { key: "dev:ino:v1", size: bytes.length, changedMs: old };
+  const withIdentity = (file: ReturnType<typeof memoryFile>) => {
+    file.index!.identity = () => Promise.resolve(identity);
+    return file;
+  };
+  await scanContext(withIdentity(memoryFile(bytes, kept)), undefined);
+  const same = withIdentity(memoryFile(bytes, kept));
+  assert.equal(await agrees(same, bytes, entries[300].id, "unchanged"), "answered");
+  assert.equal(same.counts.streamed, 0);
+  const blockReads = Math.ceil(bytes.length / BLOCK);
+  assert.ok(same.counts.reads < 3, `${same.counts.reads} reads: entries only, no block hashed`);
+
+  // Another identity (any write, a touch): the digests decide, and the index is renewed.
+  identity = { ...identity, key: "dev:ino:v2" };
+  const touched = withIdentity(memoryFile(bytes, kept));
+  assert.equal(await agrees(touched, bytes, undefined, "touched"), "answered");
+  assert.ok(touched.counts.reads >= blockReads, "the prefix was hashed");
+  assert.equal(touched.counts.saves, 1, "and the index now names the new identity");
+  const again = withIdentity(memoryFile(bytes, kept));
+  await scanContext(again, undefined);
+  assert.ok(again.counts.reads < 3);
+
+  // A bad edit under an identity the index does not name is still refused.
+  const text = new TextDecoder().decode(bytes);
+  const edited = encoder.encode(text.replace('"role":"user"', '"role":"usex"'));
+  identity = { key: "dev:ino:v3", size: edited.length, changedMs: old };
+  assert.equal(await scanContext(withIdentity(memoryFile(edited, kept)), undefined), undefined);
+});
+
+test("an identity too recent, or one that changed during the pass, is not kept", async () => {
+  const { bytes } = sessionBytes(300, 19);
+  for (
+    const [what, identities] of [
+      ["racy", [{ key: "a", size: bytes.length, changedMs: Date.now() }]],
+      ["changed", [
+        { key: "a", size: bytes.length, changedMs: 0 },
+        { key: "b", size: bytes.length, changedMs: 0 },
+      ]],
+    ] as const
+  ) {
+    const kept: { index?: Uint8Array } = {};
+    const file = memoryFile(bytes, kept);
+    let call = 0;
+    file.index!.identity = () =>
+      Promise.resolve(identities[Math.min(call++, identities.length - 1)]);
+    await scanContext(file, undefined);
+    const next = memoryFile(bytes, kept);
+    next.index!.identity = () => Promise.resolve(identities.at(-1));
+    await scanContext(next, undefined);
+    assert.ok(next.counts.reads >= Math.ceil(bytes.length / BLOCK), `${what}: hashed, not trusted`);
+  }
+});
