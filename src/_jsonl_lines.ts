@@ -71,9 +71,26 @@ export class JsonlLineSplitter {
   #offset = 0; // byte offset of the current line's start
   #source?: string;
 
-  constructor(onRecord: (record: JsonlRecord) => void, source?: string) {
+  /**
+   * `start`: where the first pushed byte lies in the source, for a split that resumes
+   * after a known line end (`byteOffset` of that byte, `line` its 1-based line number).
+   */
+  constructor(
+    onRecord: (record: JsonlRecord) => void,
+    source?: string,
+    start?: { byteOffset: number; line: number },
+  ) {
     this.#onRecord = onRecord;
     this.#source = source;
+    if (start) {
+      this.#offset = start.byteOffset;
+      this.#line = start.line;
+    }
+  }
+
+  /** Where the next line starts: its byte offset and 1-based line number. */
+  get position(): { byteOffset: number; line: number } {
+    return { byteOffset: this.#offset, line: this.#line };
   }
 
   /** Feed the next chunk of bytes. */

@@ -1,15 +1,18 @@
 /**
  * A context-only load from JSONL bytes: one streaming pass that runs every check the full
  * parser runs (JSON, header, format version, every entry's validation, so an invalid entry
- * anywhere still stops it) but keeps only a compact index (id, parent, context flags) and
- * the entries a projection may need: everything since the next-to-last verbatim compaction
- * in file order, plus the rare settings, system and compaction entries. The projection of
- * a leaf usually lies inside that window; when it does not, a second pass parses just the
- * missing lines.
+ * anywhere still stops it) but keeps only a compact index (id, parent, context flags, byte
+ * offset) and the rare entries a projection may need from anywhere (settings, system and
+ * compaction entries). The entries of the context range are then read back by their
+ * offsets, a run of consecutive entries in one read.
+ *
+ * A file with a resume index (`resume_index.ts`) whose digests still match is not checked
+ * again: the pass starts from the index's state and checks only the lines appended since.
+ * A large file checked in full leaves an index for the next open.
  *
  * The pass never decides anything the full parser would decide differently: on any doubt
  * (any error, an older or future format, duplicate ids, a parent written after its child,
- * an unknown leaf, a file that changed between passes) it answers `undefined`, and the store
+ * an unknown leaf, a file that changed between reads) it answers `undefined`, and the store
  * falls back to its full load, which raises the exact error the full parser raises.
  *
  * @module
@@ -24,7 +27,20 @@ import {
   planContextLoad,
 } from "./context_load.ts";
 import { JsonlLineSplitter, type JsonlRecord } from "./jsonl.ts";
+import { applyEntryToListing, emptyListingState } from "./listing.ts";
 import { upgradeRecords } from "./migrate.ts";
+import {
+  BlockHasher,
+  decodeResumeIndex,
+  encodeResumeIndex,
+  type FileIdentity,
+  RACY_MS,
+  RESUME_INDEX_MIN_BYTES,
+  type ResumeIndex,
+  type ResumeIndexFile,
+  type ScanSnapshot,
+  verifyBlocks,
+} from "./resume_index.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
 import { headerProblem, validateEntry } from "./entry_check.ts";
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
@@ -36,22 +52,59 @@ export class Unsure extends Error {}
 const RARE = CONTEXT_THINKING | CONTEXT_WINDOW | CONTEXT_SYSTEM | CONTEXT_VERBATIM;
 
 /**
- * The pass's state: the compact index and the kept entries. `onEntry` sees every checked
- * entry with its record (the lazy open, `lazy_scan.ts`, indexes byte offsets with it).
+ * The pass's state: the compact index, the listing fold and the rare entries. Restored from
+ * a resume index, it holds the columns of the indexed entries but none of their bodies
+ * ({@link entryAt} answers `undefined` for them; they are read back by offset).
  */
 export class ContextScanner {
-  onEntry?: (entry: SessionEntry, record: JsonlRecord) => void;
   header: Record<string, unknown> | undefined;
-  readonly ids: string[] = [];
-  readonly parents: (string | null)[] = [];
-  readonly flags: number[] = [];
+  ids: string[] = [];
+  parents: (string | null)[] = [];
+  flags: number[] = [];
+  /** Byte offset of each entry's line. */
+  offsets: number[] = [];
+  /** Positions of the `label` entries. */
+  labels: number[] = [];
+  listing = emptyListingState();
   readonly at = new Map<string, number>();
   /** Parent ids not yet seen when their child came (dangling, or written later: unsure). */
-  readonly unseenParents = new Set<string>();
+  unseenParents = new Set<string>();
   readonly rare = new Map<number, SessionEntry>();
-  kept: SessionEntry[] = [];
-  keptStart = 0;
-  #lastVerbatim = -1;
+  /** Bytes passed (the file's length once the pass is over). */
+  end = 0;
+
+  /** The scanner as it was after the pass `snapshot` describes (no entry bodies kept). */
+  static restore(snapshot: ScanSnapshot): ContextScanner {
+    const scanner = new ContextScanner();
+    scanner.header = snapshot.header;
+    scanner.ids = snapshot.ids;
+    scanner.parents = snapshot.parents;
+    scanner.flags = snapshot.flags;
+    scanner.offsets = snapshot.offsets;
+    scanner.labels = snapshot.labels;
+    scanner.listing = snapshot.listing;
+    scanner.unseenParents = new Set(snapshot.unseenParents);
+    const { ids, at } = scanner;
+    for (let i = 0; i < ids.length; i++) at.set(ids[i], i);
+    scanner.end = snapshot.bytes;
+    return scanner;
+  }
+
+  /** What a resume index keeps of this pass over `bytes` bytes (ending at a line break). */
+  snapshot(bytes: number, nextLine: number): ScanSnapshot {
+    return {
+      bytes,
+      nextLine,
+      header: this.header!,
+      ids: this.ids,
+      parents: this.parents,
+      flags: this.flags,
+      offsets: this.offsets,
+      labels: this.labels,
+      listing: this.listing,
+      unseenParents: [...this.unseenParents],
+    };
+  }
 
   readonly onRecord = (record: JsonlRecord): void => {
     const value = JSON.parse(record.text) as unknown; // a parse error: the full parser words it
@@ -73,26 +126,25 @@ export class ContextScanner {
     this.at.set(entry.id, index);
     this.ids.push(entry.id);
     this.parents.push(entry.parentId);
+    this.offsets.push(record.byteOffset);
     const flags = contextFlags(entry);
     this.flags.push(flags);
+    if (entry.type === "label") this.labels.push(index);
+    applyEntryToListing(this.listing, entry);
+    // Nothing else is kept: holding even the entries since the last boundaries (5-10 % of
+    // the 100k session) doubled the pass's time in garbage collection; the few entries a
+    // context needs are read back by their offsets instead.
     if (flags & RARE || entry.type === "model_change") this.rare.set(index, entry);
-    if (flags & CONTEXT_VERBATIM) {
-      // Keep the entries since the previous verbatim compaction: the newest boundary's kept
-      // tail starts after it in append-only sessions.
-      if (this.#lastVerbatim >= 0) {
-        this.kept = this.kept.slice(this.#lastVerbatim - this.keptStart);
-        this.keptStart = this.#lastVerbatim;
-      }
-      this.#lastVerbatim = index;
-    }
-    this.kept.push(entry);
-    this.onEntry?.(entry, record);
   };
 
-  /** A kept entry, or undefined when the window has moved past it. */
+  /** A kept entry (a rare one parsed by this pass), or undefined. */
   entryAt(index: number): SessionEntry | undefined {
-    return this.rare.get(index) ??
-      (index >= this.keptStart ? this.kept[index - this.keptStart] : undefined);
+    return this.rare.get(index);
+  }
+
+  /** Byte range `[start, end)` of the entry at `index` (its line and any blank lines after). */
+  rangeOf(index: number): [number, number] {
+    return [this.offsets[index], this.offsets[index + 1] ?? this.end];
   }
 
   /** The header, checked as the full parser checks it. */
@@ -121,71 +173,185 @@ export class ContextScanner {
   }
 }
 
-/** Run `onRecord` over every record of `chunks`. */
+/** A JSONL file as the pass reads it. */
+export interface ScanFile {
+  /** The file's bytes from `start` (0 when omitted), streamed. */
+  stream(start?: number): AsyncIterable<Uint8Array>;
+  /** Bytes `[start, end)` (fewer at end of file). */
+  read(start: number, end: number): Promise<Uint8Array>;
+  /** The file as shown to people (error messages). */
+  source?: string;
+  /** The file's resume index, when its store keeps one. */
+  index?: ResumeIndexFile;
+  /** Sees every byte read, in file order; `clear` forgets them (an index that did not match). */
+  keep?: { add(chunk: Uint8Array): void; clear(): void };
+}
+
+/** Run `onRecord` over every record of `chunks`; resolves the splitter's end position. */
 export async function feed(
   chunks: AsyncIterable<Uint8Array>,
   onRecord: (record: JsonlRecord) => void,
   source: string | undefined,
-): Promise<void> {
-  const splitter = new JsonlLineSplitter(onRecord, source);
-  for await (const chunk of chunks) splitter.push(chunk);
+  start?: { byteOffset: number; line: number },
+): Promise<{ byteOffset: number; line: number; newlineEnded: boolean }> {
+  const splitter = new JsonlLineSplitter(onRecord, source, start);
+  let last = 10;
+  for await (const chunk of chunks) {
+    if (chunk.length) last = chunk[chunk.length - 1];
+    splitter.push(chunk);
+  }
   splitter.end();
+  return { ...splitter.position, newlineEnded: last === 10 };
 }
 
-/** Second pass: parse only the entries at `wanted` (entry indices), checking their ids. */
-async function readMissing(
-  chunks: AsyncIterable<Uint8Array>,
-  wanted: Set<number>,
+/**
+ * The index in `file.index`, when it still describes the file's bytes: the file has the
+ * identity the index names (nothing read), or the prefix it covers still hashes to its
+ * digests (`lastBlock` then lets the hashing go on).
+ */
+async function matchingIndex(file: ScanFile, identity: FileIdentity | undefined) {
+  const stored = await file.index?.load().catch(() => undefined);
+  const index = stored && await decodeResumeIndex(stored);
+  if (!index) return undefined;
+  const unchanged = identity !== undefined && index.identity !== undefined &&
+    identity.key === index.identity && identity.size === index.snapshot.bytes;
+  if (unchanged && !file.keep) return { index, lastBlock: undefined };
+  const read = (start: number, end: number) => file.read(start, end);
+  const add = file.keep && ((block: Uint8Array) => file.keep!.add(block));
+  const lastBlock = await verifyBlocks(read, index, add, file.index!.digest)
+    .catch(() => undefined);
+  if (lastBlock) return { index, lastBlock };
+  file.keep?.clear();
+  return undefined;
+}
+
+/** The file's identity, when its backend tells one. */
+async function identityOf(file: ScanFile): Promise<FileIdentity | undefined> {
+  return await file.index?.identity?.().catch(() => undefined);
+}
+
+/**
+ * The checking pass over `file`: from its resume index's state when that still matches,
+ * else from the start. Keeps the index current: written once a large file was checked
+ * whole, and again whenever lines were checked after it. Throws (`Unsure`, a parse error)
+ * on any doubt.
+ */
+export async function scanFile(file: ScanFile): Promise<ContextScanner> {
+  const before = await identityOf(file);
+  const resumed = file.index && await matchingIndex(file, before);
+  const snapshot = resumed?.index.snapshot;
+  const scanner = snapshot ? ContextScanner.restore(snapshot) : new ContextScanner();
+  const from = snapshot?.bytes ?? 0;
+  const hasher = !file.index
+    ? undefined
+    : !resumed
+    ? new BlockHasher(file.index.blockBytes, file.index.digest)
+    : resumed.lastBlock
+    ? BlockHasher.resume(resumed.index, resumed.lastBlock, file.index.digest)
+    : undefined; // unchanged by its identity: nothing to write (the file grew since: next time)
+  const tap = async function* (chunks: AsyncIterable<Uint8Array>) {
+    for await (const chunk of chunks) {
+      hasher?.push(chunk);
+      file.keep?.add(chunk);
+      yield chunk;
+    }
+  };
+  const start = snapshot && { byteOffset: from, line: snapshot.nextLine };
+  const end = await feed(tap(file.stream(from)), scanner.onRecord, file.source, start);
+  scanner.end = end.byteOffset;
+  scanner.checkedHeader(); // an index is written only for a file the pass accepts
+  if (!hasher || !end.newlineEnded || hasher.length !== end.byteOffset) return scanner;
+  const after = before && await identityOf(file);
+  const steady = after?.key === before?.key && after?.size === end.byteOffset &&
+    Date.now() - after.changedMs >= RACY_MS;
+  const checked = end.byteOffset - from;
+  const minBytes = file.index!.minBytes ?? RESUME_INDEX_MIN_BYTES;
+  const worth = from === 0
+    ? checked >= minBytes
+    : checked > 0 || (steady && resumed!.index.identity !== after!.key); // grew, or touched
+  if (!worth) return scanner;
+  const index: ResumeIndex = {
+    snapshot: scanner.snapshot(end.byteOffset, end.line),
+    blockBytes: hasher.blockBytes,
+    blocks: await hasher.digests(),
+  };
+  if (steady) index.identity = after!.key;
+  await file.index!.save(await encodeResumeIndex(index)).catch(() => {});
+  return scanner;
+}
+
+/** Lines up to this far apart are read together rather than in two reads. */
+const READ_GAP_BYTES = 64 << 10;
+
+/** Parse the entries at `wanted` (entry indices) from their bytes, checking their ids. */
+async function readEntries(
+  file: ScanFile,
   scanner: ContextScanner,
-  source: string | undefined,
+  wanted: number[],
 ): Promise<Map<number, SessionEntry>> {
   const found = new Map<number, SessionEntry>();
-  let index = -1; // the header is record -1
-  await feed(chunks, (record) => {
-    if (wanted.has(index)) {
-      const entry = JSON.parse(record.text) as SessionEntry;
-      if (entry?.id !== scanner.ids[index]) throw new Unsure(); // the file changed
-      found.set(index, entry);
+  const sorted = [...new Set(wanted)].sort((a, b) => a - b);
+  const decoder = new TextDecoder();
+  for (let i = 0; i < sorted.length;) {
+    let j = i; // entries close together are one read (the lines between are skipped)
+    while (
+      j + 1 < sorted.length &&
+      scanner.rangeOf(sorted[j + 1])[0] - scanner.rangeOf(sorted[j])[1] <= READ_GAP_BYTES
+    ) j++;
+    const start = scanner.rangeOf(sorted[i])[0];
+    const bytes = await file.read(start, scanner.rangeOf(sorted[j])[1]);
+    for (let k = i; k <= j; k++) {
+      const [from, to] = scanner.rangeOf(sorted[k]);
+      const entry = JSON.parse(decoder.decode(bytes.subarray(from - start, to - start)));
+      if (entry?.id !== scanner.ids[sorted[k]]) throw new Unsure(); // the file changed
+      found.set(sorted[k], entry);
     }
-    index++;
-  }, source);
-  if (found.size !== wanted.size) throw new Unsure();
+    i = j + 1;
+  }
   return found;
 }
 
 /**
- * A context-only load (see `LoadedContext`) of the format-4 JSONL session in `read()`'s
- * bytes, or `undefined` whenever the full parser should decide instead. `read` may be
- * called twice (a second pass for entries outside the kept window).
+ * A context-only load (see `LoadedContext`) of the format-4 JSONL session in `file`, or
+ * `undefined` whenever the full parser should decide instead.
  *
  * @example
  * ```ts
  * import { scanContext } from "./context_scan.ts";
- * const text = '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n';
- * const read = async function* () { yield new TextEncoder().encode(text); };
- * (await scanContext(read, undefined))?.entries; // []
+ * const bytes = new TextEncoder().encode('{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n');
+ * const file = {
+ *   stream: async function* (start = 0) { yield bytes.subarray(start); },
+ *   read: (start: number, end: number) => Promise.resolve(bytes.subarray(start, end)),
+ * };
+ * (await scanContext(file, undefined))?.entries; // []
  * ```
  */
 export async function scanContext(
-  read: () => AsyncIterable<Uint8Array>,
+  file: ScanFile,
   leafId: string | null | undefined,
-  source?: string,
 ): Promise<LoadedContext | undefined> {
-  const scanner = new ContextScanner();
   try {
-    await feed(read(), scanner.onRecord, source);
+    const scanner = await scanFile(file);
     const header = scanner.checkedHeader();
     const path = scanner.pathTo(leafId);
+    const entryAt = (index: number) => scanner.entryAt(index) ?? extra.get(index)!;
+    // The boundary the plan reads first (when the index holds it), then the entries it wants.
+    let extra = new Map<number, SessionEntry>();
+    const boundary = path.findLast((i) => scanner.flags[i] & CONTEXT_VERBATIM);
+    if (boundary !== undefined && !scanner.entryAt(boundary)) {
+      extra = await readEntries(file, scanner, [boundary]);
+    }
     const plan = planContextLoad(
       path.length,
       (i) => scanner.flags[path[i]],
       (i) => scanner.ids[path[i]],
-      (i) => scanner.entryAt(path[i]) as CompactionEntry,
+      (i) => entryAt(path[i]) as CompactionEntry,
     );
     const wanted = [...plan.prefix.map((i) => path[i]), ...path.slice(plan.start)];
-    const missing = new Set(wanted.filter((index) => !scanner.entryAt(index)));
-    const extra = missing.size ? await readMissing(read(), missing, scanner, source) : undefined;
-    const entryAt = (index: number) => scanner.entryAt(index) ?? extra!.get(index)!;
+    const missing = wanted.filter((index) => !scanner.entryAt(index) && !extra.has(index));
+    if (missing.length) {
+      for (const [i, entry] of await readEntries(file, scanner, missing)) extra.set(i, entry);
+    }
     return {
       header,
       prefix: plan.prefix.map((i) => entryAt(path[i])),

@@ -1,9 +1,10 @@
 /**
- * The JSONL lazy open (`SessionManager.open`, see `lazy_index.ts`): the context-only pass
- * of `context_scan.ts` (every check the full parser runs, so an invalid entry anywhere
- * still stops it) that also keeps the file's bytes and each entry's byte offset, the
- * listing fold and the label positions. An entry body is parsed again from its bytes when
- * the manager first needs it; the entries of the pass's window come parsed already.
+ * The JSONL lazy open (`SessionManager.open`, see `lazy_index.ts`): the checking pass of
+ * `context_scan.ts` (every check the full parser runs, so an invalid entry anywhere still
+ * stops it; from the file's resume index when that still matches) gives each entry's byte
+ * offset, the listing fold and the label positions. An entry body is parsed again from its
+ * bytes when the manager first needs it; the pass's rare entries (settings, system,
+ * compactions) come parsed already.
  *
  * Bodies are read back from the file by offset when its backend reads synchronously
  * (Deno, Node), so nothing of the file stays in memory; otherwise (File System Access) the
@@ -16,22 +17,17 @@
  *
  * @module
  */
-import { ContextScanner, feed } from "./context_scan.ts";
+import { type ScanFile, scanFile } from "./context_scan.ts";
 import { SessionStorageError } from "./errors.ts";
 import type { Detachable, LazySession } from "./lazy_index.ts";
-import { applyEntryToListing, emptyListingState } from "./listing.ts";
 import type { SessionEntry } from "./schema.ts";
 
 /** The bytes of a file as read, in chunks, addressable by file offset. */
 class RetainedBytes {
-  readonly #chunks: Uint8Array[] = [];
-  readonly #starts: number[] = [];
+  #chunks: Uint8Array[] = [];
+  #starts: number[] = [];
   #length = 0;
   readonly #decoder = new TextDecoder();
-
-  get length(): number {
-    return this.#length;
-  }
 
   add(chunk: Uint8Array): void {
     this.#chunks.push(chunk);
@@ -39,12 +35,10 @@ class RetainedBytes {
     this.#length += chunk.length;
   }
 
-  /** Keep `chunks` as they pass (the reader hands out a fresh buffer per chunk). */
-  async *keep(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-    for await (const chunk of chunks) {
-      this.add(chunk);
-      yield chunk;
-    }
+  clear(): void {
+    this.#chunks = [];
+    this.#starts = [];
+    this.#length = 0;
   }
 
   /** The text of bytes `[start, end)`. */
@@ -94,13 +88,9 @@ class FileBodies implements Detachable {
     if (!readSync) this.#kept = new RetainedBytes();
   }
 
-  /** The scanned chunks (kept when there is no `readSync`), counted. */
-  async *pass(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-    const counted = this.#kept ? this.#kept.keep(chunks) : chunks;
-    for await (const chunk of counted) {
-      this.length += chunk.length;
-      yield chunk;
-    }
+  /** Where the pass hands the bytes it reads (kept only when there is no `readSync`). */
+  get keep(): RetainedBytes | undefined {
+    return this.#kept;
   }
 
   /** Whether a read could see a file changed since the scan (the caller checks the id). */
@@ -125,61 +115,55 @@ class FileBodies implements Detachable {
 export interface LazyScanOptions {
   /** The store's key for the file (its `Detachable` key). */
   key: string;
-  /** The file as shown to people (the session's `path`, error messages). */
-  source: string;
   /** Bytes `[start, end)` of the file, synchronously, when the backend can. */
   readSync?: (start: number, end: number) => Uint8Array;
 }
 
 /**
- * The lazy open of the format-4 JSONL session in `chunks`, with the link its store can
- * detach, or `undefined` whenever the full parser should decide instead.
+ * The lazy open of the format-4 JSONL session in `file` (its `source` is the session's
+ * `path`), with the link its store can detach, or `undefined` whenever the full parser
+ * should decide instead.
  *
  * @example
  * ```ts
  * import { scanLazy } from "./lazy_scan.ts";
- * const text = '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n';
- * const read = async function* () { yield new TextEncoder().encode(text); };
- * (await scanLazy(read(), { key: "s.jsonl", source: "/sessions/s.jsonl" }))?.session.ids; // []
+ * const bytes = new TextEncoder().encode('{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n');
+ * const file = {
+ *   source: "/sessions/s.jsonl",
+ *   stream: async function* (start = 0) { yield bytes.subarray(start); },
+ *   read: (start: number, end: number) => Promise.resolve(bytes.subarray(start, end)),
+ * };
+ * (await scanLazy(file, { key: "s.jsonl" }))?.session.ids; // []
  * ```
  */
 export async function scanLazy(
-  chunks: AsyncIterable<Uint8Array>,
+  file: ScanFile,
   options: LazyScanOptions,
 ): Promise<{ session: LazySession; bodies: Detachable } | undefined> {
-  const scanner = new ContextScanner();
   const bodies = new FileBodies(options.key, options.readSync);
-  const offsets: number[] = [];
-  const labels: number[] = [];
-  const listing = emptyListingState();
-  scanner.onEntry = (entry, record) => {
-    if (entry.type === "label") labels.push(offsets.length);
-    offsets.push(record.byteOffset);
-    applyEntryToListing(listing, entry);
-  };
   try {
-    await feed(bodies.pass(chunks), scanner.onRecord, options.source);
+    const scanner = await scanFile({ ...file, keep: bodies.keep });
+    bodies.length = scanner.end;
     const header = scanner.checkedHeader();
     const parsed = new Map<number, SessionEntry>(scanner.rare);
-    scanner.kept.forEach((entry, i) => parsed.set(scanner.keptStart + i, entry));
-    const { ids } = scanner;
+    // Not the scanner: its id map would live as long as the manager, beside the index's own.
+    const { ids, parents, flags, listing, labels, offsets, end } = scanner;
     const read = (i: number) => {
       // From an entry's first byte to the next one's: only line breaks follow the record.
-      const text = bodies.text(offsets[i], offsets[i + 1] ?? bodies.length);
+      const text = bodies.text(offsets[i], offsets[i + 1] ?? end);
       let entry: SessionEntry | undefined;
       try {
         entry = JSON.parse(text);
       } catch { /* the file changed: below */ }
       if (entry?.id !== ids[i]) {
-        throw new SessionStorageError(`${options.source} changed since it was opened`);
+        throw new SessionStorageError(`${file.source} changed since it was opened`);
       }
       return entry;
     };
     const labelPositions = () => [...labels];
-    const { parents, flags } = scanner;
     const session = {
       header,
-      path: options.source,
+      path: file.source,
       ids,
       parents,
       flags,

@@ -19,6 +19,7 @@ export const CONTEXT_FNS = [
   "floor",
   "jsonl context",
   "jsonl manager",
+  "jsonl manager, first open",
   "sqlite context",
   "sqlite manager",
 ];
@@ -39,6 +40,7 @@ export async function contextCase(params: OpenParams): Promise<BenchCase> {
 const LIMITS: [name: string, time: number, memory: number][] = [
   ["jsonl context", 1.0, 1.0],
   ["jsonl manager", 1.0, 1.0],
+  ["jsonl manager, first open", 1.0, 1.0],
   ["sqlite context", 0.2, 0.25],
   ["sqlite manager", 0.2, 0.25],
 ];

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { FileIdentity } from "../../src/resume_index.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 
 /**
@@ -128,6 +129,18 @@ export interface JsonlFolderFs {
    * entry bodies from the file instead of keeping the file's bytes in memory.
    */
   readSync?(path: string, start: number, end: number): Uint8Array;
+  /**
+   * SHA-256 of `bytes` as hex, synchronously. Optional: checking a resume index
+   * (`_resume.ts`) hashes a large file's bytes, and `crypto.subtle` (the default) takes about
+   * twice as long as Node's hash.
+   */
+  sha256Hex?(bytes: Uint8Array): string;
+  /**
+   * What names the file's current content without reading it (device, inode, size,
+   * modification and change times), or `undefined` when it does not exist. Optional: with
+   * it, a resume index (`_resume.ts`) of an unchanged file is used without hashing the file.
+   */
+  fileIdentity?(path: string): Promise<FileIdentity | undefined>;
   /**
    * Write `data` at offset `expectedSize` of an existing file and make it durable; resolves
    * the file's new size and mtime. Rejects (writing nothing) when the file is missing or its

@@ -8,14 +8,18 @@
 import { LazyHolders, type LazySession } from "../../src/lazy_index.ts";
 import { scanLazy } from "../../src/lazy_scan.ts";
 import type { JsonlFolderFs } from "./_folder.ts";
+import { scanFileOf } from "./_resume.ts";
 
 /** One store's lazily opened files. */
 export class LazyFiles {
   readonly #held = new LazyHolders();
   readonly #fs: JsonlFolderFs;
+  readonly #withIndex: boolean;
 
-  constructor(fs: JsonlFolderFs) {
+  /** `withIndex`: use and keep the files' resume indexes (`_resume.ts`). */
+  constructor(fs: JsonlFolderFs, withIndex = true) {
     this.#fs = fs;
+    this.#withIndex = withIndex;
   }
 
   /**
@@ -25,6 +29,7 @@ export class LazyFiles {
    * ```ts
    * import { LazyFiles } from "./_lazy.ts";
    * import type { JsonlFolderFs } from "./_folder.ts";
+import { scanFileOf } from "./_resume.ts";
    * declare const fs: JsonlFolderFs;
    * const session = await new LazyFiles(fs).open("s1.jsonl", "s1");
    * ```
@@ -33,8 +38,8 @@ export class LazyFiles {
     const fs = this.#fs;
     const readSync = fs.readSync &&
       ((start: number, end: number) => fs.readSync!(path, start, end));
-    const options = { key: path, source: fs.describe(path), readSync };
-    const scanned = await scanLazy(fs.readStream(path), options);
+    const file = scanFileOf(fs, path, this.#withIndex);
+    const scanned = await scanLazy(file, { key: path, readSync });
     if (scanned?.session.header.id !== sessionId) return undefined;
     this.#held.add(scanned.bodies);
     return scanned.session;

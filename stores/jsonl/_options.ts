@@ -27,6 +27,11 @@ export interface JsonlStoreOptions {
    * without reading the sessions again (default true; see `_persist.ts` for the rules).
    */
   persistListingCache?: boolean;
+  /**
+   * Keep a resume index for each large session file (`.mu-index/` in the folder), so opening
+   * it again checks only the lines appended since (default true; see `_resume.ts`).
+   */
+  resumeIndex?: boolean;
   /** Files read at once while listing (default 8). */
   listConcurrency?: number;
   /**

@@ -49,6 +49,7 @@ import { readHeader } from "./_scan.ts";
 import { type RepairReport, repairSessionFile } from "./_tail.ts";
 import { listFolder } from "./_listing.ts";
 import { persistedListing } from "./_persist.ts";
+import { removeResumeIndex, scanFileOf } from "./_resume.ts";
 import { freshHeader, headerInfoOf, rewriteHeader } from "./_rewrite.ts";
 import type { JsonlStoreOptions } from "./_options.ts";
 
@@ -86,7 +87,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
     this.#fs = fs;
-    this.#lazy = new LazyFiles(fs);
+    this.#lazy = new LazyFiles(fs, options.resumeIndex !== false);
     this.#options = options;
     this.#cache = options.cache ?? new JsonlListingCache();
     this.#locator = new SessionLocator(fs);
@@ -163,7 +164,8 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {
     assertOpen(this.#closed, this.kind);
     const path = await this.#require(sessionId);
-    const scanned = await scanContext(() => this.#fs.readStream(path), leafId);
+    const file = scanFileOf(this.#fs, path, this.#options.resumeIndex !== false);
+    const scanned = await scanContext(file, leafId);
     if (scanned?.header.id === sessionId) return scanned;
     return contextOfLoaded(await this.load(sessionId), leafId);
   }
@@ -291,6 +293,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
         ? await this.#fs.trash(path)
         : false;
       if (!trashed) await this.#fs.remove(path);
+      await removeResumeIndex(this.#fs, path);
       this.#forget(path);
     });
   }

@@ -24,10 +24,19 @@ import { fixtureBytes } from "./fixtures.ts";
 
 const encoder = new TextEncoder();
 
-/** `read` for scanContext: the bytes in uneven chunks (lines span chunk borders). */
+/** A file for scanContext: the bytes streamed in uneven chunks (lines span chunk borders). */
 function reader(bytes: Uint8Array, size = 977) {
-  return async function* () {
-    for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+  const counts = { streams: 0, reads: 0 };
+  return {
+    counts,
+    stream: async function* (start = 0) {
+      counts.streams++;
+      for (let at = start; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+    },
+    read(start: number, end: number) {
+      counts.reads++;
+      return Promise.resolve(bytes.slice(start, end));
+    },
   };
 }
 
@@ -69,7 +78,7 @@ test("the JSONL pass answers like the full parser on every fixture and every lea
   assert.ok(counts.answered > 300, JSON.stringify(counts));
 });
 
-test("the JSONL pass reads entries outside its window in a second pass", async () => {
+test("the JSONL pass reads entries outside its window back by their offsets", async () => {
   const { header, entries } = generatedSession(6_000, 6_000);
   const bytes = encoder.encode(serializeSessionJsonl(header, entries));
   const full = fullParse(bytes);
@@ -80,13 +89,15 @@ test("the JSONL pass reads entries outside its window in a second pass", async (
     if (verdict === "answered") answered++;
   }
   assert.ok(answered > 10, `${answered} answered`);
-  let reads = 0;
-  const counting = () => (reads++, reader(bytes)());
-  assert.ok(await scanContext(counting, entries[100].id));
-  assert.equal(reads, 2, "an early leaf needs a second pass");
-  reads = 0;
-  assert.ok(await scanContext(counting, undefined));
-  assert.equal(reads, 1, "the last leaf's context is inside the window");
+  const early = reader(bytes);
+  assert.ok(await scanContext(early, entries[100].id));
+  assert.deepEqual(early.counts.streams, 1, "the file is streamed once");
+  assert.ok(early.counts.reads > 0, "an early leaf's entries are read back by offset");
+  assert.ok(early.counts.reads <= 4, `${early.counts.reads} reads: nearby entries are one read`);
+  const last = reader(bytes);
+  assert.ok(await scanContext(last, undefined));
+  assert.equal(last.counts.streams, 1);
+  assert.ok(last.counts.reads <= 4, `${last.counts.reads} reads for the last leaf's context`);
 });
 
 /** Record-level edits the byte mutations rarely make. */
