@@ -29,6 +29,20 @@ export function resumeIndexPath(path: string): string {
   return `${RESUME_INDEX_DIR}/${path}.idx`;
 }
 
+/**
+ * The folder path of the directory holding the indexes of the sessions in folder `dir`.
+ *
+ * @example
+ * ```ts
+ * import { resumeIndexDir } from "./_resume.ts";
+ * resumeIndexDir(""); // ".mu-index"
+ * resumeIndexDir("--work--"); // ".mu-index/--work--"
+ * ```
+ */
+export function resumeIndexDir(dir: string): string {
+  return dir ? `${RESUME_INDEX_DIR}/${dir}` : RESUME_INDEX_DIR;
+}
+
 function indexFile(fs: JsonlFolderFs, path: string): ResumeIndexFile {
   const at = resumeIndexPath(path);
   return {

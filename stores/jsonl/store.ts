@@ -49,7 +49,7 @@ import { readHeader } from "./_scan.ts";
 import { type RepairReport, repairSessionFile } from "./_tail.ts";
 import { listFolder } from "./_listing.ts";
 import { persistedListing } from "./_persist.ts";
-import { removeResumeIndex, scanFileOf } from "./_resume.ts";
+import { removeResumeIndex, resumeIndexDir, scanFileOf } from "./_resume.ts";
 import { freshHeader, headerInfoOf, rewriteHeader } from "./_rewrite.ts";
 import type { JsonlStoreOptions } from "./_options.ts";
 
@@ -267,6 +267,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
       // provably dead, so it does not pile up; it never counted as a session anyway.
       this.#swept = true;
       const dirs = new Set(["", ...paths.map((path) => path.split("/").slice(0, -1).join("/"))]);
+      for (const dir of [...dirs]) dirs.add(resumeIndexDir(dir)); // index writes' temp copies
       for (const dir of dirs) await this.#fs.sweep?.(dir).catch(() => {});
     }
     const how = {

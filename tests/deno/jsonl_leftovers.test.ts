@@ -5,7 +5,8 @@
  * be in use.
  */
 import { LISTING_CACHE_FILE } from "../../stores/jsonl/_persist.ts";
-import { readdir, readFile, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
+import { RESUME_INDEX_DIR } from "../../stores/jsonl/_resume.ts";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -72,6 +73,15 @@ Deno.test({
       );
       await fresh.append("kept", [user("k2", "k1")]);
       assertEquals((await fresh.load("kept")).entries.length, 2);
+
+      // A resume index's temp copy left by a killed writer goes the same way.
+      const indexDir = join(dir, RESUME_INDEX_DIR);
+      await mkdir(indexDir);
+      const leftover = join(RESUME_INDEX_DIR, `${name}.idx.${dead}.3badc0de.tmp`);
+      await plant(leftover, "{}", old);
+      await plant(join(RESUME_INDEX_DIR, `${name}.idx`), "{}", old);
+      await (await openJsonlFsStore(dir)).list();
+      assertEquals(await readdir(indexDir), [`${name}.idx`]);
     } finally {
       await removeDir(dir);
     }
