@@ -341,6 +341,9 @@ async function acquireFile(
       // gone (broken as stale): the release finds out
     }
   }, Math.max(250, Math.floor(staleMs / 4)));
+  // Never keeps a process alive: a script done with its work exits holding the lock (judged
+  // by its dead owner, as after a crash). Deno's global timers are Node `Timeout`s (2.9), so
+  // this reaches both runtimes (tests/deno/jsonl_lock_exit.test.ts).
   (refresh as unknown as { unref?: () => void }).unref?.();
   const held: HeldLock = {
     path,
