@@ -19,6 +19,37 @@ import type { SqliteValue } from "./_schema.ts";
 
 type Statement = ReturnType<Database["prepare"]>;
 
+/** The three C binding functions the binder calls, pointers as numbers. */
+interface BindFunctions {
+  null(statement: number, index: number): number;
+  int(statement: number, index: number, value: number): number;
+  text(statement: number, index: number, text: number, bytes: number, destructor: number): number;
+}
+
+/**
+ * The wasm exports themselves where pointers are 32-bit numbers (this build): the C API's
+ * JavaScript wrappers (`xWrap`) push and pop a scoped allocation and convert every argument
+ * on each call, 8 binds a row on an import. Otherwise the wrappers.
+ */
+function bindFunctions(sqlite3: Sqlite3Static): BindFunctions {
+  const { capi, wasm } = sqlite3;
+  const exports = wasm.exports as Record<string, unknown>;
+  const pointerSize = (wasm as unknown as { ptr?: { size?: number } }).ptr?.size;
+  const raw = (name: string) => typeof exports[name] === "function";
+  if (pointerSize === 4 && ["null", "int", "text"].every((t) => raw(`sqlite3_bind_${t}`))) {
+    return {
+      null: exports.sqlite3_bind_null as BindFunctions["null"],
+      int: exports.sqlite3_bind_int as BindFunctions["int"],
+      text: exports.sqlite3_bind_text as BindFunctions["text"],
+    };
+  }
+  return {
+    null: (s, i) => capi.sqlite3_bind_null(s, i),
+    int: (s, i, v) => capi.sqlite3_bind_int(s, i, v),
+    text: (s, i, t, n, d) => capi.sqlite3_bind_text(s, i, t, n, d),
+  };
+}
+
 /** Bytes of the scratch buffer: longer strings (a listing, a search text) go through OO1. */
 export const SCRATCH_BYTES = 16384;
 
@@ -45,11 +76,13 @@ const utf8 = new TextEncoder();
 export class WasmBinder {
   readonly #sqlite3: Sqlite3Static;
   readonly #db: Database;
+  readonly #c: BindFunctions;
   #scratch = 0; // pointer into the wasm heap; 0 until the first string
 
   constructor(sqlite3: Sqlite3Static, db: Database) {
     this.#sqlite3 = sqlite3;
     this.#db = db;
+    this.#c = bindFunctions(sqlite3);
   }
 
   /**
@@ -58,14 +91,14 @@ export class WasmBinder {
    * (SQLite's error for an index out of range, OO1's for a value it cannot bind).
    */
   bind(statement: Statement, params: SqliteValue[], isText: (p: Uint8Array) => boolean): void {
-    const { capi } = this.#sqlite3;
-    const pointer = statement.pointer!;
+    const c = this.#c;
+    const pointer = Number(statement.pointer);
     for (let i = 0; i < params.length; i++) {
       const value = params[i];
       let rc: number;
-      if (value === null || value === undefined) rc = capi.sqlite3_bind_null(pointer, i + 1);
+      if (value === null || value === undefined) rc = c.null(pointer, i + 1);
       else if (typeof value === "number" && (value | 0) === value) {
-        rc = capi.sqlite3_bind_int(pointer, i + 1, value);
+        rc = c.int(pointer, i + 1, value);
       } else if (typeof value === "string" && this.#fits(value)) {
         rc = this.#bindString(pointer, i + 1, value);
       } else if (value instanceof Uint8Array && isText(value)) {
@@ -90,7 +123,7 @@ export class WasmBinder {
   }
 
   #bindString(statement: number, index: number, text: string): number {
-    const { capi, wasm } = this.#sqlite3;
+    const { wasm } = this.#sqlite3;
     if (!this.#scratch) this.#scratch = Number(wasm.alloc(SCRATCH_BYTES));
     const at = this.#scratch;
     const heap = wasm.heap8u(); // after any allocation: a grown heap is a new buffer
@@ -104,7 +137,7 @@ export class WasmBinder {
       }
       heap[at + i] = code;
     }
-    return capi.sqlite3_bind_text(statement, index, at, length, capi.SQLITE_TRANSIENT);
+    return this.#c.text(statement, index, at, length, this.#sqlite3.capi.SQLITE_TRANSIENT);
   }
 
   /**
@@ -113,15 +146,9 @@ export class WasmBinder {
    */
   #bindTextBytes(statement: number, index: number, bytes: Uint8Array): number {
     const { capi, wasm } = this.#sqlite3;
-    const pointer = wasm.alloc(bytes.length || 1);
-    wasm.heap8u().set(bytes, Number(pointer));
+    const pointer = Number(wasm.alloc(bytes.length || 1));
+    wasm.heap8u().set(bytes, pointer);
     // SQLite calls the destructor itself when binding fails, so nothing leaks either way.
-    return capi.sqlite3_bind_text(
-      statement,
-      index,
-      pointer,
-      bytes.length,
-      capi.SQLITE_WASM_DEALLOC,
-    );
+    return this.#c.text(statement, index, pointer, bytes.length, capi.SQLITE_WASM_DEALLOC);
   }
 }
