@@ -5,12 +5,15 @@
  * `opfs-sahpool`, at sqlite-wasm's default page size (8 KiB) and at 64 KiB. Each phase runs over the whole file on its own.
  *
  * `deno run -A bench/browser/import_breakdown.ts [--entries=100000] [--bytes]` (prints a table;
- * writes nothing).
+ * writes nothing). `--variants='[{"vfs":"opfs","pageSize":65536,"bytes":true,"pragmas":["cache_size =
+ * -65536"]}]'` measures those stores instead; `--create-only` skips the split and parse phases;
+ * `--profile` prints each thread's functions with the most CPU time (from a trace).
  * @module
  */
 import { ensureSession } from "../generate.ts";
 import { REPO } from "../jobs.ts";
 import type { Harness } from "./types.ts";
+import { profileThreads } from "./_trace_profile.ts";
 
 const entries = Number(
   Deno.args.find((a) => a.startsWith("--entries="))?.slice(10) ?? 10000,
@@ -29,7 +32,10 @@ const server = harness.serveDirectory({ root: dir, isolated: true });
 const profile = await Deno.makeTempDir({ prefix: "mu-bench-breakdown-" });
 // `--bytes`: the viewer's store (opfs, 64 KiB pages) with entries keeping their text, then
 // their bytes (imp12), twice, interleaved; otherwise the VFS and page-size comparison.
-const variants = Deno.args.includes("--bytes")
+const given = Deno.args.find((a) => a.startsWith("--variants="))?.slice(11);
+const variants = given
+  ? JSON.parse(given)
+  : Deno.args.includes("--bytes")
   ? [false, true, false, true].map((bytes) => ({ vfs: "opfs", pageSize: 65536, bytes }))
   : [
     { vfs: "opfs", pageSize: 8192 }, // sqlite-wasm's default
@@ -47,12 +53,20 @@ try {
     await page.goto(
       `${server.url}/import_breakdown_page.html?file=session.jsonl&variants=${
         encodeURIComponent(JSON.stringify(variants))
-      }`,
+      }${Deno.args.includes("--create-only") ? "&createOnly" : ""}`,
     );
-    await page.waitForFunction("globalThis.__benchResult !== undefined", undefined, {
-      timeout: 900_000,
-      polling: 500,
-    });
+    const done = () =>
+      page.waitForFunction("globalThis.__benchResult !== undefined", undefined, {
+        timeout: 900_000,
+        polling: 500,
+      });
+    // `--profile`: where every thread's CPU time went (the worker's, mostly).
+    if (Deno.args.includes("--profile")) {
+      const context = (browser as unknown as {
+        context: { newCDPSession(p: unknown): Promise<Parameters<typeof profileThreads>[0]> };
+      }).context;
+      await profileThreads(await context.newCDPSession(page), done);
+    } else await done();
     const result = await page.evaluate<{ error?: string; timings: Record<string, number> }>(
       "globalThis.__benchResult",
     );
@@ -64,7 +78,7 @@ try {
       // read, split, jsonParse and parseValidate each include the one before; the rest not.
       const cumulative = ["read", "split", "jsonParse"].includes(phase);
       const step = cumulative ? ms - before : ms;
-      const rate = cumulative || /^(create|parse|split|rowPrep)/.test(phase)
+      const rate = cumulative || /^(create|parse|split|rowPrep|close)/.test(phase)
         ? `, ${(mb / (ms / 1000)).toFixed(1)} MB/s`
         : "";
       if (cumulative) before = ms;

@@ -9,6 +9,10 @@ const result = new Promise<unknown>((resolve) => {
   worker.onmessage = (event: MessageEvent) => resolve(event.data);
   worker.onerror = (event) => resolve({ error: event.message || "worker failed to start" });
 });
-worker.postMessage({ url: params.get("file"), variants: JSON.parse(params.get("variants")!) });
+worker.postMessage({
+  url: params.get("file"),
+  variants: JSON.parse(params.get("variants")!),
+  createOnly: params.has("createOnly"),
+});
 (globalThis as Record<string, unknown>).__benchResult = await result;
 worker.terminate();

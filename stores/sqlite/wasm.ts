@@ -31,6 +31,7 @@ import {
 } from "./store.ts";
 import { storageOperation } from "../../src/store.ts";
 import { useNewDatabasePageSize } from "./_wasm_pages.ts";
+import { WasmBinder } from "./_wasm_bind.ts";
 
 /**
  * Which OPFS VFS holds the database.
@@ -100,7 +101,7 @@ export function loadSqliteWasm(): Promise<Sqlite3Static> {
   });
 }
 
-/** The module {@link loadSqliteWasm} loaded (the C API behind `textBytes`). */
+/** The module {@link loadSqliteWasm} loaded (the C API behind the binder and `textBytes`). */
 let loaded: Sqlite3Static | undefined;
 
 /**
@@ -120,6 +121,9 @@ export function oo1Database(db: Database): SqliteDatabase {
   // Parameters made by `textBytes`: bound as TEXT from the bytes (the OO1 API binds a
   // Uint8Array as a BLOB, and a string only after encoding it to UTF-8 again).
   const texts = new WeakSet<Uint8Array>();
+  const isText = (bytes: Uint8Array) => texts.has(bytes);
+  // Without the module at hand (never in practice: a Database comes from it), OO1 binds.
+  const binder = sqlite3 ? new WasmBinder(sqlite3, db) : undefined;
   return {
     exec: (sql) => void db.exec(sql),
     prepare(sql): SqliteStatement {
@@ -127,12 +131,8 @@ export function oo1Database(db: Database): SqliteDatabase {
       // Every use resets and clears bindings, so a failed step never leaks into the next.
       const use = <T>(params: SqliteValue[], fn: () => T): T => {
         try {
-          if (params.some((p) => p instanceof Uint8Array && texts.has(p))) {
-            statement.bind(params.map((p) => p instanceof Uint8Array && texts.has(p) ? null : p));
-            params.forEach((p, i) => {
-              if (p instanceof Uint8Array && texts.has(p)) bindText(sqlite3!, db, statement, i, p);
-            });
-          } else if (params.length) statement.bind(params);
+          if (binder) binder.bind(statement, params, isText);
+          else if (params.length) statement.bind(params);
           return fn();
         } finally {
           statement.reset(true);
@@ -153,34 +153,15 @@ export function oo1Database(db: Database): SqliteDatabase {
         get: (...params) => use(params, () => statement.step() ? statement.get({}) : undefined),
       };
     },
-    close: () => db.close(),
-    ...(sqlite3 ? { textBytes: (bytes: Uint8Array) => (texts.add(bytes), bytes) } : {}),
+    close: () => {
+      try {
+        db.close();
+      } finally {
+        binder?.free();
+      }
+    },
+    ...(binder ? { textBytes: (bytes: Uint8Array) => (texts.add(bytes), bytes) } : {}),
   };
-}
-
-/**
- * Bind UTF-8 bytes as TEXT to parameter `index` (0-based): one copy into the wasm heap,
- * which SQLite then owns (`SQLITE_WASM_DEALLOC`: no second copy).
- */
-function bindText(
-  sqlite3: Sqlite3Static,
-  db: Database,
-  statement: ReturnType<Database["prepare"]>,
-  index: number,
-  bytes: Uint8Array,
-): void {
-  const { capi, wasm } = sqlite3;
-  const pointer = wasm.alloc(bytes.length || 1);
-  wasm.heap8u().set(bytes, Number(pointer));
-  // SQLite calls the destructor itself when binding fails, so nothing leaks either way.
-  const rc = capi.sqlite3_bind_text(
-    statement.pointer!,
-    index + 1,
-    pointer,
-    bytes.length,
-    capi.SQLITE_WASM_DEALLOC,
-  );
-  if (rc) db.checkRc(rc);
 }
 
 interface PoolState {
