@@ -46,7 +46,7 @@ export interface FsFolderOptions {
   staleLockMs?: number;
 }
 
-const CHUNK = 64 * 1024;
+const CHUNK = 1024 * 1024;
 
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
@@ -184,18 +184,31 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     }
   }
 
+  /**
+   * The file from `start` in {@link CHUNK}-byte chunks, each in its own buffer (a caller may
+   * keep them). The next chunk is read while the caller works on this one: reading one
+   * after the other, the 100k session's open spent a quarter of its time waiting for reads.
+   */
   async *readStream(path: string, start = 0): AsyncIterable<Uint8Array> {
     const handle = await open(this.#abs(path), "r");
+    const readAt = async (position: number) => {
+      const buffer = new Uint8Array(CHUNK);
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
+      return buffer.subarray(0, bytesRead);
+    };
+    let ahead: Promise<Uint8Array> | undefined;
     try {
       let position = start;
+      ahead = readAt(position);
       for (;;) {
-        const buffer = new Uint8Array(CHUNK);
-        const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
-        if (bytesRead === 0) return;
-        position += bytesRead;
-        yield buffer.subarray(0, bytesRead);
+        const chunk = await ahead;
+        if (chunk.length === 0) return;
+        position += chunk.length;
+        ahead = readAt(position);
+        yield chunk;
       }
     } finally {
+      await ahead?.catch(() => {}); // a read still in flight finishes before the close
       await handle.close();
     }
   }
