@@ -19,7 +19,7 @@ import type {
 } from "../types.ts";
 import { RETIRED_EXPLANATION, retiredNote } from "./older_agent.ts";
 import { PagedWindow } from "../paged_window.ts";
-import { BLOCK_FOLD, foldedBlock } from "./fold_block.ts";
+import { foldedBlock } from "./fold_block.ts";
 
 const CONTEXT_PAGE = 15;
 /**
@@ -61,7 +61,7 @@ function renderBlock(block: BlockView, loadFull: () => Promise<string>): HTMLEle
   }
   const cls = block.kind === "toolCall" || block.kind === "other" ? "json" : "text";
   const full = block.fullLength ? { length: block.fullLength, load: loadFull } : undefined;
-  const text = foldedBlock(cls, block.text, BLOCK_FOLD, full);
+  const text = foldedBlock(cls, block.text, full);
   switch (block.kind) {
     case "thinking":
       return el("details", { class: "block thinking" }, el("summary", {}, "thinking"), ...text);
@@ -204,7 +204,7 @@ export class ContextPane {
           "details",
           { class: "system" },
           el("summary", {}, "System prompt"),
-          ...foldedBlock("text", page.system, BLOCK_FOLD),
+          el("pre", { class: "text" }, page.system),
         )
         : null,
     );

@@ -1,26 +1,14 @@
 /**
- * Long text in the context and raw panes, folded: the first lines are shown and the rest
- * sits behind "Show all" (issue 15: "long outputs folded with show all"). These blocks were
+ * Long text in the context and raw panes: the start the worker sent, in flow, and "Show
+ * all" to load the rest (issue 15: "long outputs folded with show all"). These blocks were
  * boxes with a `max-height` and a scrollbar of their own; at 100k entries the panes held
  * ~60 such nested scrollers, and scrolling the context back up spent its longest tasks in
- * paint and layerization (`PaintArtifactCompositor::Update`) after each scroll. A folded
- * block is plain flow content, and the text behind the fold is not laid out until asked for.
+ * paint and layerization (`PaintArtifactCompositor::Update`) after each scroll. The worker
+ * cuts a block at about what such a box showed (`BLOCK_TEXT_LIMIT`, `RAW_TEXT_LIMIT`).
  *
  * @module
  */
-import { append, button, el, formatCount, showFolded } from "../dom.ts";
-import { cutPoint } from "../conversation/fold.ts";
-
-/** Lines and characters a folded block shows before "Show all". */
-export interface FoldSize {
-  lines: number;
-  chars: number;
-}
-
-/** A context block: about as much as its old 420 px box showed. */
-export const BLOCK_FOLD: FoldSize = { lines: 20, chars: 1_500 };
-/** A raw JSON line (one line, wrapped): about as much as its old 260 px box showed. */
-export const RAW_FOLD: FoldSize = { lines: 12, chars: 600 };
+import { button, el, formatCount, showFolded } from "../dom.ts";
 
 /** Text the worker cut: how long it is, and how to load all of it. */
 export interface FullText {
@@ -28,64 +16,39 @@ export interface FullText {
   load(): Promise<string>;
 }
 
-/** Where to fold `text` (-1: it is shown whole), never inside a surrogate pair. */
-function foldPoint(text: string, size: FoldSize): number {
-  let at = cutPoint(text, size.lines, size.chars);
-  if (at < 0 || at >= text.length) return -1;
-  const last = text.charCodeAt(at - 1);
-  if (last >= 0xd800 && last <= 0xdbff) at++;
-  return at < text.length ? at : -1;
-}
-
-/** How many lines `text` has (a last line without a line end counts). */
-function lineCount(text: string): number {
-  let lines = 1;
-  for (let i = 0; i < text.length - 1; i++) if (text.charCodeAt(i) === 10) lines++;
-  return lines;
-}
-
 /**
- * A `<pre>` with `text`, folded after `size`, and its "Show all" button (null when the
- * text is shown whole). When the worker sent only the start of the text (`full`), the
- * button loads all of it and shows it a fold of {@link showFolded} at a time; otherwise it
- * adds the folded rest of `text`. Returns the nodes to put into the block, in order.
+ * A `<pre>` with `text` and, when the worker sent only its start (`full`), a "Show all N
+ * characters" button that loads all of it into the `<pre>` a fold of {@link showFolded} at
+ * a time (null otherwise). Returns the nodes to put into the block, in order.
  *
  * @example
  * ```ts
- * import { BLOCK_FOLD, foldedBlock } from "./fold_block.ts";
- * const [pre, more] = foldedBlock("text", "line\n".repeat(100), BLOCK_FOLD);
- * // pre shows 20 lines; more is a "Show all 100 lines" button that adds the other 80
+ * import { foldedBlock } from "./fold_block.ts";
+ * declare const loadAll: () => Promise<string>;
+ * const [pre, more] = foldedBlock("text", "the first 20 lines…", { length: 9000, load: loadAll });
+ * // more is "Show all 9,000 characters"; clicking it shows all of them in pre
  * ```
  */
 export function foldedBlock(
   cls: string,
   text: string,
-  size: FoldSize,
   full?: FullText,
 ): [HTMLPreElement, HTMLButtonElement | null] {
-  const at = foldPoint(text, size);
-  const pre = el("pre", { class: cls }, at < 0 ? text : text.slice(0, at));
-  if (at < 0 && !full) return [pre, null];
-  const label = full
-    ? `Show all ${formatCount(full.length)} characters`
-    : lineCount(text) > size.lines
-    ? `Show all ${formatCount(lineCount(text))} lines`
-    : `Show all ${formatCount(text.length)} characters`;
-  const more: HTMLButtonElement = button(label, async () => {
-    if (!full) {
-      more.remove();
-      append(pre, text.slice(at));
-      return;
-    }
-    more.disabled = true;
-    try {
-      const whole = await full.load();
-      more.remove();
-      showFolded(pre, whole); // long text a fold at a time, not all laid out at once
-    } catch (error) {
-      more.disabled = false;
-      more.textContent = `Could not load: ${(error as Error).message}`;
-    }
-  }, { class: "link-button show-all" });
+  const pre = el("pre", { class: cls }, text);
+  if (!full) return [pre, null];
+  const more: HTMLButtonElement = button(
+    `Show all ${formatCount(full.length)} characters`,
+    async () => {
+      more.disabled = true;
+      try {
+        const whole = await full.load();
+        more.remove();
+        showFolded(pre, whole); // long text a fold at a time, not all laid out at once
+      } catch (error) {
+        more.textContent = `Could not load: ${(error as Error).message}`;
+      }
+    },
+    { class: "link-button" },
+  );
   return [pre, more];
 }

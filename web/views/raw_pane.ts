@@ -9,7 +9,7 @@ import { el } from "../dom.ts";
 import type { RawEntryView } from "../types.ts";
 import { PagedWindow } from "../paged_window.ts";
 import type { ContextSource } from "./context.ts";
-import { foldedBlock, RAW_FOLD } from "./fold_block.ts";
+import { foldedBlock } from "./fold_block.ts";
 
 const RAW_PAGE = 25;
 /** Most raw entries held: scrolling on drops pages at the far end (see {@link PagedWindow}). */
@@ -103,7 +103,7 @@ export class RawPane {
         el("code", {}, item.id),
         el("span", { class: "muted" }, item.type),
       ),
-      ...foldedBlock("json", item.json, RAW_FOLD, full),
+      ...foldedBlock("json", item.json, full),
     );
   }
 
