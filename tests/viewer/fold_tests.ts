@@ -86,6 +86,11 @@ Deno.test({
       await page.waitForSelector('.context-item[data-source="f0000004"]');
       await page.waitForSelector(".raw-item");
       assertEquals(await nestedScrollers(page), [], "no scroller inside a context or raw item");
+      // An opaque pane scrolls on the compositor; a transparent one re-layerized its contents
+      // on scroll steps (PaintArtifactCompositor::Update, traced at 100k).
+      const paneBackground = await page.locator(".context-pane")
+        .evaluate((n) => getComputedStyle(n).backgroundColor);
+      assert(!/^rgba\(.*, 0\)$|^transparent$/.test(paneBackground), `pane: ${paneBackground}`);
 
       // The paste: folded after its first lines, and "Show all" shows every line.
       const paste = block(page, "f0000002", "line 1 of");
