@@ -114,7 +114,11 @@ const cpu = (e: TraceEvent) => e.tdur ?? e.dur!;
  * Split each main-thread task of `threshold` ms or more by the self time of the events in
  * it; an event with an unknown name counts as its parent's kind.
  */
-export function splitLongTasks(events: TraceEvent[], threshold = 50): TaskSplit[] {
+export function splitLongTasks(
+  events: TraceEvent[],
+  threshold = 50,
+  totals?: Map<string, number>,
+): TaskSplit[] {
   const main =
     events.find((e) =>
       e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain" &&
@@ -167,6 +171,7 @@ export function splitLongTasks(events: TraceEvent[], threshold = 50): TaskSplit[
         const self = Math.max(0, cpu(done.e) - done.child) / 1000;
         (split[done.kind] as number) += self;
         byName.set(label(done.e), (byName.get(label(done.e)) ?? 0) + self);
+        totals?.set(done.e.name, (totals.get(done.e.name) ?? 0) + self);
         const wallSelf = Math.max(0, done.e.dur! - done.childWall) / 1000;
         byWall.set(label(done.e), (byWall.get(label(done.e)) ?? 0) + wallSelf);
         if (stack.length) {
@@ -329,7 +334,8 @@ if (import.meta.main) {
       const long = splitLongTasks(chunks);
       // All the phase's main-thread work, split the same way: compares two builds'
       // cost when the longest task is mostly noise.
-      const all = splitLongTasks(chunks, 0);
+      const totals = new Map<string, number>();
+      const all = splitLongTasks(chunks, 0, totals);
       const sum = (k: "cpuMs" | "script" | "style" | "layout" | "paint") =>
         all.reduce((n, t) => n + t[k], 0).toFixed(0);
       const load = Deno.loadavg().map((n) => n.toFixed(2)).join(" ");
@@ -346,10 +352,28 @@ if (import.meta.main) {
           max("other").toFixed(0)
         } (load ${load})`,
       );
+      // The costliest task of the phase by CPU, whatever its wall time (at a high load
+      // a long wall-clock task is mostly waiting for a core).
+      const worst = all.reduce((a, b) => b.cpuMs > a.cpuMs ? b : a, all[0]);
+      const most = (k: "paint" | "script" | "layout") => Math.max(0, ...all.map((t) => t[k]));
+      if (worst) {
+        console.log(
+          `   most cpu in one task: ${worst.cpuMs.toFixed(0)} ms [${worst.top}]; most paint ${
+            most("paint").toFixed(0)
+          }, layout ${most("layout").toFixed(0)}, script ${most("script").toFixed(0)} ms`,
+        );
+      }
       console.log(
         `   all ${all.length} tasks: cpu ${sum("cpuMs")} ms = script ${sum("script")}, style ${
           sum("style")
-        }, layout ${sum("layout")}, paint ${sum("paint")}`,
+        }, layout ${sum("layout")}, paint ${sum("paint")} (Paint ${
+          (totals.get("Paint") ?? 0).toFixed(0)
+        }, PaintArtifactCompositor::Update ${
+          (totals.get("PaintArtifactCompositor::Update") ?? 0).toFixed(0)
+        }); most: ${
+          [...totals].sort((a, b) => b[1] - a[1]).slice(0, 8)
+            .map(([n, ms]) => `${n} ${ms.toFixed(0)}`).join(", ")
+        }`,
       );
       for (const t of long) {
         console.log(

@@ -9,6 +9,7 @@
  */
 import { openWithImported, screenshot, withViewerBrowser } from "./helpers.ts";
 import { assert, assertEquals, openFromList } from "./page.ts";
+import "./fold_tests.ts"; // long blocks folded behind "Show all", no nested scrollers
 
 const RLO = "\u202e";
 const NAME = `invoice${RLO}gnp.exe`;

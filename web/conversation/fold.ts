@@ -7,20 +7,12 @@
  */
 import type { HElement, HNode } from "./hnode.ts";
 import { formatCount } from "../dom.ts";
+import { cutPoint } from "../worker/describe.ts";
 
 /** Lines shown before "show all". */
 export const FOLD_LINES = 40;
 /** Characters shown before "show all" (very long lines count too). */
 export const FOLD_TEXT = 8_000;
-
-/** Where to cut `text` so that `lines` more line ends fit, within `chars`; -1 if it all fits. */
-function cutPoint(text: string, lines: number, chars: number): number {
-  let seen = 0;
-  for (let i = 0; i < text.length && i < chars; i++) {
-    if (text.charCodeAt(i) === 10 && ++seen >= lines) return i + 1;
-  }
-  return text.length > chars ? chars : -1;
-}
 
 function lineCount(node: HNode): { lines: number; chars: number } {
   const text = typeof node === "string" ? node : flatText(node);

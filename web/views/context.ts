@@ -8,15 +8,7 @@
  *
  * @module
  */
-import {
-  button,
-  el,
-  factList,
-  formatCount,
-  replaceChildren,
-  safeImage,
-  showFolded,
-} from "../dom.ts";
+import { button, el, factList, formatCount, replaceChildren, safeImage } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type {
   BlockView,
@@ -27,6 +19,7 @@ import type {
 } from "../types.ts";
 import { RETIRED_EXPLANATION, retiredNote } from "./older_agent.ts";
 import { PagedWindow } from "../paged_window.ts";
+import { foldedBlock } from "./fold_block.ts";
 
 const CONTEXT_PAGE = 15;
 /**
@@ -55,49 +48,24 @@ export interface ContextSource {
   as?: ContextAs;
 }
 
-/** "Show all N characters": loads the full text into `target`, a fold at a time. */
-export function moreButton(
-  full: number,
-  load: () => Promise<string>,
-  target: HTMLElement,
-): HTMLElement {
-  const more = button(`Show all ${formatCount(full)} characters`, async () => {
-    more.disabled = true;
-    try {
-      const text = await load();
-      more.remove();
-      showFolded(target, text); // long text a fold at a time, not all laid out at once
-    } catch (error) {
-      more.textContent = `Could not load: ${(error as Error).message}`;
-    }
-  }, { class: "link-button" });
-  return more;
-}
-
 function renderBlock(block: BlockView, loadFull: () => Promise<string>): HTMLElement {
-  switch (block.kind) {
-    case "image": {
-      if (block.dataUrl) {
-        return el(
-          "figure",
-          { class: "block image" },
-          safeImage(block.dataUrl, `${block.mimeType} image`),
-        );
-      }
-      return el("div", { class: "block note" }, `[${block.note ?? "image not displayed"}]`);
-    }
-    case "thinking": {
-      const pre = el("pre", { class: "text" }, block.text);
+  if (block.kind === "image") {
+    if (block.dataUrl) {
       return el(
-        "details",
-        { class: "block thinking" },
-        el("summary", {}, "thinking"),
-        pre,
-        block.fullLength ? moreButton(block.fullLength, loadFull, pre) : null,
+        "figure",
+        { class: "block image" },
+        safeImage(block.dataUrl, `${block.mimeType} image`),
       );
     }
-    case "toolCall": {
-      const pre = el("pre", { class: "json" }, block.text);
+    return el("div", { class: "block note" }, `[${block.note ?? "image not displayed"}]`);
+  }
+  const cls = block.kind === "toolCall" || block.kind === "other" ? "json" : "text";
+  const full = block.fullLength ? { length: block.fullLength, load: loadFull } : undefined;
+  const text = foldedBlock(cls, block.text, full);
+  switch (block.kind) {
+    case "thinking":
+      return el("details", { class: "block thinking" }, el("summary", {}, "thinking"), ...text);
+    case "toolCall":
       return el(
         "div",
         { class: "block tool-call" },
@@ -108,19 +76,10 @@ function renderBlock(block: BlockView, loadFull: () => Promise<string>): HTMLEle
           el("b", {}, block.name),
           el("span", { class: "muted" }, ` ${block.id}`),
         ),
-        pre,
-        block.fullLength ? moreButton(block.fullLength, loadFull, pre) : null,
+        ...text,
       );
-    }
-    default: {
-      const pre = el("pre", { class: block.kind === "other" ? "json" : "text" }, block.text);
-      return el(
-        "div",
-        { class: `block ${block.kind}` },
-        pre,
-        block.fullLength ? moreButton(block.fullLength, loadFull, pre) : null,
-      );
-    }
+    default:
+      return el("div", { class: `block ${block.kind}` }, ...text);
   }
 }
 

@@ -8,7 +8,8 @@
 import { el } from "../dom.ts";
 import type { RawEntryView } from "../types.ts";
 import { PagedWindow } from "../paged_window.ts";
-import { type ContextSource, moreButton } from "./context.ts";
+import type { ContextSource } from "./context.ts";
+import { foldedBlock } from "./fold_block.ts";
 
 const RAW_PAGE = 25;
 /** Most raw entries held: scrolling on drops pages at the far end (see {@link PagedWindow}). */
@@ -89,8 +90,10 @@ export class RawPane {
   }
 
   #renderItem(item: RawEntryView): HTMLElement {
-    const pre = el("pre", { class: "json" }, item.json);
     const { client, sessionId } = this.source;
+    const full = item.fullLength > item.json.length
+      ? { length: item.fullLength, load: () => client.call("rawEntry", sessionId, item.id) }
+      : undefined;
     return el(
       "li",
       { class: "raw-item", dataset: { id: item.id } },
@@ -100,10 +103,7 @@ export class RawPane {
         el("code", {}, item.id),
         el("span", { class: "muted" }, item.type),
       ),
-      pre,
-      item.fullLength > item.json.length
-        ? moreButton(item.fullLength, () => client.call("rawEntry", sessionId, item.id), pre)
-        : null,
+      ...foldedBlock("json", item.json, full),
     );
   }
 

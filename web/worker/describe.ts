@@ -9,8 +9,16 @@
 import type { SessionEntry } from "../../src/schema.ts";
 import type { BlockView, MessageView } from "../types.ts";
 
-/** Longest text block sent to the page before "show full" is needed. */
-export const BLOCK_TEXT_LIMIT = 3000;
+/**
+ * Longest text block (characters, and lines) sent to the page before "Show all" is needed:
+ * about what the old 420 px box with a scrollbar of its own showed. The page shows a block
+ * whole and loads the rest on "Show all"; a pane of blocks with scrollbars of their own
+ * (~60 at 100k entries) made scrolling the context back up spend its longest tasks in paint
+ * and layerization (issue 15).
+ */
+export const BLOCK_TEXT_LIMIT = 1500;
+/** See {@link BLOCK_TEXT_LIMIT}. */
+export const BLOCK_LINE_LIMIT = 20;
 /** Largest image (base64 characters) sent to the page as a data URL. */
 export const IMAGE_DATA_LIMIT = 4 * 1024 * 1024;
 /** Image types shown; anything else (SVG in particular) is never rendered. */
@@ -31,8 +39,32 @@ export function oneLine(text: string, max = 160): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/**
+ * Where to cut `text` so that `lines` more line ends fit, within `chars`; -1 if it all fits.
+ * Shared by the context view's cut here and the conversation's folds (`conversation/fold.ts`).
+ *
+ * @example
+ * ```ts
+ * cutPoint("a\nb\nc\n", 2, 100); // 4: "a\nb\n" stays, "c\n" is folded
+ * cutPoint("short", 2, 100); // -1: nothing to fold
+ * ```
+ */
+export function cutPoint(text: string, lines: number, chars: number): number {
+  let seen = 0;
+  for (let i = 0; i < text.length && i < chars; i++) {
+    if (text.charCodeAt(i) === 10 && ++seen >= lines) return i + 1;
+  }
+  return text.length > chars ? chars : -1;
+}
+
+/** The start of `text` within `limit` characters and {@link BLOCK_LINE_LIMIT} lines. */
 function cut(text: string, limit = BLOCK_TEXT_LIMIT): { text: string; fullLength?: number } {
-  return text.length > limit ? { text: text.slice(0, limit), fullLength: text.length } : { text };
+  if (limit === Infinity) return { text };
+  let at = cutPoint(text, BLOCK_LINE_LIMIT, limit);
+  if (at < 0 || at >= text.length) return { text };
+  const last = text.charCodeAt(at - 1);
+  if (last >= 0xd800 && last <= 0xdbff) at++; // keep a surrogate pair whole
+  return at < text.length ? { text: text.slice(0, at), fullLength: text.length } : { text };
 }
 
 /** Text of string-or-blocks content (text blocks joined, images as `[image]`). */

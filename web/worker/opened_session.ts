@@ -28,8 +28,11 @@ import { conversationItems, type ConvItem } from "../conversation/model.ts";
 
 type Json = Record<string, unknown>;
 
-/** Longest raw JSON line sent to the page before "show full" is needed. */
-const RAW_TEXT_LIMIT = 1500;
+/**
+ * Longest raw JSON line sent to the page before "Show all" is needed: ~20 wrapped lines,
+ * in flow (the old 260 px box with a scrollbar of its own showed ~14; see `BLOCK_TEXT_LIMIT`).
+ */
+const RAW_TEXT_LIMIT = 1000;
 
 /** A loaded, indexed session with view caches. */
 export class OpenedSession {
