@@ -13,6 +13,7 @@
 import { ensureSession } from "../generate.ts";
 import { REPO } from "../jobs.ts";
 import type { Harness } from "./types.ts";
+import { importFile } from "./viewer.ts";
 
 const arg = (name: string) => Deno.args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
 const entries = Number(arg("entries") ?? 100000);
@@ -85,15 +86,7 @@ try {
       const before = await threadTicks(profile);
       const load = Deno.loadavg()[0];
       const t0 = performance.now();
-      await page.setInputFiles("#file-input", data.file);
-      await page.waitForFunction(() => !document.getElementById("progress")?.hidden, undefined, {
-        timeout: 60_000,
-        polling: 20,
-      });
-      await page.waitForFunction(() => !!document.getElementById("progress")?.hidden, undefined, {
-        timeout: 600_000,
-        polling: 100,
-      });
+      await importFile(page, data.file, 600_000);
       const wall = (performance.now() - t0) / 1000;
       const after = await threadTicks(profile);
       const used: Array<[string, number]> = [];

@@ -96,15 +96,7 @@ export async function runViewerBench(data: SessionData, harness: Harness): Promi
         (globalThis as unknown as { __bench: Monitor }).__bench.started = performance.now();
       });
       const t0 = performance.now();
-      await page.setInputFiles("#file-input", data.file);
-      await page.waitForFunction(() => !document.getElementById("progress")?.hidden, undefined, {
-        timeout: 60_000,
-        polling: 20,
-      });
-      await page.waitForFunction(() => !!document.getElementById("progress")?.hidden, undefined, {
-        timeout: 300_000,
-        polling: 100,
-      });
+      await importFile(page, data.file, 300_000);
       const wallMs = performance.now() - t0;
       const result = await page.evaluate(() => ({
         ...(globalThis as unknown as { __bench: Monitor }).__bench,
@@ -192,4 +184,20 @@ async function openFirstSession(page: Page): Promise<number | string> {
       (error as Error).message.split("\n")[0]
     }`;
   }
+}
+
+/**
+ * Pick `file` in the viewer and wait until its import is over: the progress bar shows, then
+ * hides (within `timeoutMs`).
+ */
+export async function importFile(page: Page, file: string, timeoutMs: number): Promise<void> {
+  await page.setInputFiles("#file-input", file);
+  await page.waitForFunction(() => !document.getElementById("progress")?.hidden, undefined, {
+    timeout: 60_000,
+    polling: 20,
+  });
+  await page.waitForFunction(() => !!document.getElementById("progress")?.hidden, undefined, {
+    timeout: timeoutMs,
+    polling: 100,
+  });
 }
