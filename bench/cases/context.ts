@@ -2,8 +2,9 @@
  * Context-only open (issue #12): what resuming a session costs when the caller needs only
  * the model-visible context. `loadSessionProjection` reads through the store's
  * `loadContext` (SQLite: planned from the indexed context flags, only the context range and
- * a few replayed entries parsed; JSONL: one checking pass keeping a compact index and a
- * window of entries), falling back to the branch or the whole session when the load alone
+ * a few replayed entries parsed; JSONL: one checking pass keeping a compact index, or the
+ * file's resume index, then the context's entries read back by offset), falling back to the
+ * branch or the whole session when the load alone
  * cannot decide the projection. Measured in the open case's process, next to
  * its floor, so the ratio shares the machine's noise.
  * @module
