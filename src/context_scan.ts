@@ -236,16 +236,21 @@ async function identityOf(file: ScanFile): Promise<FileIdentity | undefined> {
  * whole, and again whenever lines were checked after it. Throws (`Unsure`, a parse error)
  * on any doubt.
  */
-export async function scanFile(file: ScanFile): Promise<ContextScanner> {
+export async function scanFile(
+  file: ScanFile,
+): Promise<{ scanner: ContextScanner; header: SessionHeader }> {
   const before = await identityOf(file);
   const resumed = file.index && await matchingIndex(file, before);
   const snapshot = resumed?.index.snapshot;
   const scanner = snapshot ? ContextScanner.restore(snapshot) : new ContextScanner();
   const from = snapshot?.bytes ?? 0;
+  const minBytes = file.index?.minBytes ?? RESUME_INDEX_MIN_BYTES;
+  // A file known to be too small for an index is not hashed (most sessions are).
+  const small = before !== undefined && before.size < minBytes;
   const hasher = !file.index
     ? undefined
     : !resumed
-    ? new BlockHasher(file.index.blockBytes, file.index.digest)
+    ? small ? undefined : new BlockHasher(file.index.blockBytes, file.index.digest)
     : resumed.lastBlock
     ? BlockHasher.resume(resumed.index, resumed.lastBlock, file.index.digest)
     : undefined; // unchanged by its identity: nothing to write (the file grew since: next time)
@@ -259,17 +264,17 @@ export async function scanFile(file: ScanFile): Promise<ContextScanner> {
   const start = snapshot && { byteOffset: from, line: snapshot.nextLine };
   const end = await feed(tap(file.stream(from)), scanner.onRecord, file.source, start);
   scanner.end = end.byteOffset;
-  scanner.checkedHeader(); // an index is written only for a file the pass accepts
-  if (!hasher || !end.newlineEnded || hasher.length !== end.byteOffset) return scanner;
+  const scanned = { scanner, header: scanner.checkedHeader() }; // only an accepted file is indexed
+  if (!hasher || !end.newlineEnded || hasher.length !== end.byteOffset) return scanned;
+  const checked = end.byteOffset - from;
+  if (from === 0 && checked < minBytes) return scanned;
   const after = before && await identityOf(file);
   const steady = after?.key === before?.key && after?.size === end.byteOffset &&
     Date.now() - after.changedMs >= RACY_MS;
-  const checked = end.byteOffset - from;
-  const minBytes = file.index!.minBytes ?? RESUME_INDEX_MIN_BYTES;
-  const worth = from === 0
-    ? checked >= minBytes
-    : checked > 0 || (steady && resumed!.index.identity !== after!.key); // grew, or touched
-  if (!worth) return scanner;
+  // After an index: the file grew, or was touched and can now go unhashed.
+  if (from > 0 && checked === 0 && !(steady && resumed!.index.identity !== after!.key)) {
+    return scanned;
+  }
   const index: ResumeIndex = {
     snapshot: scanner.snapshot(end.byteOffset, end.line),
     blockBytes: hasher.blockBytes,
@@ -277,7 +282,21 @@ export async function scanFile(file: ScanFile): Promise<ContextScanner> {
   };
   if (steady) index.identity = after!.key;
   await file.index!.save(await encodeResumeIndex(index)).catch(() => {});
-  return scanner;
+  return scanned;
+}
+
+/**
+ * The entry in `text` (its line, and any line breaks after it) when it parses and carries
+ * `id`; `undefined` when the file changed since the pass indexed it.
+ */
+export function entryFromText(text: string, id: string): SessionEntry | undefined {
+  let entry: SessionEntry | undefined;
+  try {
+    entry = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return entry?.id === id ? entry : undefined;
 }
 
 /** Lines up to this far apart are read together rather than in two reads. */
@@ -302,8 +321,9 @@ async function readEntries(
     const bytes = await file.read(start, scanner.rangeOf(sorted[j])[1]);
     for (let k = i; k <= j; k++) {
       const [from, to] = scanner.rangeOf(sorted[k]);
-      const entry = JSON.parse(decoder.decode(bytes.subarray(from - start, to - start)));
-      if (entry?.id !== scanner.ids[sorted[k]]) throw new Unsure(); // the file changed
+      const text = decoder.decode(bytes.subarray(from - start, to - start));
+      const entry = entryFromText(text, scanner.ids[sorted[k]]);
+      if (!entry) throw new Unsure(); // the file changed
       found.set(sorted[k], entry);
     }
     i = j + 1;
@@ -331,8 +351,7 @@ export async function scanContext(
   leafId: string | null | undefined,
 ): Promise<LoadedContext | undefined> {
   try {
-    const scanner = await scanFile(file);
-    const header = scanner.checkedHeader();
+    const { scanner, header } = await scanFile(file);
     const path = scanner.pathTo(leafId);
     const entryAt = (index: number) => scanner.entryAt(index) ?? extra.get(index)!;
     // The boundary the plan reads first (when the index holds it), then the entries it wants.

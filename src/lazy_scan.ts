@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { type ScanFile, scanFile } from "./context_scan.ts";
+import { entryFromText, type ScanFile, scanFile } from "./context_scan.ts";
 import { SessionStorageError } from "./errors.ts";
 import type { Detachable, LazySession } from "./lazy_index.ts";
 import type { SessionEntry } from "./schema.ts";
@@ -142,22 +142,15 @@ export async function scanLazy(
 ): Promise<{ session: LazySession; bodies: Detachable } | undefined> {
   const bodies = new FileBodies(options.key, options.readSync);
   try {
-    const scanner = await scanFile({ ...file, keep: bodies.keep });
+    const { scanner, header } = await scanFile({ ...file, keep: bodies.keep });
     bodies.length = scanner.end;
-    const header = scanner.checkedHeader();
     const parsed = new Map<number, SessionEntry>(scanner.rare);
     // Not the scanner: its id map would live as long as the manager, beside the index's own.
     const { ids, parents, flags, listing, labels, offsets, end } = scanner;
     const read = (i: number) => {
       // From an entry's first byte to the next one's: only line breaks follow the record.
-      const text = bodies.text(offsets[i], offsets[i + 1] ?? end);
-      let entry: SessionEntry | undefined;
-      try {
-        entry = JSON.parse(text);
-      } catch { /* the file changed: below */ }
-      if (entry?.id !== ids[i]) {
-        throw new SessionStorageError(`${file.source} changed since it was opened`);
-      }
+      const entry = entryFromText(bodies.text(offsets[i], offsets[i + 1] ?? end), ids[i]);
+      if (!entry) throw new SessionStorageError(`${file.source} changed since it was opened`);
       return entry;
     };
     const labelPositions = () => [...labels];

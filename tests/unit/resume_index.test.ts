@@ -18,6 +18,7 @@ import {
 import { projectLoadedContext } from "../../src/context_load.ts";
 import { scanContext, type ScanFile } from "../../src/context_scan.ts";
 import { scanLazy } from "../../src/lazy_scan.ts";
+import { sha256Hex } from "../../src/resume_index.ts";
 import { mutate } from "../stress/_mutate.ts";
 import { Rng } from "../stress/_shared.ts";
 import { generatedSession } from "./context_sessions.ts";
@@ -229,6 +230,14 @@ test("no index is written for a file that does not end with a line break, or is 
   small.index!.minBytes = bytes.length + 1;
   await scanContext(small, undefined);
   assert.equal(small.counts.saves, 0);
+  // A file whose identity says it is small is not even hashed.
+  let digests = 0;
+  const known = memoryFile(bytes, {});
+  known.index!.minBytes = bytes.length + 1;
+  known.index!.identity = () => Promise.resolve({ key: "k", size: bytes.length, changedMs: 0 });
+  known.index!.digest = (block) => (digests++, sha256Hex(block));
+  await scanContext(known, undefined);
+  assert.deepEqual([known.counts.saves, digests], [0, 0]);
 });
 
 test("an index names the file's identity: an unchanged file is resumed without hashing", async () => {
