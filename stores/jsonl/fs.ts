@@ -24,6 +24,7 @@ import {
   type WriteOptions,
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
+import { readAhead } from "./_read_ahead.ts";
 import { releaseParked } from "./_park.ts";
 import { readDirectory } from "./_native.ts";
 import { appendKept, statForAppend } from "./_kept.ts";
@@ -45,11 +46,6 @@ export interface FsFolderOptions {
   /** A lock file not refreshed for this long is stale (default 30 s). */
   staleLockMs?: number;
 }
-
-/** Largest chunk `readStream` reads (the bench floor reads 1 MiB too). */
-const CHUNK = 1024 * 1024;
-/** First chunk `readStream` reads: most session files are smaller. */
-const FIRST_CHUNK = 64 * 1024;
 
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
@@ -187,37 +183,9 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     }
   }
 
-  /**
-   * The file from `start`, in chunks that grow from 64 KiB to {@link CHUNK} (each in its own
-   * buffer: a caller may keep them). Once a chunk came back full, the next one is read
-   * while the caller works on it: reading one after the other, the 100k session's open
-   * spent a quarter of its time waiting for reads. Small files (a listing reads thousands)
-   * get one small buffer and no read ahead.
-   */
-  async *readStream(path: string, start = 0): AsyncIterable<Uint8Array> {
-    const handle = await open(this.#abs(path), "r");
-    let size = FIRST_CHUNK;
-    const readAt = async (position: number) => {
-      const buffer = new Uint8Array(size);
-      const { bytesRead } = await handle.read(buffer, 0, size, position);
-      size = Math.min(CHUNK, size * 2);
-      return buffer.subarray(0, bytesRead);
-    };
-    let ahead: Promise<Uint8Array> | undefined;
-    try {
-      let position = start;
-      let chunk: Uint8Array = await readAt(position);
-      while (chunk.length > 0) {
-        position += chunk.length;
-        const full = chunk.length === chunk.buffer.byteLength;
-        ahead = full ? readAt(position) : undefined;
-        yield chunk;
-        chunk = await (ahead ?? readAt(position));
-      }
-    } finally {
-      await ahead?.catch(() => {}); // a read still in flight finishes before the close
-      await handle.close();
-    }
+  /** The file from `start`, in chunks read ahead of the caller (`_read_ahead.ts`). */
+  readStream(path: string, start = 0): AsyncIterable<Uint8Array> {
+    return readAhead(this.#abs(path), start);
   }
 
   async append(
