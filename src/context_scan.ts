@@ -17,19 +17,10 @@
  *
  * @module
  */
+import { CONTEXT_VERBATIM, type LoadedContext, planContextLoad } from "./context_load.ts";
+import { appendListing, emptyListingState } from "./listing.ts";
 import {
-  CONTEXT_SYSTEM,
-  CONTEXT_THINKING,
-  CONTEXT_VERBATIM,
-  CONTEXT_WINDOW,
-  contextFlags,
-  type LoadedContext,
-  planContextLoad,
-} from "./context_load.ts";
-import { JsonlLineSplitter, type JsonlRecord } from "./jsonl.ts";
-import { applyEntryToListing, emptyListingState } from "./listing.ts";
-import { upgradeRecords } from "./migrate.ts";
-import {
+  BLOCK_BYTES,
   BlockHasher,
   decodeResumeIndex,
   encodeResumeIndex,
@@ -41,20 +32,26 @@ import {
   type ScanSnapshot,
   verifyBlocks,
 } from "./resume_index.ts";
+import {
+  type Hashed,
+  PARALLEL_MIN_BYTES,
+  type ParallelScan,
+  type RangeScan,
+  scanInRanges,
+  scanRange,
+  Unsure,
+} from "./range_scan.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
-import { headerProblem, validateEntry } from "./entry_check.ts";
+import { headerProblem } from "./entry_check.ts";
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
 
-/** Thrown inside the pass to stop it; never escapes {@link scanContext} or the lazy scan. */
-export class Unsure extends Error {}
-
-/** Entries kept whatever their position: few per session, and the plan may need any of them. */
-const RARE = CONTEXT_THINKING | CONTEXT_WINDOW | CONTEXT_SYSTEM | CONTEXT_VERBATIM;
+export { type ParallelScan, Unsure } from "./range_scan.ts";
 
 /**
- * The pass's state: the compact index, the listing fold and the rare entries. Restored from
- * a resume index, it holds the columns of the indexed entries but none of their bodies
- * ({@link entryAt} answers `undefined` for them; they are read back by offset).
+ * The pass's state: the compact index, the listing fold and the rare entries, from the
+ * ranges of the file absorbed in order. Restored from a resume index, it holds the columns
+ * of the indexed entries but none of their bodies ({@link entryAt} answers `undefined` for
+ * them; they are read back by offset).
  */
 export class ContextScanner {
   header: Record<string, unknown> | undefined;
@@ -72,6 +69,8 @@ export class ContextScanner {
   readonly rare = new Map<number, SessionEntry>();
   /** Bytes passed (the file's length once the pass is over). */
   end = 0;
+  /** 1-based number of the line at {@link end}. */
+  nextLine = 1;
 
   /** The scanner as it was after the pass `snapshot` describes (no entry bodies kept). */
   static restore(snapshot: ScanSnapshot): ContextScanner {
@@ -87,14 +86,15 @@ export class ContextScanner {
     const { ids, at } = scanner;
     for (let i = 0; i < ids.length; i++) at.set(ids[i], i);
     scanner.end = snapshot.bytes;
+    scanner.nextLine = snapshot.nextLine;
     return scanner;
   }
 
-  /** What a resume index keeps of this pass over `bytes` bytes (ending at a line break). */
-  snapshot(bytes: number, nextLine: number): ScanSnapshot {
+  /** What a resume index keeps of this pass (its {@link end} is a line break's end). */
+  snapshot(): ScanSnapshot {
     return {
-      bytes,
-      nextLine,
+      bytes: this.end,
+      nextLine: this.nextLine,
       header: this.header!,
       ids: this.ids,
       parents: this.parents,
@@ -106,36 +106,35 @@ export class ContextScanner {
     };
   }
 
-  readonly onRecord = (record: JsonlRecord): void => {
-    const value = JSON.parse(record.text) as unknown; // a parse error: the full parser words it
-    if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Unsure();
-    if (!this.header) {
-      const header = value as Record<string, unknown>;
-      if (header.type !== "session") throw new Unsure();
-      if (upgradeRecords(header, []).upgraded) throw new Unsure(); // older formats: full load
-      this.header = header;
-      return;
+  /**
+   * Take the next range of the file (it starts where the last one ended): the checks that
+   * depend on the lines before it (duplicate ids, parents not seen yet), in file order.
+   */
+  absorb(scan: RangeScan): void {
+    if (scan.start !== this.end) throw new Unsure(); // the file changed between ranges
+    if (scan.header) {
+      if (this.header) throw new Unsure();
+      this.header = scan.header;
     }
-    const entry = value as SessionEntry;
-    if (validateEntry(entry)) throw new Unsure();
-    const index = this.ids.length;
-    if (this.at.has(entry.id)) throw new Unsure(); // duplicate ids: the tree index decides
-    if (entry.parentId !== null && !this.at.has(entry.parentId)) {
-      this.unseenParents.add(entry.parentId); // checked before its own id: self-parents too
+    const { at, unseenParents, ids, parents, flags, offsets } = this;
+    const base = ids.length;
+    for (let i = 0; i < scan.ids.length; i++) {
+      const id = scan.ids[i];
+      const parent = scan.parents[i];
+      if (at.has(id)) throw new Unsure(); // duplicate ids: the tree index decides
+      if (parent !== null && !at.has(parent)) unseenParents.add(parent); // self-parents too
+      at.set(id, base + i);
+      ids.push(id);
+      parents.push(parent);
+      flags.push(scan.flags[i]);
+      offsets.push(scan.offsets[i]);
     }
-    this.at.set(entry.id, index);
-    this.ids.push(entry.id);
-    this.parents.push(entry.parentId);
-    this.offsets.push(record.byteOffset);
-    const flags = contextFlags(entry);
-    this.flags.push(flags);
-    if (entry.type === "label") this.labels.push(index);
-    applyEntryToListing(this.listing, entry);
-    // Nothing else is kept: holding even the entries since the last boundaries (5-10 % of
-    // the 100k session) doubled the pass's time in garbage collection; the few entries a
-    // context needs are read back by their offsets instead.
-    if (flags & RARE || entry.type === "model_change") this.rare.set(index, entry);
-  };
+    for (const label of scan.labels) this.labels.push(base + label);
+    for (const [index, entry] of scan.kept) this.rare.set(base + index, entry);
+    appendListing(this.listing, scan.listing, scan.kept.map(([, entry]) => entry));
+    this.end = scan.end;
+    this.nextLine += scan.lines;
+  }
 
   /** A kept entry (a rare one parsed by this pass), or undefined. */
   entryAt(index: number): SessionEntry | undefined {
@@ -185,23 +184,10 @@ export interface ScanFile {
   index?: ResumeIndexFile;
   /** Sees every byte read, in file order; `clear` forgets them (an index that did not match). */
   keep?: { add(chunk: Uint8Array): void; clear(): void };
-}
-
-/** Run `onRecord` over every record of `chunks`; resolves the splitter's end position. */
-export async function feed(
-  chunks: AsyncIterable<Uint8Array>,
-  onRecord: (record: JsonlRecord) => void,
-  source: string | undefined,
-  start?: { byteOffset: number; line: number },
-): Promise<{ byteOffset: number; line: number; newlineEnded: boolean }> {
-  const splitter = new JsonlLineSplitter(onRecord, source, start);
-  let last = 10;
-  for await (const chunk of chunks) {
-    if (chunk.length) last = chunk[chunk.length - 1];
-    splitter.push(chunk);
-  }
-  splitter.end();
-  return { ...splitter.position, newlineEnded: last === 10 };
+  /** Checks a large file in ranges side by side (worker threads), when the backend can. */
+  parallel?: ParallelScan;
+  /** The file's size, when known without reading it (to plan a parallel pass). */
+  size?: () => Promise<number | undefined>;
 }
 
 /**
@@ -232,9 +218,9 @@ async function identityOf(file: ScanFile): Promise<FileIdentity | undefined> {
 
 /**
  * The checking pass over `file`: from its resume index's state when that still matches,
- * else from the start. Keeps the index current: written once a large file was checked
- * whole, and again whenever lines were checked after it. Throws (`Unsure`, a parse error)
- * on any doubt.
+ * else from the start, in ranges side by side when the file is large and its backend can.
+ * Keeps the index current: written once a large file was checked whole, and again whenever
+ * lines were checked after it. Throws (`Unsure`, a parse error) on any doubt.
  */
 export async function scanFile(
   file: ScanFile,
@@ -243,42 +229,59 @@ export async function scanFile(
   const resumed = file.index && await matchingIndex(file, before);
   const snapshot = resumed?.index.snapshot;
   const scanner = snapshot ? ContextScanner.restore(snapshot) : new ContextScanner();
-  const from = snapshot?.bytes ?? 0;
+  const from = scanner.end;
   const minBytes = file.index?.minBytes ?? RESUME_INDEX_MIN_BYTES;
   // A file known to be too small for an index is not hashed (most sessions are).
   const small = before !== undefined && before.size < minBytes;
-  const hasher = !file.index
+  const size = resumed || !file.parallel || file.keep
     ? undefined
-    : !resumed
-    ? small ? undefined : new BlockHasher(file.index.blockBytes, file.index.digest)
-    : resumed.lastBlock
-    ? BlockHasher.resume(resumed.index, resumed.lastBlock, file.index.digest)
-    : undefined; // unchanged by its identity: nothing to write (the file grew since: next time)
-  const tap = async function* (chunks: AsyncIterable<Uint8Array>) {
-    for await (const chunk of chunks) {
+    : before?.size ?? await file.size?.().catch(() => undefined);
+  let newlineEnded: boolean;
+  let hashed: Hashed | undefined;
+  if (size !== undefined && size >= (file.parallel!.minBytes ?? PARALLEL_MIN_BYTES)) {
+    const blockBytes = file.index && !small ? file.index.blockBytes ?? BLOCK_BYTES : undefined;
+    const reader = { stream: file.stream, digest: file.index?.digest, source: file.source };
+    const absorb = (scan: RangeScan) => scanner.absorb(scan);
+    ({ newlineEnded, hashed } = await scanInRanges(
+      reader,
+      file.parallel!,
+      size,
+      blockBytes,
+      absorb,
+    ));
+  } else {
+    const hasher = !file.index
+      ? undefined
+      : !resumed
+      ? small ? undefined : new BlockHasher(file.index.blockBytes, file.index.digest)
+      : resumed.lastBlock
+      ? BlockHasher.resume(resumed.index, resumed.lastBlock, file.index.digest)
+      : undefined; // unchanged by its identity: nothing to write (the file grew since: next time)
+    const onBytes = (chunk: Uint8Array) => {
       hasher?.push(chunk);
       file.keep?.add(chunk);
-      yield chunk;
-    }
-  };
-  const start = snapshot && { byteOffset: from, line: snapshot.nextLine };
-  const end = await feed(tap(file.stream(from)), scanner.onRecord, file.source, start);
-  scanner.end = end.byteOffset;
+    };
+    const job = { start: from, aligned: true, line: scanner.nextLine };
+    const scan = await scanRange((at) => file.stream(at), job, onBytes, file.source);
+    scanner.absorb(scan);
+    newlineEnded = scan.newlineEnded;
+    hashed = hasher;
+  }
   const scanned = { scanner, header: scanner.checkedHeader() }; // only an accepted file is indexed
-  if (!hasher || !end.newlineEnded || hasher.length !== end.byteOffset) return scanned;
-  const checked = end.byteOffset - from;
+  if (!hashed || !newlineEnded || hashed.length !== scanner.end) return scanned;
+  const checked = scanner.end - from;
   if (from === 0 && checked < minBytes) return scanned;
   const after = before && await identityOf(file);
-  const steady = after?.key === before?.key && after?.size === end.byteOffset &&
+  const steady = after?.key === before?.key && after?.size === scanner.end &&
     Date.now() - after.changedMs >= RACY_MS;
   // After an index: the file grew, or was touched and can now go unhashed.
   if (from > 0 && checked === 0 && !(steady && resumed!.index.identity !== after!.key)) {
     return scanned;
   }
   const index: ResumeIndex = {
-    snapshot: scanner.snapshot(end.byteOffset, end.line),
-    blockBytes: hasher.blockBytes,
-    blocks: await hasher.digests(),
+    snapshot: scanner.snapshot(),
+    blockBytes: hashed.blockBytes,
+    blocks: await hashed.digests(),
   };
   if (steady) index.identity = after!.key;
   await file.index!.save(await encodeResumeIndex(index)).catch(() => {});

@@ -122,6 +122,50 @@ export function applyEntryToListing(state: ListingState, entry: SessionEntry): L
   return state;
 }
 
+/**
+ * Entry types whose effect on the listing fold depends on the entries before them.
+ *
+ * @example
+ * ```ts
+ * import { ORDER_DEPENDENT_TYPES } from "./listing.ts";
+ * ORDER_DEPENDENT_TYPES.has("session_info"); // true
+ * ```
+ */
+export const ORDER_DEPENDENT_TYPES: ReadonlySet<string> = new Set([
+  "session_info",
+  "session_summary",
+  "branch_summary",
+]);
+
+/**
+ * Fold into `state` a later run of entries that was folded on its own (`part`, from
+ * {@link emptyListingState}), given at least that run's entries of an
+ * {@link ORDER_DEPENDENT_TYPES} type, in order (`kept`; others are skipped): the same state
+ * as folding the run's entries one by one after `state`'s. Mutates and returns `state`.
+ *
+ * @example
+ * ```ts
+ * import { appendListing, emptyListingState } from "./listing.ts";
+ * const state = { ...emptyListingState(), messageCount: 2 };
+ * appendListing(state, { ...emptyListingState(), messageCount: 3 }, []).messageCount; // 5
+ * ```
+ */
+export function appendListing(
+  state: ListingState,
+  part: ListingState,
+  kept: Iterable<SessionEntry>,
+): ListingState {
+  state.messageCount += part.messageCount;
+  if (part.lastMessageMs > state.lastMessageMs) state.lastMessageMs = part.lastMessageMs;
+  state.firstMessage ??= part.firstMessage;
+  if (part.lastConversationId !== undefined) state.lastConversationId = part.lastConversationId;
+  // Only these fields depend on the order; those entries touch nothing above.
+  for (const entry of kept) {
+    if (ORDER_DEPENDENT_TYPES.has(entry.type)) applyEntryToListing(state, entry);
+  }
+  return state;
+}
+
 /** Fold every entry of a session. */
 export function listingStateOf(entries: Iterable<SessionEntry>): ListingState {
   const state = emptyListingState();

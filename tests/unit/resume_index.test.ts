@@ -9,86 +9,15 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  buildSessionProjection,
-  parseSessionJsonlSync,
-  serializeSessionJsonl,
-  type SessionEntry,
-} from "../../core.ts";
-import { projectLoadedContext } from "../../src/context_load.ts";
-import { scanContext, type ScanFile } from "../../src/context_scan.ts";
+import { serializeSessionJsonl, type SessionEntry } from "../../core.ts";
+import { scanContext } from "../../src/context_scan.ts";
 import { scanLazy } from "../../src/lazy_scan.ts";
 import { sha256Hex } from "../../src/resume_index.ts";
 import { mutate } from "../stress/_mutate.ts";
 import { Rng } from "../stress/_shared.ts";
-import { generatedSession } from "./context_sessions.ts";
+import { agrees, BLOCK, fullAnswer, join, memoryFile, sessionBytes } from "./scan_files.ts";
 
 const encoder = new TextEncoder();
-const BLOCK = 1000;
-
-/** A file held in memory, its index kept beside it, every byte streamed counted. */
-function memoryFile(bytes: Uint8Array, kept: { index?: Uint8Array } = {}) {
-  const counts = { streamed: 0, reads: 0, saves: 0, from: [] as number[] };
-  const file: ScanFile & { counts: typeof counts; kept: typeof kept } = {
-    counts,
-    kept,
-    stream: async function* (start = 0) {
-      counts.from.push(start);
-      for (let at = start; at < bytes.length; at += 977) {
-        const chunk = bytes.slice(at, at + 977);
-        counts.streamed += chunk.length;
-        yield chunk;
-      }
-    },
-    read(start, end) {
-      counts.reads++;
-      return Promise.resolve(bytes.slice(start, end));
-    },
-    index: {
-      load: () => Promise.resolve(kept.index),
-      save(index) {
-        counts.saves++;
-        kept.index = index;
-        return Promise.resolve();
-      },
-      minBytes: 0,
-      blockBytes: BLOCK,
-    },
-  };
-  return file;
-}
-
-function sessionBytes(count: number, seed: number) {
-  const { header, entries } = generatedSession(count, seed);
-  return { header, entries, bytes: encoder.encode(serializeSessionJsonl(header, entries)) };
-}
-
-function join(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) (out.set(part, at), at += part.length);
-  return out;
-}
-
-/** The full parser's projection of `leaf`, or the error it raises. */
-function fullAnswer(bytes: Uint8Array, leaf: string | undefined) {
-  try {
-    return { projection: buildSessionProjection(parseSessionJsonlSync(bytes).entries, leaf) };
-  } catch (error) {
-    return { error: error as Error };
-  }
-}
-
-/** Scan `file` for `leaf` and require the full parser's answer (or a decline). */
-async function agrees(file: ScanFile, bytes: Uint8Array, leaf: string | undefined, what: string) {
-  const scanned = await scanContext(file, leaf);
-  const full = fullAnswer(bytes, leaf);
-  if (!scanned) return "declined";
-  assert.ok(!full.error, `${what}: accepted what the full parser rejects: ${full.error}`);
-  const projected = projectLoadedContext(scanned);
-  if (projected) assert.deepStrictEqual(projected, full.projection, what);
-  return "answered";
-}
 
 test("a file scanned once is checked again only from where its index ends", async () => {
   const { entries, bytes } = sessionBytes(1_500, 41);
