@@ -9,6 +9,8 @@
  * `deno task bench:node` runs the same plan as `bench/run.ts` with `--runtimes=node`.
  * @module
  */
+import { bundleScanWorker } from "../tools/scan_worker_bundle.ts";
+
 const REPO = new URL("../", import.meta.url).pathname;
 const OUT = `${REPO}dist/bench-node`;
 
@@ -69,6 +71,7 @@ export async function buildNodeChild(): Promise<string> {
     result = await bundle(good);
     if (!result.ok) return `the Node bundle does not build: ${result.message.split("\n")[0]}`;
   }
+  if (await bundleScanWorker(OUT) !== 0) return "the JSONL scan worker does not bundle";
   console.log(`node ${version}: bundled the benchmark child (${OUT}/child.mjs)`);
   return `${OUT}/child.mjs`;
 }

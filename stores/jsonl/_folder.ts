@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { ParallelScan } from "../../src/context_scan.ts";
 import type { FileIdentity } from "../../src/resume_index.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 
@@ -141,6 +142,11 @@ export interface JsonlFolderFs {
    * it, a resume index (`_resume.ts`) of an unchanged file is used without hashing the file.
    */
   fileIdentity?(path: string): Promise<FileIdentity | undefined>;
+  /**
+   * Optional: how the checking pass may check the large file at `path` in ranges side by
+   * side (worker threads); without it, or when it answers `undefined`, one thread does.
+   */
+  parallelScan?(path: string): ParallelScan | undefined;
   /**
    * Write `data` at offset `expectedSize` of an existing file and make it durable; resolves
    * the file's new size and mtime. Rejects (writing nothing) when the file is missing or its

@@ -75,6 +75,8 @@ export function scanFileOf(fs: JsonlFolderFs, path: string, withIndex: boolean):
     stream: (start) => fs.readStream(path, start),
     read: (start, end) => fs.read(path, start, end),
     index: withIndex ? indexFile(fs, path) : undefined,
+    parallel: fs.parallelScan?.(path),
+    size: async () => (await fs.stat(path))?.size,
   };
 }
 

@@ -7,13 +7,13 @@
  * @module
  */
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import { closeSync, constants, openSync, readSync, statSync } from "node:fs";
 import { access, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
 import type { FileIdentity } from "../../src/resume_index.ts";
+import type { ParallelScan } from "../../src/context_scan.ts";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
   type FileStat,
@@ -25,6 +25,8 @@ import {
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
 import { readAhead } from "./_read_ahead.ts";
+import { sha256HexSync } from "./_digest.ts";
+import { scanPool } from "./_scan_pool.ts";
 import { releaseParked } from "./_park.ts";
 import { readDirectory } from "./_native.ts";
 import { appendKept, statForAppend } from "./_kept.ts";
@@ -45,6 +47,12 @@ export interface FsFolderOptions {
   trashCommand?: string | false;
   /** A lock file not refreshed for this long is stale (default 30 s). */
   staleLockMs?: number;
+  /**
+   * Worker threads that check a large session file (32 MiB or more) beside the calling
+   * thread when it is opened without a resume index; `0` never starts one. Default: one
+   * fewer than the cores, at most 3.
+   */
+  scanWorkers?: number;
 }
 
 function code(error: unknown): string | undefined {
@@ -149,6 +157,11 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     return this.readSync(path, start, end);
   }
 
+  /** Worker threads for the checking pass over a large file (`_scan_pool.ts`). */
+  parallelScan(path: string): ParallelScan | undefined {
+    return scanPool(this.#abs(path), { workers: this.#options.scanWorkers });
+  }
+
   /** Device, inode, size and times of the file (`statSync` with nanosecond times). */
   fileIdentity(path: string): Promise<FileIdentity | undefined> {
     try {
@@ -163,7 +176,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
 
   /** SHA-256 (hex) of `bytes`: `node:crypto`, about twice as fast as `crypto.subtle` here. */
   sha256Hex(bytes: Uint8Array): string {
-    return createHash("sha256").update(bytes).digest("hex");
+    return sha256HexSync(bytes);
   }
 
   /** {@link read}, synchronously (a lazily opened session's entry bodies, `src/lazy_scan.ts`). */

@@ -6,6 +6,8 @@
  * Entry files: tests/unit/*.test.ts (runtime-agnostic, written with node:test) and
  * tests/node/*.test.ts (Node-only drivers and the conformance suite).
  */
+import { bundleScanWorker } from "../../tools/scan_worker_bundle.ts";
+
 const root = new URL("../../", import.meta.url).pathname;
 const outdir = `${root}dist/node-tests`;
 const entries: string[] = [];
@@ -41,5 +43,10 @@ const bundled = await run(`${root}node_modules/.bin/esbuild`, [
   "--out-extension:.js=.mjs",
 ]);
 if (bundled !== 0) Deno.exit(bundled);
+// Beside the bundles that start the JSONL checking pass's worker threads.
+for (const dir of ["unit", "node"]) {
+  const code = await bundleScanWorker(`${outdir}/${dir}`);
+  if (code !== 0) Deno.exit(code);
+}
 const nodeBin = Deno.env.get("NODE_BINARY") ?? "node";
 Deno.exit(await run(nodeBin, ["--test", "--test-reporter=spec", outdir]));
