@@ -26,16 +26,11 @@ import {
   contextFlags,
 } from "./context_load.ts";
 import { JsonlLineSplitter, type JsonlRecord } from "./_jsonl_lines.ts";
-import {
-  applyEntryToListing,
-  emptyListingState,
-  type ListingState,
-  ORDER_DEPENDENT_TYPES,
-} from "./listing.ts";
+import { applyEntryToListing, emptyListingState, ORDER_DEPENDENT_TYPES } from "./listing.ts";
 import { upgradeRecords } from "./migrate.ts";
 import type { SessionEntry } from "./schema.ts";
 import { validateEntry } from "./entry_check.ts";
-import { BlockHasher, type Digest } from "./resume_index.ts";
+import { BlockHasher, type Digest, type ScanColumns } from "./resume_index.ts";
 
 /**
  * Thrown inside the pass to stop it; never escapes `scanContext` or the lazy scan.
@@ -87,7 +82,7 @@ export interface RangeJob {
  * };
  * ```
  */
-export interface RangeScan {
+export interface RangeScan extends ScanColumns {
   /** Byte offset of the range's first line. */
   start: number;
   /** Byte offset after its last line: the next range's `start`. */
@@ -98,15 +93,6 @@ export interface RangeScan {
   newlineEnded: boolean;
   /** The header record, for the range at byte 0. */
   header?: Record<string, unknown>;
-  ids: string[];
-  parents: (string | null)[];
-  flags: number[];
-  /** Byte offset of each entry's line. */
-  offsets: number[];
-  /** Positions (in this range) of its `label` entries. */
-  labels: number[];
-  /** The listing fold over the range's entries alone. */
-  listing: ListingState;
   /** Entries kept whole, by position in this range (rare and listing-ordered ones). */
   kept: [number, SessionEntry][];
   /** SHA-256 (hex) of each `blockBytes` block of `[job.start, job.end)`, when asked. */

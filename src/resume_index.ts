@@ -28,25 +28,40 @@ const FORMAT = "mu-sessions-resume-index";
  * The checking pass's state after a clean pass over a file's first `bytes` bytes (which end
  * with a line break): the compact columns of every entry and what the pass folds.
  */
-export interface ScanSnapshot {
+export interface ScanSnapshot extends ScanColumns {
   /** Bytes covered, ending at a line break. */
   bytes: number;
   /** 1-based number of the line that starts at `bytes`. */
   nextLine: number;
   /** The header record as parsed (checked again at every open). */
   header: Record<string, unknown>;
+  /** Parent ids not seen before their child (dangling so far). */
+  unseenParents: string[];
+}
+
+/**
+ * The compact columns the checking pass keeps of a run of entries, in file order.
+ *
+ * @example
+ * ```ts
+ * import type { ScanColumns } from "./resume_index.ts";
+ * const none: ScanColumns = {
+ *   ids: [], parents: [], flags: [], offsets: [], labels: [],
+ *   listing: { hasName: false, messageCount: 0, lastMessageMs: 0 },
+ * };
+ * ```
+ */
+export interface ScanColumns {
   ids: string[];
   parents: (string | null)[];
   /** `contextFlags` of each entry. */
   flags: number[];
   /** Byte offset of each entry's line. */
   offsets: number[];
-  /** Positions of the `label` entries. */
+  /** Positions of the `label` entries (in the run). */
   labels: number[];
-  /** The listing fold over every entry. */
+  /** The listing fold over the run's entries. */
   listing: ListingState;
-  /** Parent ids not seen before their child (dangling so far). */
-  unseenParents: string[];
 }
 
 /** A decoded index: the snapshot and the SHA-256 (hex) of each block of its prefix. */
