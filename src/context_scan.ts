@@ -116,18 +116,25 @@ export class ContextScanner {
       if (this.header) throw new Unsure();
       this.header = scan.header;
     }
-    const { at, unseenParents, ids, parents, flags, offsets } = this;
-    const base = ids.length;
+    const { at, unseenParents } = this;
+    const base = this.ids.length;
     for (let i = 0; i < scan.ids.length; i++) {
       const id = scan.ids[i];
       const parent = scan.parents[i];
       if (at.has(id)) throw new Unsure(); // duplicate ids: the tree index decides
       if (parent !== null && !at.has(parent)) unseenParents.add(parent); // self-parents too
       at.set(id, base + i);
-      ids.push(id);
-      parents.push(parent);
-      flags.push(scan.flags[i]);
-      offsets.push(scan.offsets[i]);
+    }
+    if (base === 0) { // the first range (a whole file checked on one thread): its columns
+      ({ ids: this.ids, parents: this.parents, flags: this.flags, offsets: this.offsets } = scan);
+    } else {
+      const { ids, parents, flags, offsets } = this;
+      for (let i = 0; i < scan.ids.length; i++) {
+        ids.push(scan.ids[i]);
+        parents.push(scan.parents[i]);
+        flags.push(scan.flags[i]);
+        offsets.push(scan.offsets[i]);
+      }
     }
     for (const label of scan.labels) this.labels.push(base + label);
     for (const [index, entry] of scan.kept) this.rare.set(base + index, entry);
