@@ -247,7 +247,8 @@ export async function scanFile(
   let hashed: Hashed | undefined;
   if (size !== undefined && size >= (file.parallel!.minBytes ?? PARALLEL_MIN_BYTES)) {
     const blockBytes = file.index && !small ? file.index.blockBytes ?? BLOCK_BYTES : undefined;
-    const reader = { stream: file.stream, digest: file.index?.digest, source: file.source };
+    const stream = (from: number) => file.stream(from);
+    const reader = { stream, digest: file.index?.digest, source: file.source };
     const absorb = (scan: RangeScan) => scanner.absorb(scan);
     ({ newlineEnded, hashed } = await scanInRanges(
       reader,
@@ -256,6 +257,10 @@ export async function scanFile(
       blockBytes,
       absorb,
     ));
+    // The ranges were read through separate handles: a file replaced meanwhile (renamed
+    // over) may have given some of them; the full load reads one file.
+    const now = before?.file !== undefined && await identityOf(file);
+    if (now && now.file !== before!.file) throw new Unsure();
   } else {
     const hasher = !file.index
       ? undefined

@@ -84,6 +84,11 @@ export interface ResumeIndex {
  */
 export interface FileIdentity {
   key: string;
+  /**
+   * What names the file itself whatever its content (device and inode), when known: a
+   * parallel pass whose file was replaced under it (a rename) is not trusted.
+   */
+  file?: string;
   size: number;
   /** The later of the modification and change (metadata) times, in ms. */
   changedMs: number;

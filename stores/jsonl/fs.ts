@@ -168,7 +168,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       const s = statSync(this.#abs(path), { bigint: true });
       const key = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
       const changedMs = Number(s.mtimeMs > s.ctimeMs ? s.mtimeMs : s.ctimeMs);
-      return Promise.resolve({ key, size: Number(s.size), changedMs });
+      return Promise.resolve({ key, file: `${s.dev}:${s.ino}`, size: Number(s.size), changedMs });
     } catch {
       return Promise.resolve(undefined);
     }

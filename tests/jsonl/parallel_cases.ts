@@ -3,10 +3,11 @@
  * Node alike: a session file checked in ranges by worker threads and the calling thread
  * holds what one pass holds and leaves the same resume index; a worker that cannot start
  * leaves every range to the calling thread, with the same answer; an invalid entry in a
- * range a worker checks still declines the file (the full load then words the error), and
- * no worker outlives the pass (a test runner would hang on one).
+ * range a worker checks still declines the file (the full load then words the error), a file
+ * renamed over during the pass is not trusted, and no worker outlives the pass (a test runner
+ * would hang on one).
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "./subjects.ts";
@@ -33,7 +34,7 @@ const WAIT_FOR_WORKER_MS = 30_000;
 function counted(
   abs: string,
   workers: number,
-  options: { workerUrl?: URL; waitForWorker?: boolean } = {},
+  options: { workerUrl?: URL; waitForWorker?: boolean; beforeLocal?: () => void } = {},
 ) {
   const counts = { jobs: 0, local: 0, remote: 0 };
   let started: () => void;
@@ -51,6 +52,7 @@ function counted(
       counts.jobs = jobs.length;
       try {
         return await pool.run(jobs, async (job) => {
+          options.beforeLocal?.();
           counts.local++;
           await workerStarted;
           return await local(job);
@@ -144,6 +146,29 @@ export function parallelScanCases(
       const file = { ...scanFileOf(fs, NAME, true), parallel };
       assertEquals(await scanContext(file, undefined), undefined);
       assertEquals(await scanContext(scanFileOf(fs, NAME, false), undefined), undefined);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+
+  register(`${prefix}: a file renamed over during the pass is not trusted`, async () => {
+    const dir = await tempDir();
+    try {
+      const { header, entries } = generatedSession(1_500, 94);
+      const text = serializeSessionJsonl(header, entries);
+      writeFileSync(join(dir, NAME), text);
+      const fs = new NodeJsonlFolderFs(dir);
+      let replaced = false;
+      const beforeLocal = () => {
+        if (replaced) return;
+        replaced = true; // the same bytes, a new file: ranges may come from either
+        writeFileSync(join(dir, "next.jsonl"), text);
+        renameSync(join(dir, "next.jsonl"), join(dir, NAME));
+      };
+      const { parallel } = counted(join(dir, NAME), 1, { beforeLocal });
+      assertEquals(await scanContext(fileOf(fs, parallel), undefined), undefined);
+      assert(replaced);
+      assert(await scanContext(fileOf(fs, counted(join(dir, NAME), 1).parallel), undefined));
     } finally {
       await removeDir(dir);
     }
