@@ -1,11 +1,11 @@
 /**
  * The checking pass over a large JSONL file on Deno and Node, in ranges side by side: the
  * calling thread and up to {@link MAX_SCAN_WORKERS} worker threads (`node:worker_threads`,
- * which Deno runs too) take the ranges from one queue, so a worker still loading (100-250 ms
- * here) leaves its share to the threads that are ready, and a slow thread simply takes
- * fewer. The first open of the 100k-entry session (231 MB) checked every line on one thread
- * at 1.25× (Deno) and 1.56× (Node) the time of reading and `JSON.parse` of every line
- * (issue 12: at most 1.0×).
+ * which Deno runs too; none on two cores, see {@link defaultScanWorkers}) take the ranges
+ * from one queue, so a worker still loading (100-250 ms here) leaves its share to the
+ * threads that are ready, and a slow thread simply takes fewer. One thread checks the 100k
+ * session (231 MB) at 1.25× (Deno) and 1.56× (Node) the time of reading and `JSON.parse` of
+ * every line, which is all the floor does; only more threads get a first open under it.
  *
  * The worker's module sits beside this one (`_scan_worker.ts` in the sources, `.js` in the
  * npm package, `.mjs` beside a test bundle). Where it cannot start (bundled without it, no
@@ -27,8 +27,11 @@ const here = import.meta.url;
 const WORKER_URL = new URL(`./_scan_worker${here.slice(here.lastIndexOf("."))}`, here);
 
 /**
- * Worker threads for a pass: one fewer than the cores (the calling thread works too), at
- * most {@link MAX_SCAN_WORKERS}.
+ * Worker threads for a pass: two fewer than the cores, at most {@link MAX_SCAN_WORKERS}, so
+ * none on two cores. The calling thread's pass alone keeps about 1.2 cores busy (V8's
+ * garbage collector and the read-ahead run beside it); on the 2-core benchmark machine a
+ * worker beside it made the first open of the 100k session 2-3 times slower, not faster
+ * (bench/README.md, round 7).
  *
  * @example
  * ```ts
@@ -38,7 +41,7 @@ const WORKER_URL = new URL(`./_scan_worker${here.slice(here.lastIndexOf("."))}`,
  */
 export function defaultScanWorkers(): number {
   try {
-    return Math.max(0, Math.min(MAX_SCAN_WORKERS, availableParallelism() - 1));
+    return Math.max(0, Math.min(MAX_SCAN_WORKERS, availableParallelism() - 2));
   } catch {
     return 0;
   }

@@ -49,8 +49,8 @@ export interface FsFolderOptions {
   staleLockMs?: number;
   /**
    * Worker threads that check a large session file (32 MiB or more) beside the calling
-   * thread when it is opened without a resume index; `0` never starts one. Default: one
-   * fewer than the cores, at most 3.
+   * thread when it is opened without a resume index; `0` never starts one. Default: two
+   * fewer than the cores, at most 3 (none on two cores, where one did not pay).
    */
   scanWorkers?: number;
 }
