@@ -120,8 +120,29 @@ export interface ResumeIndexFile {
   digest?: Digest;
 }
 
-/** SHA-256 (hex) of some bytes, synchronously or not. */
-export type Digest = (bytes: Uint8Array) => string | Promise<string>;
+/**
+ * SHA-256 (hex) of some bytes, synchronously or not; with `stream`, also of bytes handed in
+ * pieces (a block hashed as it streams by, never copied into one buffer first).
+ */
+export type Digest = ((bytes: Uint8Array) => string | Promise<string>) & {
+  stream?: () => DigestStream;
+};
+
+/**
+ * A SHA-256 taking its input in pieces.
+ *
+ * @example
+ * ```ts
+ * import type { DigestStream } from "./resume_index.ts";
+ * declare const hash: DigestStream;
+ * hash.update(new Uint8Array([1])); hash.update(new Uint8Array([2]));
+ * hash.digest(); // the hex digest of [1, 2]
+ * ```
+ */
+export interface DigestStream {
+  update(bytes: Uint8Array): void;
+  digest(): string;
+}
 
 /** Files smaller than this get no resume index: checking them in full is quick already. */
 export const RESUME_INDEX_MIN_BYTES = 8 << 20;
@@ -236,6 +257,8 @@ export class BlockHasher {
   #length = 0;
   readonly #done: string[] = [];
   readonly #pending: Promise<string>[] = [];
+  /** The current block's hash, when the digest streams. */
+  #running?: DigestStream;
 
   readonly #digest: Digest;
 
@@ -265,6 +288,7 @@ export class BlockHasher {
 
   push(chunk: Uint8Array): void {
     this.#length += chunk.length;
+    if (this.#digest.stream) return this.#stream(chunk);
     let at = 0;
     while (at < chunk.length) {
       this.#block ??= new Uint8Array(this.blockBytes);
@@ -274,6 +298,24 @@ export class BlockHasher {
       at += take;
       if (this.#filled === this.blockBytes) {
         this.#queue(this.#block);
+        this.#filled = 0;
+      }
+    }
+  }
+
+  /** `chunk` into the block's running hash (no copy: the 100k session's first open copied
+   * its 231 MB into blocks in about 110 ms). */
+  #stream(chunk: Uint8Array): void {
+    let at = 0;
+    while (at < chunk.length) {
+      this.#running ??= this.#digest.stream!();
+      const take = Math.min(chunk.length - at, this.blockBytes - this.#filled);
+      this.#running.update(chunk.subarray(at, at + take));
+      this.#filled += take;
+      at += take;
+      if (this.#filled === this.blockBytes) {
+        this.#pending.push(Promise.resolve(this.#running.digest()));
+        this.#running = undefined;
         this.#filled = 0;
       }
     }
@@ -292,6 +334,11 @@ export class BlockHasher {
 
   /** The digests of every block, the last one partial (empty input: none). */
   async digests(): Promise<string[]> {
+    if (this.#running && this.#filled > 0) {
+      this.#pending.push(Promise.resolve(this.#running.digest()));
+      this.#running = undefined;
+      this.#filled = 0;
+    }
     if (this.#block && this.#filled > 0) {
       this.#queue(this.#block.subarray(0, this.#filled));
       this.#filled = 0;

@@ -11,7 +11,7 @@
  * @module
  */
 import type { ParallelScan } from "../../src/context_scan.ts";
-import type { FileIdentity } from "../../src/resume_index.ts";
+import type { DigestStream, FileIdentity } from "../../src/resume_index.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 
 /**
@@ -136,6 +136,8 @@ export interface JsonlFolderFs {
    * twice as long as Node's hash.
    */
   sha256Hex?(bytes: Uint8Array): string;
+  /** Optional, with {@link sha256Hex}: the same hash fed in pieces (no block copied first). */
+  sha256Stream?(): DigestStream;
   /**
    * What names the file's current content without reading it (device, inode, size,
    * modification and change times), or `undefined` when it does not exist. Optional: with

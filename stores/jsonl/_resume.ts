@@ -53,7 +53,10 @@ function indexFile(fs: JsonlFolderFs, path: string): ResumeIndexFile {
     async save(bytes) {
       await fs.writeAtomic(at, bytes, { durability: "relaxed" });
     },
-    digest: fs.sha256Hex && ((bytes) => fs.sha256Hex!(bytes)),
+    digest: fs.sha256Hex &&
+      Object.assign((bytes: Uint8Array) => fs.sha256Hex!(bytes), {
+        stream: fs.sha256Stream && (() => fs.sha256Stream!()),
+      }),
     identity: fs.fileIdentity && (() => fs.fileIdentity!(path)),
   };
 }

@@ -10,7 +10,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { type RangeJob, runRangeJob } from "../../src/range_scan.ts";
 import { readAhead } from "./_read_ahead.ts";
-import { sha256HexSync } from "./_digest.ts";
+import { nodeDigest } from "./_digest.ts";
 
 /** A message from a scan worker to its pool. */
 export type ScanWorkerMessage =
@@ -24,7 +24,7 @@ if (port) {
   const reply = (message: ScanWorkerMessage) => port.postMessage(message);
   port.on("message", async (job: RangeJob) => {
     try {
-      reply({ scan: await runRangeJob((from) => readAhead(path, from), job, sha256HexSync) });
+      reply({ scan: await runRangeJob((from) => readAhead(path, from), job, nodeDigest) });
     } catch (error) {
       reply({ failed: String(error) });
     }

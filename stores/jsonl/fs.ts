@@ -12,7 +12,7 @@ import { access, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
-import type { FileIdentity } from "../../src/resume_index.ts";
+import type { DigestStream, FileIdentity } from "../../src/resume_index.ts";
 import type { ParallelScan } from "../../src/context_scan.ts";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
@@ -25,7 +25,7 @@ import {
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
 import { readAhead } from "./_read_ahead.ts";
-import { sha256HexSync } from "./_digest.ts";
+import { sha256HexSync, sha256Stream } from "./_digest.ts";
 import { scanPool } from "./_scan_pool.ts";
 import { releaseParked } from "./_park.ts";
 import { readDirectory } from "./_native.ts";
@@ -177,6 +177,11 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   /** SHA-256 (hex) of `bytes`: `node:crypto`, about twice as fast as `crypto.subtle` here. */
   sha256Hex(bytes: Uint8Array): string {
     return sha256HexSync(bytes);
+  }
+
+  /** {@link sha256Hex} fed in pieces: a large file's blocks are hashed as they stream by. */
+  sha256Stream(): DigestStream {
+    return sha256Stream();
   }
 
   /** {@link read}, synchronously (a lazily opened session's entry bodies, `src/lazy_scan.ts`). */

@@ -12,7 +12,8 @@ import assert from "node:assert/strict";
 import { serializeSessionJsonl, type SessionEntry } from "../../core.ts";
 import { scanContext } from "../../src/context_scan.ts";
 import { scanLazy } from "../../src/lazy_scan.ts";
-import { sha256Hex } from "../../src/resume_index.ts";
+import { BlockHasher, type ResumeIndex, sha256Hex } from "../../src/resume_index.ts";
+import { createHash } from "node:crypto";
 import { mutate } from "../stress/_mutate.ts";
 import { Rng } from "../stress/_shared.ts";
 import { agrees, BLOCK, fullAnswer, join, memoryFile, sessionBytes } from "./scan_files.ts";
@@ -224,4 +225,42 @@ test("an identity too recent, or one that changed during the pass, is not kept",
     await scanContext(next, undefined);
     assert.ok(next.counts.reads >= Math.ceil(bytes.length / BLOCK), `${what}: hashed, not trusted`);
   }
+});
+
+test("a digest fed in pieces gives the blocks a digest of whole blocks gives", async () => {
+  const rng = new Rng(7);
+  const bytes = new Uint8Array(10_000).map(() => rng.int(256));
+  const whole = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
+  let streams = 0;
+  const streaming = Object.assign((b: Uint8Array) => whole(b), {
+    stream: () => {
+      streams++;
+      const hash = createHash("sha256");
+      return { update: (b: Uint8Array) => void hash.update(b), digest: () => hash.digest("hex") };
+    },
+  });
+  const feed = (hasher: BlockHasher, from: number, to: number) => {
+    for (let at = from; at < to;) {
+      const next = Math.min(to, at + 1 + rng.int(1_700)); // chunks across block edges
+      hasher.push(bytes.subarray(at, next));
+      at = next;
+    }
+    return hasher;
+  };
+  const expected = await feed(new BlockHasher(BLOCK, whole), 0, bytes.length).digests();
+  assert.equal(expected.length, 10);
+  assert.deepEqual(
+    await feed(new BlockHasher(BLOCK, streaming), 0, bytes.length).digests(),
+    expected,
+  );
+  assert.ok(streams >= 10, "the blocks were streamed");
+  // Resumed after a prefix ending inside a block, as an index that grew is.
+  const prefix = 4_321;
+  const index = {
+    snapshot: { bytes: prefix } as ResumeIndex["snapshot"],
+    blockBytes: BLOCK,
+    blocks: expected.slice(0, 4),
+  };
+  const resumed = BlockHasher.resume(index, bytes.subarray(4_000, prefix), streaming);
+  assert.deepEqual(await feed(resumed, prefix, bytes.length).digests(), expected);
 });
