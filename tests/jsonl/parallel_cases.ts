@@ -9,9 +9,10 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { assert, assertEquals } from "../conformance/assert.ts";
+import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "./subjects.ts";
-import { serializeSessionJsonl } from "../../core.ts";
+import { serializeSessionJsonl, SessionFormatError, SessionManager } from "../../core.ts";
+import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
 import { type ParallelScan, scanContext, type ScanFile } from "../../src/context_scan.ts";
 import { scanLazy } from "../../src/lazy_scan.ts";
 import { NodeJsonlFolderFs } from "../../stores/jsonl/fs.ts";
@@ -173,4 +174,39 @@ export function parallelScanCases(
       await removeDir(dir);
     }
   });
+
+  register(
+    `${prefix}: through the store, a bad line a worker found is the full parser's error`,
+    async () => {
+      const dir = await tempDir();
+      try {
+        const { header, entries } = generatedSession(1_500, 95);
+        const lines = serializeSessionJsonl(header, entries).trimEnd().split("\n");
+        const at = lines.length - 5;
+        lines[at] = JSON.stringify({ ...JSON.parse(lines[at]), parentId: 42 });
+        const text = lines.join("\n") + "\n";
+        writeFileSync(join(dir, NAME), text);
+        /** The folder backend with workers for any file, in small ranges. */
+        class WorkerFs extends NodeJsonlFolderFs {
+          override parallelScan(path: string): ParallelScan | undefined {
+            const pool = scanPool(join(dir, path), { workers: 1 })!;
+            return { ...pool, minBytes: 0, rangeBytes: RANGE_BYTES };
+          }
+        }
+        const store = new JsonlSessionStore(new WorkerFs(dir));
+        try {
+          const error = await assertRejects(
+            () => SessionManager.open(store, header.id),
+            SessionFormatError,
+          );
+          assertEquals(error.line, at + 1, "the line the full parser names");
+        } finally {
+          await store.close();
+        }
+        assertEquals(readFileSync(join(dir, NAME), "utf8"), text, "the file is untouched");
+      } finally {
+        await removeDir(dir);
+      }
+    },
+  );
 }
