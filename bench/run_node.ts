@@ -9,7 +9,7 @@
  * `deno task bench:node` runs the same plan as `bench/run.ts` with `--runtimes=node`.
  * @module
  */
-import { bundleScanWorker } from "../tools/scan_worker_bundle.ts";
+import { bundleScanWorker, NODE_BUNDLE_FLAGS } from "../tools/node_bundle.ts";
 
 const REPO = new URL("../", import.meta.url).pathname;
 const OUT = `${REPO}dist/bench-node`;
@@ -34,11 +34,7 @@ async function bundle(modules: string[]): Promise<{ ok: boolean; message: string
   const output = await new Deno.Command(`${REPO}node_modules/.bin/esbuild`, {
     args: [
       `${OUT}/entry.ts`,
-      "--bundle",
-      "--platform=node",
-      "--format=esm",
-      "--packages=external",
-      "--target=node20",
+      ...NODE_BUNDLE_FLAGS,
       "--log-level=error",
       `--outfile=${OUT}/child.mjs`,
     ],

@@ -6,7 +6,7 @@
  * Entry files: tests/unit/*.test.ts (runtime-agnostic, written with node:test) and
  * tests/node/*.test.ts (Node-only drivers and the conformance suite).
  */
-import { bundleScanWorker } from "../../tools/scan_worker_bundle.ts";
+import { bundleScanWorker, NODE_BUNDLE_FLAGS } from "../../tools/node_bundle.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const outdir = `${root}dist/node-tests`;
@@ -32,11 +32,7 @@ async function run(command: string, args: string[]): Promise<number> {
 
 const bundled = await run(`${root}node_modules/.bin/esbuild`, [
   ...entries,
-  "--bundle",
-  "--platform=node",
-  "--format=esm",
-  "--packages=external",
-  "--target=node20",
+  ...NODE_BUNDLE_FLAGS,
   "--log-level=warning",
   `--outdir=${outdir}`,
   "--outbase=tests",

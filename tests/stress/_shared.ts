@@ -7,6 +7,7 @@
  * @module
  */
 import type { SessionEntry, SessionHeader } from "../../core.ts";
+import { bundleScanWorker, NODE_BUNDLE_FLAGS } from "../../tools/node_bundle.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -102,11 +103,7 @@ export function nodeChildBundle(): Promise<string> {
     const { code, stderr } = await new Deno.Command(`${ROOT}node_modules/.bin/esbuild`, {
       args: [
         "tests/stress/child.ts",
-        "--bundle",
-        "--platform=node",
-        "--format=esm",
-        "--packages=external",
-        "--target=node20",
+        ...NODE_BUNDLE_FLAGS,
         "--log-level=warning",
         `--outfile=${out}`,
       ],
@@ -114,6 +111,7 @@ export function nodeChildBundle(): Promise<string> {
       stderr: "piped",
     }).output();
     if (code !== 0) throw new Error(`esbuild failed: ${new TextDecoder().decode(stderr)}`);
+    if (await bundleScanWorker(`${ROOT}dist/stress`) !== 0) throw new Error("esbuild failed");
     return out;
   })();
   return nodeBundle;
