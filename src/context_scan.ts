@@ -32,20 +32,19 @@ import {
   type ScanSnapshot,
   verifyBlocks,
 } from "./resume_index.ts";
+import { type ByteText, type RangeScan, scanRange, Unsure } from "./range_scan.ts";
 import {
   type Hashed,
   PARALLEL_MIN_BYTES,
   type ParallelScan,
-  type RangeScan,
   scanInRanges,
-  scanRange,
-  Unsure,
-} from "./range_scan.ts";
+} from "./parallel_scan.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
 import { headerProblem } from "./entry_check.ts";
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
 
-export { type ParallelScan, Unsure } from "./range_scan.ts";
+export { Unsure } from "./range_scan.ts";
+export type { ParallelScan } from "./parallel_scan.ts";
 
 /**
  * The pass's state: the compact index, the listing fold and the rare entries, from the
@@ -195,6 +194,8 @@ export interface ScanFile {
   parallel?: ParallelScan;
   /** The file's size, when known without reading it (to plan a parallel pass). */
   size?: () => Promise<number | undefined>;
+  /** The runtime's native conversions of bytes to text, which spare most lines a decode. */
+  text?: ByteText;
 }
 
 /**
@@ -248,7 +249,7 @@ export async function scanFile(
   if (size !== undefined && size >= (file.parallel!.minBytes ?? PARALLEL_MIN_BYTES)) {
     const blockBytes = file.index && !small ? file.index.blockBytes ?? BLOCK_BYTES : undefined;
     const stream = (from: number) => file.stream(from);
-    const reader = { stream, digest: file.index?.digest, source: file.source };
+    const reader = { stream, digest: file.index?.digest, source: file.source, text: file.text };
     const absorb = (scan: RangeScan) => scanner.absorb(scan);
     ({ newlineEnded, hashed } = await scanInRanges(
       reader,
@@ -274,7 +275,12 @@ export async function scanFile(
       file.keep?.add(chunk);
     };
     const job = { start: from, aligned: true, line: scanner.nextLine };
-    const scan = await scanRange((at) => file.stream(at), job, onBytes, file.source);
+    const reader = {
+      stream: (at: number) => file.stream(at),
+      source: file.source,
+      text: file.text,
+    };
+    const scan = await scanRange(reader, job, onBytes);
     scanner.absorb(scan);
     newlineEnded = scan.newlineEnded;
     hashed = hasher;

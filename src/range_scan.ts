@@ -7,9 +7,9 @@
  * listing's order-dependent fields) is left to `ContextScanner.absorb` (`context_scan.ts`),
  * which takes the ranges in file order.
  *
- * A file is one range (the sequential pass), or several checked side by side: on Deno and
- * Node, by worker threads (`stores/jsonl/_scan_pool.ts`). Ranges need not start at a line:
- * a range owns the lines that start in it (a line starts at byte 0 or after a 0x0A), so a
+ * A file is one range (the sequential pass), or several checked side by side
+ * (`parallel_scan.ts`; on Deno and Node, by worker threads: `stores/jsonl/_scan_pool.ts`).
+ * Ranges need not start at a line: a range owns the lines that start in it (a line starts at byte 0 or after a 0x0A), so a
  * line across a boundary is read by the range it starts in, and two ranges that meet at a
  * byte offset never both read, nor both miss, a line.
  *
@@ -25,7 +25,9 @@ import {
   CONTEXT_WINDOW,
   contextFlags,
 } from "./context_load.ts";
-import { JsonlLineSplitter, type JsonlRecord } from "./_jsonl_lines.ts";
+import { type ByteText, JsonlLineSplitter, type JsonlRecord } from "./_jsonl_lines.ts";
+
+export type { ByteText } from "./_jsonl_lines.ts";
 import { applyEntryToListing, emptyListingState, ORDER_DEPENDENT_TYPES } from "./listing.ts";
 import { upgradeRecords } from "./migrate.ts";
 import type { SessionEntry } from "./schema.ts";
@@ -95,10 +97,39 @@ export interface RangeScan extends ScanColumns {
   header?: Record<string, unknown>;
   /** Entries kept whole, by position in this range (rare and listing-ordered ones). */
   kept: [number, SessionEntry][];
+  /** Lines checked from their ISO-8859-1 text (`RangeReader.text`), when any were. */
+  taken?: number;
   /** SHA-256 (hex) of each `blockBytes` block of `[job.start, job.end)`, when asked. */
   digests?: string[];
   /** Bytes hashed into `digests`. */
   hashed?: number;
+}
+
+/** How a range's bytes are read. */
+export interface RangeReader {
+  /** The file's bytes from `from`, streamed. */
+  stream(from: number): AsyncIterable<Uint8Array>;
+  /** Block digests for a resume index (default `crypto.subtle`). */
+  digest?: Digest;
+  /** The file as shown to people (error messages). */
+  source?: string;
+  /**
+   * Native conversions of bytes to text. With them, a line that is valid UTF-8 is parsed
+   * from its ISO-8859-1 text (one char per byte: a one-byte string, no UTF-8 decoding),
+   * which parses exactly when its UTF-8 text does: JSON's syntax is ASCII, and every other
+   * byte only ever stands inside a string. Such a line is taken when what the pass keeps
+   * of it is ASCII (its id, parent, timestamp) and its text is not read (the listing's
+   * first message, the entries kept whole); every other line is decoded as UTF-8. The
+   * pass over the 100k session took 24 % less time on Node, 4 % on Deno (whose `TextDecoder`
+   * is fast already).
+   */
+  text?: ByteText;
+}
+
+/** Whether `value` is an ASCII string (a short one: ids, timestamps). */
+function ascii(value: string): boolean {
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /** The per-line work of a range: parse, validate, keep the columns. */
@@ -126,22 +157,53 @@ class RangeScanner {
   readonly onRecord = (record: JsonlRecord): void => {
     const value = JSON.parse(record.text) as unknown; // a parse error: the full parser words it
     if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Unsure();
-    const scan = this.scan;
     if (this.#expectHeader) {
       const header = value as Record<string, unknown>;
       if (header.type !== "session") throw new Unsure();
       if (upgradeRecords(header, []).upgraded) throw new Unsure(); // older formats: full load
-      scan.header = header;
+      this.scan.header = header;
       this.#expectHeader = false;
       return;
     }
     const entry = value as SessionEntry;
     if (validateEntry(entry)) throw new Unsure();
+    const flags = contextFlags(entry);
+    this.#add(entry, flags, record.byteOffset);
+  };
+
+  /**
+   * A line of valid UTF-8 parsed from its ISO-8859-1 text (`RangeReader.text`); `false`
+   * when anything the pass keeps could differ from its UTF-8 text, or it does not check
+   * (then the decoded line decides, and words any error).
+   */
+  readonly take = (latin1: string, byteOffset: number): boolean => {
+    if (this.#expectHeader) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(latin1);
+    } catch {
+      return false;
+    }
+    if (validateEntry(value)) return false; // not an object too
+    const entry = value as SessionEntry;
+    // Messages only: the listing reads other entries' text (names, summaries).
+    if (entry.type !== "message" || !ascii(entry.id) || !ascii(entry.timestamp)) return false;
+    if (entry.parentId !== null && !ascii(entry.parentId)) return false;
+    const listing = this.scan.listing;
+    if (listing.firstMessage === undefined && entry.message.role === "user") return false;
+    const flags = contextFlags(entry);
+    if (flags & RARE) return false; // kept whole
+    this.#add(entry, flags, byteOffset);
+    this.scan.taken = (this.scan.taken ?? 0) + 1;
+    return true;
+  };
+
+  #add(entry: SessionEntry, flags: number, byteOffset: number): void {
+    const scan = this.scan;
     const index = scan.ids.length;
     scan.ids.push(entry.id);
     scan.parents.push(entry.parentId);
-    scan.offsets.push(record.byteOffset);
-    const flags = contextFlags(entry);
+    scan.offsets.push(byteOffset);
     scan.flags.push(flags);
     if (entry.type === "label") scan.labels.push(index);
     applyEntryToListing(scan.listing, entry);
@@ -151,7 +213,7 @@ class RangeScanner {
     if (flags & RARE || entry.type === "model_change" || ORDER_DEPENDENT_TYPES.has(entry.type)) {
       scan.kept.push([index, entry]);
     }
-  };
+  }
 }
 
 /**
@@ -167,19 +229,20 @@ class RangeScanner {
  *     '{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"a"}\n',
  * );
  * const stream = async function* (from: number) { yield bytes.subarray(from); };
- * const scan = await scanRange(stream, { start: 0 });
+ * const scan = await scanRange({ stream }, { start: 0 });
  * scan.ids; // ["a"]
  * ```
  */
 export async function scanRange(
-  stream: (from: number) => AsyncIterable<Uint8Array>,
+  reader: RangeReader,
   job: RangeJob,
   onBytes?: (chunk: Uint8Array) => void,
-  source?: string,
 ): Promise<RangeScan> {
   const { start, end } = job;
+  const { source, text } = reader;
   const aligned = start === 0 || job.aligned === true;
   const scanner = new RangeScanner(start, start === 0);
+  const shortcut = text && { text, take: scanner.take };
   const scan = scanner.scan;
   // A range not known to start at a line reads from the byte before it: a line break there
   // makes `start` itself a line start.
@@ -190,12 +253,13 @@ export async function scanRange(
     scan.start = at;
     // Line numbers only word errors, which the full parser words; 1 is the header's line.
     firstLine = aligned ? (job.line ?? 1) : 2;
-    splitter = new JsonlLineSplitter(scanner.onRecord, source, { byteOffset: at, line: firstLine });
+    const from = { byteOffset: at, line: firstLine };
+    splitter = new JsonlLineSplitter(scanner.onRecord, source, from, shortcut);
   };
   if (aligned) open(start);
   let fed = false; // the range's last line was fed (its line break at or after `end - 1`)
   let last = 10;
-  for await (const chunk of stream(position)) {
+  for await (const chunk of reader.stream(position)) {
     const chunkEnd = position + chunk.length;
     if (onBytes) {
       const from = Math.max(start, position) - position;
@@ -248,123 +312,15 @@ export async function scanRange(
  *   '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z"}\n',
  * );
  * const stream = async function* (from: number) { yield bytes.subarray(from); };
- * (await runRangeJob(stream, { start: 0, blockBytes: 4 << 20 })).digests?.length; // 1
+ * (await runRangeJob({ stream }, { start: 0, blockBytes: 4 << 20 })).digests?.length; // 1
  * ```
  */
-export async function runRangeJob(
-  stream: (from: number) => AsyncIterable<Uint8Array>,
-  job: RangeJob,
-  digest?: Digest,
-  source?: string,
-): Promise<RangeScan> {
-  const hasher = job.blockBytes ? new BlockHasher(job.blockBytes, digest) : undefined;
-  const scan = await scanRange(stream, job, hasher && ((chunk) => hasher.push(chunk)), source);
+export async function runRangeJob(reader: RangeReader, job: RangeJob): Promise<RangeScan> {
+  const hasher = job.blockBytes ? new BlockHasher(job.blockBytes, reader.digest) : undefined;
+  const scan = await scanRange(reader, job, hasher && ((chunk) => hasher.push(chunk)));
   if (hasher) {
     scan.digests = await hasher.digests();
     scan.hashed = hasher.length;
   }
   return scan;
-}
-
-/**
- * A backend's way to check the ranges of a large file side by side.
- *
- * @example
- * ```ts
- * import type { ParallelScan } from "./range_scan.ts";
- * // One thread, jobs in order: what a backend without threads would do.
- * const inOrder: ParallelScan = {
- *   run: async (jobs, local) => { const out = []; for (const job of jobs) out.push(await local(job)); return out; },
- * };
- * ```
- */
-export interface ParallelScan {
-  /** Files at least this large are checked in ranges (default {@link PARALLEL_MIN_BYTES}). */
-  minBytes?: number;
-  /** Bytes per range (default {@link RANGE_BYTES}; rounded to whole index blocks). */
-  rangeBytes?: number;
-  /**
-   * Run every job, some on other threads, the rest as `local` runs them on this one;
-   * resolves their scans in job order. Rejects with `local`'s error for a job that fails.
-   */
-  run(jobs: RangeJob[], local: (job: RangeJob) => Promise<RangeScan>): Promise<RangeScan[]>;
-}
-
-/** Files at least this large are checked in ranges side by side, where the backend can. */
-export const PARALLEL_MIN_BYTES = 32 << 20;
-/** Bytes per range of a parallel check (whole blocks of the index: their digests join). */
-export const RANGE_BYTES = 8 << 20;
-
-/** The ranges of a `size`-byte file, the last one open-ended (the file may grow). */
-function planRanges(size: number, rangeBytes: number, blockBytes?: number): RangeJob[] {
-  const step = blockBytes
-    ? Math.max(1, Math.round(rangeBytes / blockBytes)) * blockBytes
-    : rangeBytes;
-  const count = Math.max(1, Math.floor(size / step));
-  const jobs: RangeJob[] = [];
-  for (let k = 0; k < count; k++) {
-    jobs.push({ start: k * step, end: k === count - 1 ? undefined : (k + 1) * step, blockBytes });
-  }
-  return jobs;
-}
-
-/**
- * What a pass hashed, for the resume index (`resume_index.ts`'s `BlockHasher` is one).
- *
- * @example
- * ```ts
- * import type { Hashed } from "./range_scan.ts";
- * const none: Hashed = { blockBytes: 4096, length: 0, digests: () => Promise.resolve([]) };
- * ```
- */
-export interface Hashed {
-  readonly blockBytes: number;
-  digests(): Promise<string[]>;
-  /** Bytes hashed in total (from the file's start). */
-  length: number;
-}
-
-/**
- * The whole file `reader` reads, checked in ranges side by side by `parallel`, each handed
- * to `absorb` in file order; the digests of its blocks when `blockBytes` asks.
- *
- * @example
- * ```ts
- * import { type ParallelScan, scanInRanges } from "./range_scan.ts";
- * const bytes = new TextEncoder().encode(
- *   '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z"}\n',
- * );
- * const reader = { stream: async function* (from = 0) { yield bytes.subarray(from); } };
- * // Every range on this thread, all at once.
- * const parallel: ParallelScan = { run: (jobs, local) => Promise.all(jobs.map(local)) };
- * await scanInRanges(reader, parallel, bytes.length, undefined, (scan) => console.log(scan.header));
- * ```
- */
-export async function scanInRanges(
-  reader: {
-    stream(from: number): AsyncIterable<Uint8Array>;
-    digest?: Digest;
-    source?: string;
-  },
-  parallel: ParallelScan,
-  size: number,
-  blockBytes: number | undefined,
-  absorb: (scan: RangeScan) => void,
-): Promise<{ newlineEnded: boolean; hashed?: Hashed }> {
-  const jobs = planRanges(size, parallel.rangeBytes ?? RANGE_BYTES, blockBytes);
-  const local = (job: RangeJob) =>
-    runRangeJob((from) => reader.stream(from), job, reader.digest, reader.source);
-  const scans = await parallel.run(jobs, local);
-  let newlineEnded = true;
-  for (const scan of scans) {
-    absorb(scan);
-    if (scan.end > scan.start) newlineEnded = scan.newlineEnded;
-  }
-  if (!blockBytes) return { newlineEnded };
-  // Every range but the last hashed whole blocks, so their digests join.
-  const whole = scans.slice(0, -1).every((scan, k) => scan.hashed === jobs[k].end! - jobs[k].start);
-  const length = scans.reduce((sum, scan) => sum + (scan.hashed ?? 0), 0);
-  const digests = scans.flatMap((scan) => scan.digests ?? []);
-  const hashed = { blockBytes, length, digests: () => Promise.resolve(digests) };
-  return { newlineEnded, hashed: whole ? hashed : undefined };
 }

@@ -11,6 +11,7 @@
  * @module
  */
 import type { ParallelScan } from "../../src/context_scan.ts";
+import type { ByteText } from "../../src/range_scan.ts";
 import type { DigestStream, FileIdentity } from "../../src/resume_index.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 
@@ -149,6 +150,12 @@ export interface JsonlFolderFs {
    * side (worker threads); without it, or when it answers `undefined`, one thread does.
    */
   parallelScan?(path: string): ParallelScan | undefined;
+  /**
+   * Optional: native ISO-8859-1 text of bytes and a fast UTF-8 check. With them, the
+   * checking pass parses most lines without decoding their UTF-8 first (`ByteText` in
+   * `src/range_scan.ts`: the 100k session's pass took 24 % less time on Node).
+   */
+  readonly byteText?: ByteText;
   /**
    * Write `data` at offset `expectedSize` of an existing file and make it durable; resolves
    * the file's new size and mtime. Rejects (writing nothing) when the file is missing or its

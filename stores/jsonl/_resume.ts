@@ -79,6 +79,7 @@ export function scanFileOf(fs: JsonlFolderFs, path: string, withIndex: boolean):
     read: (start, end) => fs.read(path, start, end),
     index: withIndex ? indexFile(fs, path) : undefined,
     parallel: fs.parallelScan?.(path),
+    text: fs.byteText,
     size: async () => (await fs.stat(path))?.size,
   };
 }

@@ -11,6 +11,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { type RangeJob, runRangeJob } from "../../src/range_scan.ts";
 import { readAhead } from "./_read_ahead.ts";
 import { nodeDigest } from "./_digest.ts";
+import { nodeByteText } from "./_byte_text.ts";
 
 /** A message from a scan worker to its pool. */
 export type ScanWorkerMessage =
@@ -24,7 +25,8 @@ if (port) {
   const reply = (message: ScanWorkerMessage) => port.postMessage(message);
   port.on("message", async (job: RangeJob) => {
     try {
-      reply({ scan: await runRangeJob((from) => readAhead(path, from), job, nodeDigest) });
+      const reader = { stream: (from: number) => readAhead(path, from), digest: nodeDigest };
+      reply({ scan: await runRangeJob({ ...reader, text: nodeByteText }, job) });
     } catch (error) {
       reply({ failed: String(error) });
     }

@@ -14,6 +14,7 @@ import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
 import type { DigestStream, FileIdentity } from "../../src/resume_index.ts";
 import type { ParallelScan } from "../../src/context_scan.ts";
+import type { ByteText } from "../../src/range_scan.ts";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
   type FileStat,
@@ -26,6 +27,7 @@ import {
 import { acquireLockFile } from "./_lockfile.ts";
 import { readAhead } from "./_read_ahead.ts";
 import { sha256HexSync, sha256Stream } from "./_digest.ts";
+import { nodeByteText } from "./_byte_text.ts";
 import { scanPool } from "./_scan_pool.ts";
 import { releaseParked } from "./_park.ts";
 import { readDirectory } from "./_native.ts";
@@ -156,6 +158,9 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   async read(path: string, start: number, end: number): Promise<Uint8Array> {
     return this.readSync(path, start, end);
   }
+
+  /** `node:buffer`'s ISO-8859-1 text and UTF-8 check, for the checking pass. */
+  readonly byteText: ByteText = nodeByteText;
 
   /** Worker threads for the checking pass over a large file (`_scan_pool.ts`). */
   parallelScan(path: string): ParallelScan | undefined {
