@@ -1,0 +1,44 @@
+/**
+ * Entry bodies of a lazily opened JSONL file (src/lazy_scan.ts) are read back from the file
+ * by offset: in file order (how a context is built) one read serves many bodies, read
+ * backwards no read reaches past the body asked for, and every body equals the parsed
+ * entry either way. Runs under `deno test` and, bundled, under Node 20.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parseSessionJsonlSync } from "../../core.ts";
+import { READ_AHEAD_BYTES, scanLazy } from "../../src/lazy_scan.ts";
+import { memoryFile, sessionBytes } from "./scan_files.ts";
+
+/** A lazy open of a generated session whose body reads are counted. */
+async function opened() {
+  const { bytes } = sessionBytes(3_000, 5);
+  const reads = { count: 0, bytes: 0 };
+  const readSync = (start: number, end: number) => {
+    reads.count++;
+    const slice = bytes.slice(start, end);
+    reads.bytes += slice.length;
+    return slice;
+  };
+  const lazy = await scanLazy(memoryFile(bytes), { key: "a", readSync });
+  assert.ok(lazy, "the lazy open answers");
+  reads.count = reads.bytes = 0; // the open's own reads
+  return { session: lazy.session, bytes, reads, entries: parseSessionJsonlSync(bytes).entries };
+}
+
+test("bodies read in file order share reads", async () => {
+  const { session, bytes, reads, entries } = await opened();
+  const bodies = session.ids.map((_, i) => session.read(i));
+  assert.deepStrictEqual(bodies, entries);
+  const windows = Math.ceil(bytes.length / READ_AHEAD_BYTES);
+  assert.ok(bytes.length > 4 * READ_AHEAD_BYTES, `${bytes.length} bytes: several windows`);
+  assert.ok(reads.count <= 2 * windows, `${reads.count} reads for ${entries.length} bodies`);
+});
+
+test("bodies read backwards are read one by one, nothing read ahead", async () => {
+  const { session, bytes, reads, entries } = await opened();
+  const positions = session.ids.map((_, i) => i).reverse();
+  const bodies = positions.map((i) => session.read(i));
+  assert.deepStrictEqual(bodies.reverse(), entries);
+  assert.ok(reads.bytes <= bytes.length + READ_AHEAD_BYTES, `${reads.bytes} bytes read`);
+});
