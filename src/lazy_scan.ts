@@ -163,8 +163,8 @@ export async function scanLazy(
     const { scanner, header } = await scanFile({ ...file, keep: bodies.keep });
     bodies.length = scanner.end;
     const parsed = new Map<number, SessionEntry>(scanner.rare);
-    // Not the scanner: its id map would live as long as the manager, beside the index's own.
-    const { ids, parents, flags, listing, labels, offsets, end } = scanner;
+    // Not the scanner itself: the index takes its id map over, nothing else of it lives on.
+    const { ids, parents, flags, listing, labels, offsets, end, at: positions } = scanner;
     const read = (i: number) => {
       // From an entry's first byte to the next one's: only line breaks follow the record.
       const entry = entryFromText(bodies.text(offsets[i], offsets[i + 1] ?? end), ids[i]);
@@ -180,6 +180,7 @@ export async function scanLazy(
       flags,
       listing,
       parsed,
+      positions,
       read,
       labelPositions,
     };
