@@ -28,6 +28,8 @@ import { acquireLockFile } from "./_lockfile.ts";
 import { readAhead } from "./_read_ahead.ts";
 import { sha256HexSync, sha256Stream } from "./_digest.ts";
 import { nodeByteText } from "./_byte_text.ts";
+
+const ON_DENO = "Deno" in globalThis;
 import { scanPool } from "./_scan_pool.ts";
 import { releaseParked } from "./_park.ts";
 import { readDirectory } from "./_native.ts";
@@ -179,15 +181,16 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     }
   }
 
-  /** SHA-256 (hex) of `bytes`: `node:crypto`, about twice as fast as `crypto.subtle` here. */
-  sha256Hex(bytes: Uint8Array): string {
-    return sha256HexSync(bytes);
-  }
+  /**
+   * SHA-256 (hex) of `bytes` on Node: `node:crypto`, about twice as fast as `crypto.subtle`.
+   * Not on Deno, whose `crypto.subtle` hashes on another thread beside the checking pass:
+   * the first open of the 100k session took 1,096 against 1,244 ms (median of 8 alternated
+   * opens), where Node showed no difference (bench/README.md "Round 8").
+   */
+  readonly sha256Hex?: (bytes: Uint8Array) => string = ON_DENO ? undefined : sha256HexSync;
 
   /** {@link sha256Hex} fed in pieces: a large file's blocks are hashed as they stream by. */
-  sha256Stream(): DigestStream {
-    return sha256Stream();
-  }
+  readonly sha256Stream?: () => DigestStream = ON_DENO ? undefined : sha256Stream;
 
   /** {@link read}, synchronously (a lazily opened session's entry bodies, `src/lazy_scan.ts`). */
   readSync(path: string, start: number, end: number): Uint8Array {
