@@ -86,8 +86,8 @@ class FileBodies implements Detachable {
   readonly key: string;
   readonly #readSync?: (start: number, end: number) => Uint8Array;
   #kept?: RetainedBytes;
-  /** The last bytes read from the file, from offset `start`. */
-  #window?: { start: number; bytes: Uint8Array };
+  /** The last bytes read from the file, from offset `start` (a read-ahead window). */
+  #lastRead?: { start: number; bytes: Uint8Array };
   readonly #decoder = new TextDecoder();
   length = 0;
 
@@ -109,19 +109,19 @@ class FileBodies implements Detachable {
 
   text(start: number, end: number): string {
     if (this.#kept) return this.#kept.text(start, end);
-    let window = this.#window;
-    if (!window || start < window.start || end > window.start + window.bytes.length) {
+    let last = this.#lastRead;
+    if (!last || start < last.start || end > last.start + last.bytes.length) {
       // Read ahead only going forward: read backwards, each body would cost a whole window.
-      const forward = !window || start >= window.start;
+      const forward = !last || start >= last.start;
       const bytes = this.#readSync!(start, forward ? Math.max(end, start + READ_AHEAD_BYTES) : end);
-      this.#window = window = { start, bytes };
+      this.#lastRead = last = { start, bytes };
     }
-    const from = start - window.start;
-    return this.#decoder.decode(window.bytes.subarray(from, from + end - start));
+    const from = start - last.start;
+    return this.#decoder.decode(last.bytes.subarray(from, from + end - start));
   }
 
   detach(): void {
-    this.#window = undefined;
+    this.#lastRead = undefined;
     if (this.#kept) return;
     const kept = new RetainedBytes();
     kept.add(this.#readSync!(0, this.length));
