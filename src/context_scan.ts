@@ -32,7 +32,13 @@ import {
   type ScanSnapshot,
   verifyBlocks,
 } from "./resume_index.ts";
-import { type ByteText, type RangeScan, scanRange, Unsure } from "./range_scan.ts";
+import {
+  type ByteText,
+  type RangeReader,
+  type RangeScan,
+  scanRange,
+  Unsure,
+} from "./range_scan.ts";
 import {
   type Hashed,
   PARALLEL_MIN_BYTES,
@@ -246,10 +252,14 @@ export async function scanFile(
     : before?.size ?? await file.size?.().catch(() => undefined);
   let newlineEnded: boolean;
   let hashed: Hashed | undefined;
+  const reader: RangeReader = {
+    stream: (at) => file.stream(at),
+    digest: file.index?.digest,
+    source: file.source,
+    text: file.text,
+  };
   if (size !== undefined && size >= (file.parallel!.minBytes ?? PARALLEL_MIN_BYTES)) {
     const blockBytes = file.index && !small ? file.index.blockBytes ?? BLOCK_BYTES : undefined;
-    const stream = (from: number) => file.stream(from);
-    const reader = { stream, digest: file.index?.digest, source: file.source, text: file.text };
     const absorb = (scan: RangeScan) => scanner.absorb(scan);
     ({ newlineEnded, hashed } = await scanInRanges(
       reader,
@@ -275,11 +285,6 @@ export async function scanFile(
       file.keep?.add(chunk);
     };
     const job = { start: from, aligned: true, line: scanner.nextLine };
-    const reader = {
-      stream: (at: number) => file.stream(at),
-      source: file.source,
-      text: file.text,
-    };
     const scan = await scanRange(reader, job, onBytes);
     scanner.absorb(scan);
     newlineEnded = scan.newlineEnded;

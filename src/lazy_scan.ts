@@ -111,7 +111,7 @@ class FileBodies implements Detachable {
     if (this.#kept) return this.#kept.text(start, end);
     let last = this.#lastRead;
     if (!last || start < last.start || end > last.start + last.bytes.length) {
-      // Read ahead only going forward: read backwards, each body would cost a whole window.
+      // Read ahead only going forward: read backwards, each body would cost a whole read-ahead.
       const forward = !last || start >= last.start;
       const bytes = this.#readSync!(start, forward ? Math.max(end, start + READ_AHEAD_BYTES) : end);
       this.#lastRead = last = { start, bytes };

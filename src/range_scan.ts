@@ -9,9 +9,9 @@
  *
  * A file is one range (the sequential pass), or several checked side by side
  * (`parallel_scan.ts`; on Deno and Node, by worker threads: `stores/jsonl/_scan_pool.ts`).
- * Ranges need not start at a line: a range owns the lines that start in it (a line starts at byte 0 or after a 0x0A), so a
- * line across a boundary is read by the range it starts in, and two ranges that meet at a
- * byte offset never both read, nor both miss, a line.
+ * Ranges need not start at a line: a range owns the lines that start in it (a line starts
+ * at byte 0 or after a 0x0A), so a line across a boundary is read by the range it starts
+ * in, and two ranges that meet at a byte offset never both read, nor both miss, a line.
  *
  * Nothing here words an error: any doubt throws (`Unsure`, or the parse error), and the
  * store's full load then decides and words it.
@@ -26,13 +26,13 @@ import {
   contextFlags,
 } from "./context_load.ts";
 import { type ByteText, JsonlLineSplitter, type JsonlRecord } from "./_jsonl_lines.ts";
-
-export type { ByteText } from "./_jsonl_lines.ts";
 import { applyEntryToListing, emptyListingState, ORDER_DEPENDENT_TYPES } from "./listing.ts";
 import { upgradeRecords } from "./migrate.ts";
 import type { SessionEntry } from "./schema.ts";
 import { validateEntry } from "./entry_check.ts";
 import { BlockHasher, type Digest, type ScanColumns } from "./resume_index.ts";
+
+export type { ByteText } from "./_jsonl_lines.ts";
 
 /**
  * Thrown inside the pass to stop it; never escapes `scanContext` or the lazy scan.

@@ -4,8 +4,9 @@
  * which Deno runs too; none on two cores, see {@link defaultScanWorkers}) take the ranges
  * from one queue, so a worker still loading (100-250 ms here) leaves its share to the
  * threads that are ready, and a slow thread simply takes fewer. One thread checks the 100k
- * session (231 MB) at 1.25× (Deno) and 1.56× (Node) the time of reading and `JSON.parse` of
- * every line, which is all the floor does; only more threads get a first open under it.
+ * session (231 MB) at 1.28× (Deno) and 1.14× (Node) the time of reading and `JSON.parse` of
+ * every line, which is all the floor does (bench/README.md, round 8); only more threads get
+ * a first open under it.
  *
  * The worker's module sits beside this one (`_scan_worker.ts` in the sources, `.js` in the
  * npm package, `.mjs` beside a test bundle). Where it cannot start (bundled without it, no
@@ -15,7 +16,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { ParallelScan } from "../../src/context_scan.ts";
+import type { ParallelScan } from "../../src/parallel_scan.ts";
 import type { RangeJob, RangeScan } from "../../src/range_scan.ts";
 import type { ScanWorkerMessage } from "./_scan_worker.ts";
 
