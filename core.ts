@@ -35,7 +35,6 @@ export {
 
 // Sessions: open, append to, branch and read one session over any store.
 export { SessionManager } from "./src/manager.ts";
-export { type StoreOrPath } from "./src/manager_open.ts";
 export { type SessionNameState, type SessionSource, SessionView } from "./src/session_view.ts";
 export {
   type ContinueRecentOptions,
@@ -52,91 +51,47 @@ export {
   parseSessionJsonlSync,
   serializeSessionJsonl,
 } from "./src/jsonl.ts";
-// The limit on nesting inside a record: deeper records are refused as malformed.
-export { MAX_NESTING_DEPTH } from "./src/wellformed.ts";
 
-// Entries and the header: zod schemas and the types inferred from them.
-export {
-  type BranchSummaryEntry,
-  BranchSummaryEntrySchema,
-  type CompactionEntry,
-  CompactionEntrySchema,
-  type ContextCompactionEntry,
-  ContextCompactionEntrySchema,
-  type ContextEditEntry,
-  ContextEditEntrySchema,
-  type ContextEditReplacement,
-  ContextEditReplacementSchema,
-  type ContextWindowChangeEntry,
-  ContextWindowChangeEntrySchema,
-  CURRENT_SESSION_VERSION,
-  type CustomEntry,
-  CustomEntrySchema,
-  type CustomMessageEntry,
-  CustomMessageEntrySchema,
-  type KnownSessionEntry,
-  KnownSessionEntrySchema,
-  type LabelEntry,
-  LabelEntrySchema,
-  type MessageEntry,
-  MessageEntrySchema,
-  type ModelChangeEntry,
-  ModelChangeEntrySchema,
-  type SessionEntry,
-  type SessionHeader,
-  SessionHeaderSchema,
-  type SessionInfoEntry,
-  SessionInfoEntrySchema,
-  type SessionSummaryEntry,
-  SessionSummaryEntrySchema,
-  type ThinkingLevelChangeEntry,
-  ThinkingLevelChangeEntrySchema,
-  type UnknownSessionEntry,
-  UnknownSessionEntrySchema,
-  type UsageEntry,
-  UsageEntrySchema,
-  type WorkflowMarker,
-  WorkflowMarkerSchema,
-} from "./src/schema.ts";
-
-// Messages and content blocks carried by message entries.
+// The format's records as types (no zod here: the zod schemas are `@mu/sessions/schema`).
 export {
   type AgentMessage,
-  AgentMessageSchema,
   type AssistantContentBlock,
-  AssistantContentBlockSchema,
   type AssistantMessage,
-  AssistantMessageSchema,
   type BashExecutionMessage,
-  BashExecutionMessageSchema,
+  type BranchSummaryEntry,
   type BranchSummaryMessage,
-  BranchSummaryMessageSchema,
+  type CompactionEntry,
   type CompactionSummaryMessage,
-  CompactionSummaryMessageSchema,
+  type ContextCompactionEntry,
+  type ContextEditEntry,
+  type ContextEditReplacement,
+  type ContextWindowChangeEntry,
+  CURRENT_SESSION_VERSION,
+  type CustomEntry,
   type CustomMessage,
-  CustomMessageSchema,
+  type CustomMessageEntry,
   type ImageContent,
-  ImageContentSchema,
+  type KnownSessionEntry,
+  type LabelEntry,
+  type MessageEntry,
+  type ModelChangeEntry,
   type NestedToolCalls,
-  NestedToolCallsSchema,
+  type SessionEntry,
+  type SessionHeader,
+  type SessionInfoEntry,
+  type SessionSummaryEntry,
   type SystemMessage,
-  SystemMessageSchema,
   type TextContent,
-  TextContentSchema,
   type ThinkingContent,
-  ThinkingContentSchema,
+  type ThinkingLevelChangeEntry,
   type ToolCall,
-  ToolCallSchema,
   type ToolResultMessage,
-  ToolResultMessageSchema,
+  type UnknownSessionEntry,
   type Usage,
-  UsageSchema,
+  type UsageEntry,
   type UserContentBlock,
-  UserContentBlockSchema,
-  UserContentSchema,
   type UserMessage,
-  UserMessageSchema,
-} from "./src/message_schema.ts";
+} from "./src/schema.ts";
 
 // Navigating the tree of entries.
 export { type IndexOptions, SessionIndex, type SessionTreeNode } from "./src/tree.ts";
@@ -159,14 +114,11 @@ export { type UsageTotals, usageTotals } from "./src/usage.ts";
 // contract, and the in-memory store.
 export {
   assertValidSessionId,
-  type BranchLoadingStore,
-  canLoadBranch,
   type CreatedSession,
   exportSessionJsonl,
   type ListOptions,
   type LoadedBranch,
   type LoadedSession,
-  MAX_SESSION_ID_LENGTH,
   type ReplaceOptions,
   type SessionInfo,
   type SessionStore,
@@ -174,19 +126,15 @@ export {
 } from "./src/store.ts";
 // Context-only loads: resume a session reading only its context range.
 export {
-  canLoadContext,
   type ContextLoadingStore,
   type LoadedContext,
-  loadHeaderAndProjection,
   loadSessionContext,
   loadSessionProjection,
-  projectLoadedContext,
 } from "./src/context_load.ts";
 export { MemorySessionStore, type MemoryStoreOptions } from "./src/memory_store.ts";
 
 // Moving sessions between stores: import under the never-overwrite rule; export one branch.
 export {
-  compareWithStored,
   type ConflictChoice,
   type ImportConflict,
   type ImportOutcome,
@@ -194,29 +142,12 @@ export {
   importSession,
   type ImportSessionOptions,
   type SessionContent,
-  type StoredComparison,
 } from "./src/import_rule.ts";
 export { exportBranchJsonl } from "./src/export_branch.ts";
 
 // Search across sessions: one query language and ranking; indexed stores add `search`.
 export { scanSearch, type SearchHit, type SearchOptions, searchSessions } from "./src/search.ts";
-export {
-  parseSearchQuery,
-  type SearchQuery,
-  searchSnippet,
-  type SearchTerm,
-} from "./src/search_query.ts";
-export {
-  SEARCH_ROLES,
-  type SearchField,
-  searchFields,
-  type SearchRole,
-} from "./src/search_text.ts";
-export type { SessionRecords } from "./src/records.ts";
+export type { SearchRole } from "./src/search_text.ts";
 
 // Runtime storage: what path-based factories use; `@mu/sessions` registers the file-system one.
-export {
-  registerRuntimeStorage,
-  type ResolvedJsonlFile,
-  type RuntimeStorage,
-} from "./src/runtime.ts";
+export { registerRuntimeStorage, type RuntimeStorage } from "./src/runtime.ts";

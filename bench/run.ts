@@ -5,7 +5,7 @@
  * code is non-zero only when something crashed.
  *
  * Flags: `--smoke` (smallest sizes, seconds; results go to bench/results/tmp/),
- * `--only=open,listing,append,import,memory,search,browser` (sections; also results to tmp/;
+ * `--only=open,listing,append,import,memory,search,browser,bundles,edge` (sections; also results to tmp/;
  * with `--smoke`, `browser` is only the viewer case on 10k entries, `--viewer-entries=N`),
  * `--runtimes=deno,node` (default both in a full run, deno for smoke), `--no-browser`,
  * `--write` (write latest.json/README even with --only), `--seed=N`. `--only=huge` (never in the
@@ -47,8 +47,9 @@ const seed = Number(option("seed") ?? DEFAULT_SEED);
 const only = option("only")?.split(",").filter(Boolean);
 const runtimes = (option("runtimes") ?? (smoke ? "deno" : "deno,node")).split(",");
 const wants = (section: string) => !only || only.includes(section);
-/** `--only=edge` and `--only=huge` need none of the default generated sessions. */
-const edgeOnly = only?.every((section) => section === "edge" || section === "huge") ?? false;
+/** `--only=edge`, `--only=huge` and `--only=bundles` need none of the default sessions. */
+const edgeOnly = only?.every((section) => ["edge", "huge", "bundles"].includes(section)) ??
+  false;
 
 /** Sizes: the full run's and the smoke run's (smallest sizes only). */
 const SIZES = smoke
@@ -386,6 +387,13 @@ if (wants("browser") && !flag("no-browser") && (!smoke || only?.includes("browse
   logRows(browserRows);
   if (browserRows.some((row) => row.error)) crashed = true;
   console.log(`    (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+}
+
+if (wants("bundles") && !smoke) {
+  const { runBundleBench } = await import("./cases/bundles.ts");
+  const bundleRows = await runBundleBench();
+  rows.push(...bundleRows);
+  logRows(bundleRows);
 }
 
 if (wants("edge") && !smoke) {

@@ -9,6 +9,7 @@ import type { Row } from "./jobs.ts";
 import { searchTargets } from "./search_targets.ts";
 import { browserImportTargets } from "./browser/targets.ts";
 import { edgeTargets } from "./cases/edge_targets.ts";
+import { bundleTargets } from "./cases/bundles.ts";
 import { hugeTargets } from "./cases/huge.ts";
 import { contextTargets } from "./cases/resume.ts";
 
@@ -274,6 +275,7 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
     });
   }
   out.push(...edgeTargets(rows), ...hugeTargets(rows), ...contextTargets(rows));
+  out.push(...bundleTargets(rows));
   return out;
 }
 

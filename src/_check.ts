@@ -1,12 +1,12 @@
 /**
- * Structural checks that answer what zod 4 answers for the schemas of `schema.ts` and
- * `message_schema.ts`: the same verdict and the same first issue (its path, and zod's
+ * Structural checks that answer what zod 4 answers for the schemas of `_zod_schema.ts` and
+ * `_zod_messages.ts`: the same verdict and the same first issue (its path, and zod's
  * English message), built from plain closures.
  *
- * Why: importing zod and building the ~50 schemas costs 20-40 ms of top-level evaluation,
- * which an edge function pays on every cold start (issue 17), and zod builds a full copy of
- * every entry it parses that the parser throws away. The zod schemas stay the documented
- * contract (and the source of the types); `entry_check.ts` restates them with these
+ * Why: importing zod and building its schemas is top-level evaluation an edge function pays
+ * on every cold start, zod is most of a browser bundle that carries it, and zod builds a full
+ * copy of every entry it parses that the parser throws away. The zod schemas stay the
+ * documented contract (`@mu/sessions/schema`); `entry_check.ts` restates them with these
  * combinators, and `tests/unit/validate.test.ts` proves the two agree over every fixture and
  * tens of thousands of mutated entries.
  *

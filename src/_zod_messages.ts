@@ -1,21 +1,7 @@
 /**
  * zod schemas for the messages inside session entries: content blocks, usage, and every
- * message role, with their inferred types. Objects are loose (unknown fields kept).
- * Re-exported by `schema.ts`; restated without zod in `entry_check.ts` (see `schema.ts`).
- *
- * Each message role and content block has a schema (`AssistantMessageSchema`, ...) and its
- * inferred type (`AssistantMessage`, ...); `AgentMessage` is the union, narrowed by `role`.
- *
- * @example
- * ```ts
- * import { type AgentMessage, AgentMessageSchema, type AssistantMessage } from "@mu/sessions";
- * declare const value: unknown; // e.g. a message entry's `message`
- * const message: AgentMessage = AgentMessageSchema.parse(value); // throws a ZodError if invalid
- * if (message.role === "assistant") {
- *   const assistant: AssistantMessage = message;
- *   for (const block of assistant.content) if (block.type === "text") console.log(block.text);
- * }
- * ```
+ * message role. Objects are loose (unknown fields kept). Re-exported by `_zod_schema.ts`;
+ * restated without zod in `entry_check.ts`, typed without zod in `schema.ts`.
  *
  * @module
  */
@@ -178,23 +164,3 @@ export const AgentMessageSchema = z.discriminatedUnion("role", [
   BranchSummaryMessageSchema,
   CompactionSummaryMessageSchema,
 ]);
-
-// ---------------------------------------------------------------- inferred types
-
-export type TextContent = z.infer<typeof TextContentSchema>;
-export type ImageContent = z.infer<typeof ImageContentSchema>;
-export type ThinkingContent = z.infer<typeof ThinkingContentSchema>;
-export type ToolCall = z.infer<typeof ToolCallSchema>;
-export type UserContentBlock = z.infer<typeof UserContentBlockSchema>;
-export type AssistantContentBlock = z.infer<typeof AssistantContentBlockSchema>;
-export type Usage = z.infer<typeof UsageSchema>;
-export type NestedToolCalls = z.infer<typeof NestedToolCallsSchema>;
-export type SystemMessage = z.infer<typeof SystemMessageSchema>;
-export type UserMessage = z.infer<typeof UserMessageSchema>;
-export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
-export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;
-export type BashExecutionMessage = z.infer<typeof BashExecutionMessageSchema>;
-export type CustomMessage = z.infer<typeof CustomMessageSchema>;
-export type BranchSummaryMessage = z.infer<typeof BranchSummaryMessageSchema>;
-export type CompactionSummaryMessage = z.infer<typeof CompactionSummaryMessageSchema>;
-export type AgentMessage = z.infer<typeof AgentMessageSchema>;

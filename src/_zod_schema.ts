@@ -1,30 +1,17 @@
 /**
- * zod schemas for the format-4 session header and every entry type, with the TypeScript
- * types inferred from them; message roles and content blocks are in `message_schema.ts`
- * (re-exported here).
+ * zod schemas for the format-4 session header and every entry type; message roles and
+ * content blocks are in `_zod_messages.ts` (re-exported here). The public face of these is
+ * the `@mu/sessions/schema` entry (the root `schema.ts`), which names each schema after its
+ * type; nothing in the core imports this file, so no runtime bundle carries zod.
  *
  * Objects are "loose": unknown fields are validated past and kept, never dropped, so a
  * file written by a newer agent survives a round trip. Validation checks structure (the
  * fields readers depend on), not every optional field a provider may add.
  *
- * Each entry type has a schema (`MessageEntrySchema`, ...) and its inferred type
- * (`MessageEntry`, ...); `SessionEntry` is their union, narrowed by `type`.
- *
  * The library itself validates with `entry_check.ts`, which restates these shapes without
- * zod (zod costs 20-40 ms at every cold start of an edge function) and agrees with them
- * verdict for verdict and message for message: change a schema here or in
- * `message_schema.ts` and the same shape there (`tests/unit/validate.test.ts` fails until
- * they agree).
- *
- * @example
- * ```ts
- * import { type SessionEntry, SessionHeaderSchema, SessionInfoEntrySchema } from "@mu/sessions";
- * declare const lines: string[]; // the records of a format-4 file
- * const header = SessionHeaderSchema.parse(JSON.parse(lines[0])); // throws a ZodError if invalid
- * const entry = JSON.parse(lines[1]) as SessionEntry;
- * if (entry.type === "model_change") console.log(entry.provider, entry.modelId); // a ModelChangeEntry
- * const named = SessionInfoEntrySchema.safeParse(entry).success; // is it a session_info entry?
- * ```
+ * zod and agrees with them verdict for verdict and message for message: change a schema here
+ * or in `_zod_messages.ts` and the same shape there (`tests/unit/validate.test.ts` fails
+ * until they agree) and the type in `schema.ts` (`tests/unit/schema_types.test.ts`).
  *
  * @module
  */
@@ -38,11 +25,9 @@ import {
   UsageSchema,
   UserContentBlockSchema,
   UserContentSchema,
-} from "./message_schema.ts";
+} from "./_zod_messages.ts";
 
-export * from "./message_schema.ts";
-// Validation itself runs without zod (see entry_check.ts); re-exported for the callers here.
-export { CURRENT_SESSION_VERSION, entryTypeLabel, validateEntry } from "./entry_check.ts";
+export * from "./_zod_messages.ts";
 
 // ---------------------------------------------------------------- header
 
@@ -225,64 +210,10 @@ export const UnknownSessionEntrySchema = z.looseObject({
   ...entryBase,
 });
 
-// ---------------------------------------------------------------- inferred types
-
-export type WorkflowMarker = z.infer<typeof WorkflowMarkerSchema>;
-export type SessionHeader = z.infer<typeof SessionHeaderSchema>;
-export type MessageEntry = z.infer<typeof MessageEntrySchema>;
-export type ModelChangeEntry = z.infer<typeof ModelChangeEntrySchema>;
-export type ThinkingLevelChangeEntry = z.infer<typeof ThinkingLevelChangeEntrySchema>;
-export type ContextWindowChangeEntry = z.infer<typeof ContextWindowChangeEntrySchema>;
-export type UsageEntry = z.infer<typeof UsageEntrySchema>;
-export type CompactionEntry = z.infer<typeof CompactionEntrySchema>;
-export type ContextCompactionEntry = z.infer<typeof ContextCompactionEntrySchema>;
-export type ContextEditReplacement = z.infer<typeof ContextEditReplacementSchema>;
-export type ContextEditEntry = z.infer<typeof ContextEditEntrySchema>;
-export type BranchSummaryEntry = z.infer<typeof BranchSummaryEntrySchema>;
-export type CustomEntry = z.infer<typeof CustomEntrySchema>;
-export type CustomMessageEntry = z.infer<typeof CustomMessageEntrySchema>;
-export type LabelEntry = z.infer<typeof LabelEntrySchema>;
-export type SessionInfoEntry = z.infer<typeof SessionInfoEntrySchema>;
-export type SessionSummaryEntry = z.infer<typeof SessionSummaryEntrySchema>;
-export type KnownSessionEntry = z.infer<typeof KnownSessionEntrySchema>;
-export type UnknownSessionEntry = z.infer<typeof UnknownSessionEntrySchema>;
-/** Any entry of a session (everything but the header). */
-export type SessionEntry = KnownSessionEntry;
-
-/** Entry types this library knows; anything else is kept as an inert unknown entry. */
-export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set(
-  KnownSessionEntrySchema.options.map((option) => option.shape.type.value),
-);
-
 /** Why a value failed a schema, in one line a person can act on. */
 export function describeSchemaError(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return "invalid value";
   const path = issue.path.length ? issue.path.join(".") : "(root)";
   return `${path}: ${issue.message}`;
-}
-
-/**
- * Whether a header classifies its session as workflow-owned: `internal` is exactly `true`
- * and `workflow.runId`, `stageId` and `stageName` are non-empty strings. Anything else,
- * including malformed markers, leaves the session visible.
- *
- * @example
- * ```ts
- * import { isWorkflowInternal } from "./schema.ts";
- * isWorkflowInternal({ internal: true, workflow: { runId: "r", stageId: "s", stageName: "n" } }); // true
- * isWorkflowInternal({ internal: "true" }); // false
- * ```
- */
-export function isWorkflowInternal(header: { internal?: unknown; workflow?: unknown }): boolean {
-  return header.internal === true && isCompleteWorkflowMarker(header.workflow);
-}
-
-/** Whether a value is a complete workflow marker (three non-empty strings). */
-export function isCompleteWorkflowMarker(value: unknown): value is WorkflowMarker {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const marker = value as Record<string, unknown>;
-  return [marker.runId, marker.stageId, marker.stageName].every((field) =>
-    typeof field === "string" && field.trim().length > 0
-  );
 }

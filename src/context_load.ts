@@ -85,7 +85,8 @@ export function contextFlags(entry: SessionEntry): number {
  *
  * @example
  * ```ts
- * import { type ContextLoadingStore, type LoadedContext, projectLoadedContext } from "@mu/sessions";
+ * import { type ContextLoadingStore, type LoadedContext } from "@mu/sessions";
+ * import { projectLoadedContext } from "./context_load.ts";
  * declare const store: ContextLoadingStore;
  * const loaded: LoadedContext = await store.loadContext("s1");
  * const projection = projectLoadedContext(loaded); // undefined: project the full path instead
@@ -108,7 +109,8 @@ export interface LoadedContext {
  *
  * @example
  * ```ts
- * import { canLoadContext, type ContextLoadingStore, type SessionStore } from "@mu/sessions";
+ * import { type ContextLoadingStore, type SessionStore } from "@mu/sessions";
+ * import { canLoadContext } from "./context_load.ts";
  * declare const store: SessionStore;
  * const fast: ContextLoadingStore | undefined = canLoadContext(store) ? store : undefined;
  * ```
@@ -127,7 +129,8 @@ export interface ContextLoadingStore extends SessionStore {
  *
  * @example
  * ```ts
- * import { canLoadContext, type SessionStore } from "@mu/sessions";
+ * import { type SessionStore } from "@mu/sessions";
+ * import { canLoadContext } from "./context_load.ts";
  * declare const store: SessionStore;
  * if (canLoadContext(store)) await store.loadContext("s1");
  * ```
@@ -271,7 +274,7 @@ function tailNeedsEarlierCalls(entries: readonly SessionEntry[]): boolean {
  *
  * @example
  * ```ts
- * import { projectLoadedContext } from "@mu/sessions";
+ * import { projectLoadedContext } from "./context_load.ts";
  * const header = { type: "session" as const, version: 4 as const, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" };
  * projectLoadedContext({ header, prefix: [], entries: [] })?.messages; // []
  * ```
@@ -310,7 +313,8 @@ export async function loadSessionProjection(
  *
  * @example
  * ```ts
- * import { loadHeaderAndProjection, MemorySessionStore } from "@mu/sessions";
+ * import { MemorySessionStore } from "@mu/sessions";
+ * import { loadHeaderAndProjection } from "./context_load.ts";
  * const store = new MemorySessionStore();
  * await store.create({ type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" });
  * (await loadHeaderAndProjection(store, "s")).header.cwd; // "/p"

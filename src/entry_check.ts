@@ -1,9 +1,10 @@
 /**
- * Validation of the session header and of entries, without zod: the shapes of `schema.ts`
- * and `message_schema.ts` restated with the combinators of `_check.ts`, which decide and
- * word every failure as zod does. Parsing, stores and the edge handler validate here, so
- * none of them evaluates zod (20-40 ms at a cold start, issue 17); the zod schemas remain
- * the documented contract for callers. Each shape below mirrors the schema of the same name,
+ * Validation of the session header and of entries, without zod: the shapes of
+ * `_zod_schema.ts` and `_zod_messages.ts` restated with the combinators of `_check.ts`,
+ * which decide and word every failure as zod does. Parsing, stores and the edge handler
+ * validate here, so none of them loads or evaluates zod (a cold-start cost on every edge
+ * function, and most of a browser bundle); the zod schemas remain the documented contract
+ * for callers, as `@mu/sessions/schema`. Each shape below mirrors the schema of the same name,
  * field for field and in the same order (the first failing field is the one reported);
  * `tests/unit/validate.test.ts` checks the two agree, message for message.
  *

@@ -33,7 +33,7 @@ export interface SessionContent {
  *
  * @example
  * ```ts
- * import { type StoredComparison } from "@mu/sessions/core";
+ * import { type StoredComparison } from "./import_rule.ts";
  * const comparison: StoredComparison = { kind: "conflict", shared: 3 };
  * ```
  */
@@ -125,7 +125,7 @@ function canonical(value: unknown): string {
  *
  * @example
  * ```ts
- * import { compareWithStored } from "@mu/sessions/core";
+ * import { compareWithStored } from "./import_rule.ts";
  * const header = { type: "session" as const, version: 4 as const, id: "s", createdAt: "", cwd: "" };
  * compareWithStored({ header, entries: [] }, { header, entries: [] }).kind; // "identical"
  * ```

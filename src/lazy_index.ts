@@ -116,7 +116,7 @@ export class LazyIndex {
   /** The last deferred context plan, by leaf (answers again after the store closed). */
   #planned?: { leaf: string; prefix: number[]; range: number[] };
   /** Ids whose parent is set but not in the session (kept as roots), as the full index. */
-  readonly danglingParents = new Set<string>();
+  readonly danglingParents: Set<string> = new Set();
   #children?: Map<string | null, number[]>;
   #labels?: Map<string, string>;
   #full?: SessionIndex;

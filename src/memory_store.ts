@@ -36,7 +36,8 @@ import {
  *
  * @example
  * ```ts
- * import { MemorySessionStore, type SessionRecords } from "@mu/sessions";
+ * import { MemorySessionStore } from "@mu/sessions";
+ * import { type SessionRecords } from "./records.ts";
  * const sessions = new Map<string, SessionRecords>();
  * const store = new MemorySessionStore({ sessions });
  * const again = new MemorySessionStore({ sessions }); // sees what `store` wrote

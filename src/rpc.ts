@@ -2,7 +2,7 @@
  * The one message layer for worker boundaries: typed request/response calls over any
  * `postMessage` endpoint (a `Worker`, a `MessagePort`, a worker's global scope), with
  * events tied to a call (listing progress) or broadcast (import progress), aborts, and
- * errors that keep their class. The store channel (`stores/browser/worker_channel.ts`,
+ * errors that keep their class. The store channel (`stores/browser/_channel.ts`,
  * `worker_client.ts`) and the viewer (`web/rpc.ts`) both use it. Only web-standard APIs
  * (`postMessage`, `MessagePort`, `AbortController`, `DOMException`).
  *
@@ -45,7 +45,7 @@ export interface MessageEndpoint {
  *
  * @example
  * ```ts
- * import type { WireError } from "@mu/sessions/stores/worker/serve";
+ * import type { WireError } from "./rpc.ts";
  * const wire: WireError = { name: "SessionNotFoundError", kind: "SessionNotFoundError", message: "Session not found: s1", sessionId: "s1" };
  * ```
  */
@@ -87,7 +87,7 @@ const ERROR_CLASSES: ReadonlyArray<readonly [string, new (...args: never[]) => E
  * @example
  * ```ts
  * import { SessionNotFoundError } from "@mu/sessions";
- * import { errorFromWire, errorToWire } from "@mu/sessions/stores/worker/serve";
+ * import { errorFromWire, errorToWire } from "./rpc.ts";
  * errorFromWire(errorToWire(new SessionNotFoundError("s1"))) instanceof SessionNotFoundError; // true
  * ```
  */
@@ -121,7 +121,7 @@ export function errorToWire(error: unknown): WireError {
  *
  * @example
  * ```ts
- * import { errorFromWire } from "@mu/sessions/stores/worker/serve";
+ * import { errorFromWire } from "./rpc.ts";
  * const error = errorFromWire({ name: "SessionExistsError", kind: "SessionExistsError", message: "taken", sessionId: "s1" });
  * error.name; // "SessionExistsError", and instanceof SessionExistsError
  * ```
@@ -178,7 +178,7 @@ export function errorFromWire(wire: WireError): Error {
  *
  * @example
  * ```ts
- * import type { RpcMessage } from "@mu/sessions/stores/worker/serve";
+ * import type { RpcMessage } from "./rpc.ts";
  * const call: RpcMessage = { rpc: "call", id: 1, method: "has", args: ["s1"] };
  * ```
  */
@@ -194,7 +194,7 @@ export type RpcMessage =
  *
  * @example
  * ```ts
- * import type { RpcCallContext } from "@mu/sessions/stores/worker/serve";
+ * import type { RpcCallContext } from "./rpc.ts";
  * const report = (ctx: RpcCallContext) => ctx.events && ctx.emit({ loaded: 1, total: 2 });
  * ```
  */
@@ -214,7 +214,7 @@ export interface RpcCallContext {
  *
  * @example
  * ```ts
- * import type { RpcHandler } from "@mu/sessions/stores/worker/serve";
+ * import type { RpcHandler } from "./rpc.ts";
  * const echo: RpcHandler = (method, args) => ({ method, args });
  * ```
  */
@@ -226,7 +226,7 @@ export type RpcHandler = (method: string, args: unknown[], context: RpcCallConte
  *
  * @example
  * ```ts
- * import { serveRpc } from "@mu/sessions/stores/worker/serve";
+ * import { serveRpc } from "./rpc.ts";
  * const { port2 } = new MessageChannel();
  * const { emit } = serveRpc(port2, (method) => method.toUpperCase());
  * emit({ type: "ready" });
@@ -287,7 +287,7 @@ export function serveRpc(
  *
  * @example
  * ```ts
- * import type { RpcCallOptions } from "@mu/sessions/stores/worker/serve";
+ * import type { RpcCallOptions } from "./rpc.ts";
  * const options: RpcCallOptions = { onEvent: (event) => console.log(event) };
  * ```
  */
@@ -306,7 +306,7 @@ let nextCallId = 1;
  *
  * @example
  * ```ts
- * import { RpcClient, serveRpc } from "@mu/sessions/stores/worker/serve";
+ * import { RpcClient, serveRpc } from "./rpc.ts";
  * const { port1, port2 } = new MessageChannel();
  * serveRpc(port2, (method, args) => (args as number[]).reduce((a, b) => a + b, 0));
  * const sum = await new RpcClient(port1).call<number>("sum", [1, 2]); // 3

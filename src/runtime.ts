@@ -15,7 +15,8 @@ import type { SessionStore } from "./store.ts";
  *
  * @example
  * ```ts
- * import { MemorySessionStore, type ResolvedJsonlFile } from "@mu/sessions/core";
+ * import { MemorySessionStore } from "@mu/sessions/core";
+ * import { type ResolvedJsonlFile } from "./runtime.ts";
  * const file: ResolvedJsonlFile = {
  *   store: new MemorySessionStore(),
  *   sessionId: "s1",

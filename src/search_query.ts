@@ -20,7 +20,7 @@ import { InvalidArgumentError } from "./errors.ts";
  *
  * @example
  * ```ts
- * import { parseSearchQuery, type SearchTerm } from "@mu/sessions";
+ * import { parseSearchQuery, type SearchTerm } from "./search_query.ts";
  * const [term]: SearchTerm[] = parseSearchQuery('"fix the bug"').terms;
  * term.kind; // "phrase"
  * ```
@@ -40,7 +40,7 @@ export interface SearchTerm {
  *
  * @example
  * ```ts
- * import { parseSearchQuery } from "@mu/sessions";
+ * import { parseSearchQuery } from "./search_query.ts";
  * const query = parseSearchQuery('token* "fix the bug" -draft');
  * query.terms.length; // 3
  * ```
@@ -59,7 +59,7 @@ export interface SearchQuery {
  *
  * @example
  * ```ts
- * import { parseSearchQuery } from "@mu/sessions";
+ * import { parseSearchQuery } from "./search_query.ts";
  * parseSearchQuery("refreshTok -test").terms.map((t) => t.text); // ["refreshtok", "test"]
  * ```
  */
@@ -276,7 +276,7 @@ function mergeRanges(ranges: [number, number][]): [number, number][] {
  *
  * @example
  * ```ts
- * import { parseSearchQuery, searchSnippet } from "@mu/sessions";
+ * import { parseSearchQuery, searchSnippet } from "./search_query.ts";
  * const { snippet, ranges } = searchSnippet("Call refreshToken()", parseSearchQuery("refreshtok"));
  * snippet.slice(...ranges[0]); // "refreshTok"
  * ```

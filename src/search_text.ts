@@ -16,7 +16,8 @@ import type { SessionEntry } from "./schema.ts";
  *
  * @example
  * ```ts
- * import { SEARCH_ROLES, type SearchRole } from "@mu/sessions";
+ * import { type SearchRole } from "@mu/sessions";
+ * import { SEARCH_ROLES } from "./search_text.ts";
  * const roles: SearchRole[] = SEARCH_ROLES.filter((r) => r !== "toolResult");
  * ```
  */
@@ -47,7 +48,8 @@ export type SearchRole = typeof SEARCH_ROLES[number];
  *
  * @example
  * ```ts
- * import { type SearchField, searchFields, type SessionEntry } from "@mu/sessions";
+ * import { type SessionEntry } from "@mu/sessions";
+ * import { type SearchField, searchFields } from "./search_text.ts";
  * declare const entry: SessionEntry;
  * const fields: SearchField[] = searchFields(entry);
  * ```
@@ -63,7 +65,7 @@ export interface SearchField {
  *
  * @example
  * ```ts
- * import { searchFields } from "@mu/sessions";
+ * import { searchFields } from "./search_text.ts";
  * searchFields({
  *   type: "message", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00.000Z",
  *   message: { role: "user", content: "hello", timestamp: 0 },

@@ -213,7 +213,8 @@ export interface SessionStore {
  *
  * @example
  * ```ts
- * import { type BranchLoadingStore, buildSessionContext, type LoadedBranch } from "@mu/sessions";
+ * import { buildSessionContext, type LoadedBranch } from "@mu/sessions";
+ * import { type BranchLoadingStore } from "./store.ts";
  * declare const store: BranchLoadingStore;
  * const branch: LoadedBranch = await store.loadBranch("s1");
  * const context = buildSessionContext(branch.entries, branch.entries.at(-1)?.id ?? null);
@@ -230,7 +231,8 @@ export interface LoadedBranch {
  *
  * @example
  * ```ts
- * import { type BranchLoadingStore, canLoadBranch, type SessionStore } from "@mu/sessions";
+ * import { type SessionStore } from "@mu/sessions";
+ * import { type BranchLoadingStore, canLoadBranch } from "./store.ts";
  * declare const store: SessionStore;
  * const fast: BranchLoadingStore | undefined = canLoadBranch(store) ? store : undefined;
  * ```
@@ -244,7 +246,8 @@ export interface BranchLoadingStore extends SessionStore {
  *
  * @example
  * ```ts
- * import { buildSessionProjection, canLoadBranch, type SessionStore } from "@mu/sessions";
+ * import { buildSessionProjection, type SessionStore } from "@mu/sessions";
+ * import { canLoadBranch } from "./store.ts";
  * declare const store: SessionStore;
  * declare const id: string;
  * declare const leafId: string | null;
@@ -263,7 +266,8 @@ export function canLoadBranch(store: SessionStore): store is BranchLoadingStore 
  *
  * @example
  * ```ts
- * import { assertValidSessionId, InvalidArgumentError, MAX_SESSION_ID_LENGTH } from "@mu/sessions";
+ * import { assertValidSessionId, InvalidArgumentError } from "@mu/sessions";
+ * import { MAX_SESSION_ID_LENGTH } from "./store.ts";
  * try {
  *   assertValidSessionId("x".repeat(MAX_SESSION_ID_LENGTH + 1));
  * } catch (e) {

@@ -58,9 +58,9 @@ export interface IndexOptions {
  */
 export class SessionIndex {
   readonly entries: SessionEntry[] = [];
-  readonly byId = new Map<string, SessionEntry>();
+  readonly byId: Map<string, SessionEntry> = new Map();
   /** Ids whose `parentId` is set but not present in the session (kept as roots). */
-  readonly danglingParents = new Set<string>();
+  readonly danglingParents: Set<string> = new Set();
   readonly #children = new Map<string | null, SessionEntry[]>();
   readonly #labels = new Map<string, string>();
   readonly #depth = new Map<string, number>();

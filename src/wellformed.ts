@@ -70,7 +70,8 @@ export const UNSTORABLE_ID_MESSAGE = "contains a control character or a lone sur
  *
  * @example
  * ```ts
- * import { MAX_NESTING_DEPTH, parseSessionJsonlSync, SessionFormatError } from "@mu/sessions/core";
+ * import { parseSessionJsonlSync, SessionFormatError } from "@mu/sessions/core";
+ * import { MAX_NESTING_DEPTH } from "./wellformed.ts";
  * const deep = "[".repeat(MAX_NESTING_DEPTH + 1) + "]".repeat(MAX_NESTING_DEPTH + 1);
  * const header = '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}';
  * const line = `{"type":"custom","id":"c1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","customType":"x","data":${deep}}`;

@@ -133,6 +133,11 @@ export async function collectApi(): Promise<ApiEntry[]> {
   });
 }
 
+/** Every name some entry point exports (a name exported by several entries counts once). */
+export function uniqueNames(entries: readonly ApiEntry[]): Set<string> {
+  return new Set(entries.flatMap((entry) => entry.symbols.map((symbol) => symbol.name)));
+}
+
 /** The Markdown report: a heading and a name/kind table per entry point. */
 export function renderReport(entries: readonly ApiEntry[]): string {
   const lines = [
@@ -145,6 +150,8 @@ export function renderReport(entries: readonly ApiEntry[]): string {
     "| Entry point | File | Names |",
     "| --- | --- | ---: |",
     ...entries.map((e) => `| \`${e.specifier}\` | \`${e.file}\` | ${e.symbols.length} |`),
+    "",
+    `Unique names across all entry points: ${uniqueNames(entries).size}.`,
   ];
   for (const entry of entries) {
     lines.push(

@@ -13,7 +13,7 @@
  *   (server-side request forgery). By default only `https:` URLs on the default port,
  *   without credentials, whose host is not `localhost` or a loopback/private/link-local
  *   IP literal are fetched; redirects are not followed; request headers and cookies are
- *   never forwarded; the body is capped ({@link defaultMaxBytes}) and the fetch times
+ *   never forwarded; the body is capped ({@link EDGE_DEFAULTS}) and the fetch times
  *   out. A host *name* that resolves to a private address cannot be detected with
  *   web-standard APIs: in production pass `allowUrl` with an allowlist of hosts, or
  *   `allowUrl: () => false` to turn `?url=` off.
@@ -33,8 +33,8 @@
  * `502` when the URL fetch fails, including a fetched body that stalls past `timeoutMs` or
  * breaks off after the headers (the message says which).
  *
- * Platforms: the default limit is {@link defaultMaxBytes} (32 MiB on 128 MB isolates,
- * 64 MiB elsewhere). In Cloudflare Workers any compatibility date works, with no flags
+ * Platforms: the default limit is 32 MiB on 128 MB isolates and 64 MiB elsewhere
+ * ({@link EDGE_DEFAULTS}). In Cloudflare Workers any compatibility date works, with no flags
  * (tested in workerd at 2021-11-03 and 2025-09-01): the body is counted by a plain reader
  * loop and the answer written into an identity `TransformStream`, both present on every
  * date. `tests/edge/` runs this handler inside workerd and Vercel's edge-runtime.
@@ -48,14 +48,15 @@
  *
  * @module
  */
-// The runtime-agnostic core's own files (and this handler's private helpers), not
-// `core.ts`: an edge function bundles this file and nothing else, and `core.ts` re-exports
-// the zod schemas, whose construction a bundler cannot drop (20-40 ms of every cold start).
-// Parsing validates with `src/entry_check.ts`, which agrees with the schemas without zod.
-import { EntryNotFoundError, SessionFormatError } from "../src/errors.ts";
-import { parseSessionJsonl } from "../src/jsonl.ts";
-import { buildSessionProjection } from "../src/projection.ts";
-import { SessionIndex } from "../src/tree.ts";
+// Through the public core, as any user would: the core loads no schema library, so this
+// bundle is the core's parser and projection plus this handler.
+import {
+  buildSessionProjection,
+  EntryNotFoundError,
+  parseSessionJsonl,
+  SessionFormatError,
+  SessionIndex,
+} from "../core.ts";
 import { Gate, projectionJson } from "./_edge_response.ts";
 import { isPublicHttpsUrl } from "./_url_guard.ts";
 import { FETCHED_BODY, fetchSession, guardBody, HttpError, POSTED_BODY } from "./_edge_body.ts";
@@ -63,81 +64,51 @@ import { FETCHED_BODY, fetchSession, guardBody, HttpError, POSTED_BODY } from ".
 export { isPublicHttpsUrl };
 
 /**
- * Largest session accepted by default where memory is not capped at 128 MB (Deno Deploy,
- * Deno, Node, Bun): bytes of JSONL. See {@link defaultMaxBytes} for the per-platform default.
+ * The limits a handler uses for the options it is not given:
+ * - `maxBytes`: largest session accepted where memory is not capped at 128 MB (Deno Deploy,
+ *   Deno, Node, Bun), bytes of JSONL;
+ * - `smallIsolateMaxBytes`: the same on a 128 MB isolate (Cloudflare Workers, told by their
+ *   `WebSocketPair` global, present on every compatibility date; Vercel Edge Functions, by
+ *   their `EdgeRuntime` global). The worst case is a session of tiny entries, whose objects
+ *   take about 3 times its bytes: at this size it projects under a 128 MB heap, at twice it
+ *   does not (the isolate dies), so larger sessions are refused with a JSON 413 first;
+ * - `fetchTimeoutMs`: limit for a `?url=` fetch, headers and body;
+ * - `bodyTimeoutMs`: limit for receiving a POSTed body (a slower one is answered 408);
+ * - `maxConcurrent`: requests parsed and projected at once;
+ * - `maxQueued`: requests waiting for a turn, their bodies unread (more are answered 503).
  *
  * @example
  * ```ts
- * import { createProjectionHandler, DEFAULT_MAX_BYTES } from "@mu/sessions/edge";
- * const handler = createProjectionHandler({ maxBytes: DEFAULT_MAX_BYTES / 4 });
+ * import { createProjectionHandler, EDGE_DEFAULTS } from "@mu/sessions/edge";
+ * const handler = createProjectionHandler({
+ *   maxBytes: EDGE_DEFAULTS.smallIsolateMaxBytes,
+ *   maxConcurrent: EDGE_DEFAULTS.maxConcurrent * 2,
+ * });
  * ```
  */
-export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+export const EDGE_DEFAULTS: Readonly<{
+  maxBytes: number;
+  smallIsolateMaxBytes: number;
+  fetchTimeoutMs: number;
+  bodyTimeoutMs: number;
+  maxConcurrent: number;
+  maxQueued: number;
+}> = Object.freeze({
+  maxBytes: 64 * 1024 * 1024,
+  smallIsolateMaxBytes: 32 * 1024 * 1024,
+  fetchTimeoutMs: 15_000,
+  bodyTimeoutMs: 30_000,
+  maxConcurrent: 4,
+  maxQueued: 32,
+});
 
-/**
- * Largest session accepted by default on a 128 MB isolate (Cloudflare Workers, Vercel Edge
- * Functions): the worst case measured is a session of tiny entries, whose objects take
- * about 3 times its bytes; at this size it projects under a 128 MB heap, at twice it does
- * not (the isolate dies). Larger sessions are refused with a JSON 413 first.
- *
- * @example
- * ```ts
- * import { createProjectionHandler, EDGE_MAX_BYTES } from "@mu/sessions/edge";
- * const handler = createProjectionHandler({ maxBytes: EDGE_MAX_BYTES });
- * ```
- */
-export const EDGE_MAX_BYTES = 32 * 1024 * 1024;
-
-/**
- * The `maxBytes` used when none is given: {@link EDGE_MAX_BYTES} in workerd (Cloudflare,
- * told by its `WebSocketPair` global, present on every compatibility date) and in Vercel's
- * edge runtime (its `EdgeRuntime` global), {@link DEFAULT_MAX_BYTES} elsewhere.
- *
- * @example
- * ```ts
- * import { defaultMaxBytes } from "@mu/sessions/edge";
- * defaultMaxBytes(); // 67108864 under Deno, 33554432 in a Cloudflare Worker
- * ```
- */
-export function defaultMaxBytes(): number {
+/** The `maxBytes` used when none is given, for the platform this runs on. */
+function defaultMaxBytes(): number {
   const global = globalThis as { WebSocketPair?: unknown; EdgeRuntime?: unknown };
   const smallIsolate = typeof global.WebSocketPair === "function" ||
     typeof global.EdgeRuntime === "string";
-  return smallIsolate ? EDGE_MAX_BYTES : DEFAULT_MAX_BYTES;
+  return smallIsolate ? EDGE_DEFAULTS.smallIsolateMaxBytes : EDGE_DEFAULTS.maxBytes;
 }
-
-/**
- * Default limit for a `?url=` fetch, headers and body (ms).
- *
- * @example
- * ```ts
- * import { createProjectionHandler, DEFAULT_FETCH_TIMEOUT_MS } from "@mu/sessions/edge";
- * const handler = createProjectionHandler({ timeoutMs: 2 * DEFAULT_FETCH_TIMEOUT_MS });
- * ```
- */
-export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
-
-/**
- * Default limit for receiving a POSTed body (ms); a slower body is answered 408.
- *
- * @example
- * ```ts
- * import { createProjectionHandler, DEFAULT_BODY_TIMEOUT_MS } from "@mu/sessions/edge";
- * const handler = createProjectionHandler({ bodyTimeoutMs: DEFAULT_BODY_TIMEOUT_MS / 2 });
- * ```
- */
-export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
-
-/**
- * Default number of requests parsed and projected at once.
- *
- * @example
- * ```ts
- * import { createProjectionHandler, DEFAULT_MAX_CONCURRENT } from "@mu/sessions/edge";
- * const handler = createProjectionHandler({ maxConcurrent: DEFAULT_MAX_CONCURRENT * 2 });
- * ```
- */
-export const DEFAULT_MAX_CONCURRENT = 4;
 
 /**
  * Options for {@link createProjectionHandler}.
@@ -157,18 +128,18 @@ export interface ProjectionHandlerOptions {
   allowUrl?: (url: URL) => boolean | Promise<boolean>;
   /** The fetch used for `?url=` (default `globalThis.fetch`). */
   fetch?: typeof fetch;
-  /** Largest body or fetched file, in bytes (default {@link defaultMaxBytes}, per platform). */
+  /** Largest body or fetched file, in bytes (default per platform, see {@link EDGE_DEFAULTS}). */
   maxBytes?: number;
-  /** Limit for a `?url=` fetch (default {@link DEFAULT_FETCH_TIMEOUT_MS}). */
+  /** Limit for a `?url=` fetch (default `EDGE_DEFAULTS.fetchTimeoutMs`). */
   timeoutMs?: number;
-  /** Limit for receiving a POSTed body, answered 408 (default {@link DEFAULT_BODY_TIMEOUT_MS}). */
+  /** Limit for receiving a POSTed body, answered 408 (default `EDGE_DEFAULTS.bodyTimeoutMs`). */
   bodyTimeoutMs?: number;
   /**
-   * Requests parsed and projected at once (default {@link DEFAULT_MAX_CONCURRENT}): each
+   * Requests parsed and projected at once (default `EDGE_DEFAULTS.maxConcurrent`): each
    * holds its session in memory, so this bounds the handler's memory.
    */
   maxConcurrent?: number;
-  /** Requests waiting for a turn, their bodies unread (default 32); more are answered 503. */
+  /** Requests waiting for a turn, their bodies unread (default `EDGE_DEFAULTS.maxQueued`); more are answered 503. */
   maxQueued?: number;
 }
 
@@ -203,10 +174,13 @@ export function createProjectionHandler(
   const settings = {
     ...options,
     maxBytes: options.maxBytes ?? defaultMaxBytes(),
-    timeoutMs: options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
-    bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    timeoutMs: options.timeoutMs ?? EDGE_DEFAULTS.fetchTimeoutMs,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? EDGE_DEFAULTS.bodyTimeoutMs,
   };
-  const gate = new Gate(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, options.maxQueued ?? 32);
+  const gate = new Gate(
+    options.maxConcurrent ?? EDGE_DEFAULTS.maxConcurrent,
+    options.maxQueued ?? EDGE_DEFAULTS.maxQueued,
+  );
   return async (request: Request): Promise<Response> => {
     let leave: (() => void) | undefined;
     try {

@@ -19,11 +19,11 @@
 import { upgradeRecords } from "../../src/migrate.ts";
 import {
   describeSchemaError,
-  KNOWN_ENTRY_TYPES,
   KnownSessionEntrySchema,
   SessionHeaderSchema,
   UnknownSessionEntrySchema,
-} from "../../src/schema.ts";
+} from "../../src/_zod_schema.ts";
+import { KNOWN_ENTRY_TYPES } from "../../src/schema.ts";
 import type { SessionEntry } from "../../core.ts";
 import { validateEntry } from "../../src/entry_check.ts";
 

@@ -15,7 +15,8 @@
  * @module
  */
 import { deleteSqliteWasmDatabase, openSqliteWasmStore } from "../sqlite/wasm.ts";
-import { acceptStoreConnections, type MessageEndpoint } from "./worker_channel.ts";
+import { acceptStoreConnections } from "./_channel.ts";
+import type { MessageEndpoint } from "../../src/rpc.ts";
 
 acceptStoreConnections(globalThis as unknown as MessageEndpoint, {
   open: openSqliteWasmStore,

@@ -1,5 +1,5 @@
 /**
- * Page side of the worker store channel (`worker_channel.ts` is the worker side and the
+ * Page side of the worker store channel (`_channel.ts` is the worker side and the
  * wire format): {@link WorkerSessionStore} is a `SessionStore` whose calls run in a worker.
  * Nothing here imports a driver, so a page bundle stays small.
  *
@@ -17,7 +17,12 @@ import type { ContextLoadingStore } from "../../src/context_load.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import { encodeEntries } from "../../src/records.ts";
-import { errorFromWire, type RpcCallOptions, RpcClient } from "../../src/rpc.ts";
+import {
+  errorFromWire,
+  type MessageEndpoint,
+  type RpcCallOptions,
+  RpcClient,
+} from "../../src/rpc.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { SearchHit } from "../../src/search.ts";
 import {
@@ -35,13 +40,12 @@ import {
   CONNECT_MESSAGE,
   entriesFromWire,
   type ListEvent,
-  type MessageEndpoint,
   REMOVE_MESSAGE,
   sessionFromWire,
   sessionToWire,
   type StoreDescription,
   type WireSession,
-} from "./worker_channel.ts";
+} from "./_channel.ts";
 
 /**
  * Options for {@link WorkerSessionStore.connect}.

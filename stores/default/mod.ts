@@ -91,14 +91,8 @@ export type StorageSource =
 /**
  * The environment variable that names a PostgreSQL server for sessions (a user's own
  * choice, like the global settings); `MU_SESSIONS_POSTGRES_SCHEMA` picks the schema.
- *
- * @example
- * ```ts
- * import { POSTGRES_URL_ENV } from "@mu/sessions/stores/default";
- * POSTGRES_URL_ENV; // "MU_SESSIONS_POSTGRES_URL"
- * ```
  */
-export const POSTGRES_URL_ENV = "MU_SESSIONS_POSTGRES_URL";
+const POSTGRES_URL_ENV = "MU_SESSIONS_POSTGRES_URL";
 
 /**
  * How a storage decision was reached.

@@ -202,10 +202,11 @@ export class HttpSessionStore implements ContextLoadingStore {
    *
    * @example
    * ```ts
-   * import { projectLoadedContext } from "@mu/sessions";
+   * import { loadSessionProjection } from "@mu/sessions";
    * import { HttpSessionStore } from "@mu/sessions/stores/http";
    * const store = new HttpSessionStore({ baseUrl: "http://127.0.0.1:4173/" });
-   * const projection = projectLoadedContext(await store.loadContext("s1"));
+   * const loaded = await store.loadContext("s1"); // what loadSessionProjection reads
+   * const projection = await loadSessionProjection(store, "s1");
    * ```
    */
   async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {

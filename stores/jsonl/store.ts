@@ -155,10 +155,11 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    *
    * @example
    * ```ts
-   * import { projectLoadedContext } from "@mu/sessions";
+   * import { loadSessionProjection } from "@mu/sessions";
    * import type { JsonlSessionStore } from "@mu/sessions/stores/jsonl";
    * declare const store: JsonlSessionStore;
-   * const projection = projectLoadedContext(await store.loadContext("s1"));
+   * const loaded = await store.loadContext("s1"); // what loadSessionProjection reads
+   * const projection = await loadSessionProjection(store, "s1");
    * ```
    */
   async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {

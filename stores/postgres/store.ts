@@ -362,10 +362,11 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
    *
    * @example
    * ```ts
-   * import { projectLoadedContext } from "@mu/sessions";
+   * import { loadSessionProjection } from "@mu/sessions";
    * import type { PostgresSessionStore } from "@mu/sessions/stores/postgres";
    * declare const store: PostgresSessionStore;
-   * const projection = projectLoadedContext(await store.loadContext("s1"));
+   * const loaded = await store.loadContext("s1"); // what loadSessionProjection reads
+   * const projection = await loadSessionProjection(store, "s1");
    * ```
    */
   async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {

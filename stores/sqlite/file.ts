@@ -42,15 +42,9 @@ export interface SqliteFileOptions extends SqliteStoreOptions {
 
 /**
  * The binding this runtime uses by default: `node:sqlite` in Deno and in Node >= 22.5,
- * better-sqlite3 on older Node.
- *
- * @example
- * ```ts
- * import { defaultSqliteDriver } from "@mu/sessions/stores/sqlite/file";
- * console.log(defaultSqliteDriver()); // "node:sqlite" in Deno
- * ```
+ * better-sqlite3 on older Node (`SqliteFileOptions.driver`).
  */
-export function defaultSqliteDriver(): SqliteDriver {
+function defaultSqliteDriver(): SqliteDriver {
   if (typeof (globalThis as { Deno?: { version?: unknown } }).Deno?.version === "object") {
     return "node:sqlite";
   }

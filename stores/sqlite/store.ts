@@ -350,10 +350,11 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
    *
    * @example
    * ```ts
-   * import { projectLoadedContext } from "@mu/sessions";
+   * import { loadSessionProjection } from "@mu/sessions";
    * import type { SqliteSessionStore } from "@mu/sessions/stores/sqlite";
    * declare const store: SqliteSessionStore;
-   * const projection = projectLoadedContext(await store.loadContext("s1"));
+   * const loaded = await store.loadContext("s1"); // what loadSessionProjection reads
+   * const projection = await loadSessionProjection(store, "s1");
    * ```
    */
   async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {

@@ -71,16 +71,8 @@ export interface SqliteWasmStoreOptions {
   deferSearchIndexAbove?: number;
 }
 
-/**
- * The default database path.
- *
- * @example
- * ```ts
- * import { DEFAULT_SQLITE_WASM_FILENAME } from "@mu/sessions/stores/sqlite/wasm";
- * console.log(DEFAULT_SQLITE_WASM_FILENAME); // "/mu-sessions.sqlite3"
- * ```
- */
-export const DEFAULT_SQLITE_WASM_FILENAME = "/mu-sessions.sqlite3";
+/** The default database path (`SqliteWasmStoreOptions.filename`). */
+const DEFAULT_SQLITE_WASM_FILENAME = "/mu-sessions.sqlite3";
 
 let sqlite3Promise: Promise<Sqlite3Static> | undefined;
 

@@ -15,10 +15,8 @@
  */
 import { MemorySessionStore } from "../../src/memory_store.ts";
 import type { SessionRecords } from "../../src/records.ts";
-import {
-  acceptStoreConnections,
-  type MessageEndpoint,
-} from "../../stores/browser/worker_channel.ts";
+import { acceptStoreConnections } from "../../stores/browser/_channel.ts";
+import type { MessageEndpoint } from "../../src/rpc.ts";
 import { FaultyMap } from "../conformance/faults.ts";
 
 const named = new Map<string, FaultyMap<SessionRecords>>();

@@ -6,12 +6,8 @@
  * rule is `src/wellformed.ts`: such ids and times are an `InvalidArgumentError` at the
  * seam, before anything is written.
  */
-import {
-  InvalidArgumentError,
-  MAX_NESTING_DEPTH,
-  type SessionEntry,
-  type SessionStore,
-} from "../../core.ts";
+import { InvalidArgumentError, type SessionEntry, type SessionStore } from "../../core.ts";
+import { MAX_NESTING_DEPTH } from "../../src/wellformed.ts";
 import { assertEquals, assertRejects } from "./assert.ts";
 import type { Register, StoreSubject } from "./harness.ts";
 import { withStore } from "./harness.ts";

@@ -17,11 +17,8 @@ import {
 import type { ControlMessage } from "../browser/memory_store_worker.ts";
 import { memorySubject } from "../conformance/faults.ts";
 import { TornTailError } from "../../stores/jsonl/store.ts";
-import {
-  errorFromWire,
-  errorToWire,
-  serveSessionStore,
-} from "../../stores/browser/worker_channel.ts";
+import { serveSessionStore } from "../../stores/browser/_channel.ts";
+import { errorFromWire, errorToWire } from "../../src/rpc.ts";
 import { removeWorkerStorage, WorkerSessionStore } from "../../stores/browser/worker_client.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { conformance } from "../conformance/mod.ts";

@@ -5,7 +5,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { searchSessions } from "../../core.ts";
-import { serveSessionStore } from "../../stores/browser/worker_channel.ts";
+import { serveSessionStore } from "../../stores/browser/_channel.ts";
 import { WorkerSessionStore } from "../../stores/browser/worker_client.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";

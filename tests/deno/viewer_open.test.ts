@@ -9,7 +9,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { MemorySessionStore, type SessionStore } from "../../core.ts";
 import { canLoadContext, projectLoadedContext } from "../../src/context_load.ts";
-import { serveSessionStore } from "../../stores/browser/worker_channel.ts";
+import { serveSessionStore } from "../../stores/browser/_channel.ts";
 import { WorkerSessionStore } from "../../stores/browser/worker_client.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { OpenedSession } from "../../web/worker/opened_session.ts";

@@ -18,7 +18,7 @@ import {
   stopBundler,
   type WorkerEnv,
 } from "./runtimes.ts";
-import { EDGE_MAX_BYTES } from "../../web/edge.ts";
+import { EDGE_DEFAULTS } from "../../web/edge.ts";
 
 function assert(condition: unknown, message = "assertion failed"): asserts condition {
   if (!condition) throw new Error(message);
@@ -191,7 +191,13 @@ async function assertStatuses(name: string, remote: Send, url?: string) {
   await expect(502, "FetchFailed", remote(`/?url=${storage.origin}/reset`));
   // A declared length over the limit, by hand (fetch sends its own length). edge-runtime's
   // 413 comes from a fetched file instead, see assertOverLimit.
-  if (url) await expect(413, "PayloadTooLarge", rawPost(`${url}/`, [], EDGE_MAX_BYTES + 1));
+  if (url) {
+    await expect(
+      413,
+      "PayloadTooLarge",
+      rawPost(`${url}/`, [], EDGE_DEFAULTS.smallIsolateMaxBytes + 1),
+    );
+  }
   if (!url) return;
   // Two requests hold both slots with bodies that stop arriving: the third is refused 503,
   // the held ones end 408 at the body time limit. (Not in edge-runtime: its server, like
@@ -275,7 +281,7 @@ Deno.test({
         const defaults = await start(big());
         await t.step(
           `${runtime.name}: over the default limit, 413 under a 128 MB heap (the platform default)`,
-          () => assertOverLimit(runtime.name, defaults, EDGE_MAX_BYTES, via),
+          () => assertOverLimit(runtime.name, defaults, EDGE_DEFAULTS.smallIsolateMaxBytes, via),
         );
       }
       const old = await start(

@@ -7,13 +7,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   InvalidArgumentError,
-  MAX_NESTING_DEPTH,
   parseSessionJsonl,
   parseSessionJsonlSync,
   type SessionEntry,
   SessionFormatError,
   SessionManager,
 } from "../../core.ts";
+import { MAX_NESTING_DEPTH } from "../../src/wellformed.ts";
 
 const HEAD =
   '{"type":"session","version":4,"id":"h","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/"}';

@@ -6,14 +6,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   MemorySessionStore,
-  parseSearchQuery,
   scanSearch,
-  searchFields,
   type SearchHit,
-  searchSnippet,
   type SessionEntry,
   SessionManager,
 } from "../../core.ts";
+import { parseSearchQuery, searchSnippet } from "../../src/search_query.ts";
+import { searchFields } from "../../src/search_text.ts";
 import {
   foldSearchText,
   matchFolded,

@@ -10,11 +10,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   describeSchemaError,
-  KNOWN_ENTRY_TYPES,
   KnownSessionEntrySchema,
   SessionHeaderSchema,
   UnknownSessionEntrySchema,
-} from "../../src/schema.ts";
+} from "../../src/_zod_schema.ts";
+import { KNOWN_ENTRY_TYPES } from "../../src/schema.ts";
 import { entryShapeProblem, headerProblem, KNOWN_ENTRY_TYPE_NAMES } from "../../src/entry_check.ts";
 import { describeIssue, object, unknown } from "../../src/_check.ts";
 import * as z from "zod";

@@ -16,8 +16,9 @@
  * Connection: the page posts `{ type: "mu-sessions/connect", options, port }` to the worker;
  * {@link acceptStoreConnections} opens a store for `options` and serves it on `port`. One
  * worker can serve many connections (one per store instance). This module is the worker
- * side and the wire format; the page side is `worker_client.ts`, kept apart so a
- * page bundle does not carry the server.
+ * side and the wire format, public as `@mu/sessions/stores/worker/serve` through
+ * `worker_serve.ts` (only the serving functions: the wire format is between this file and
+ * the page side, `worker_client.ts`, kept apart so a page bundle does not carry the server).
  *
  * @module
  */
@@ -36,26 +37,12 @@ import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { SearchOptions } from "../../src/search.ts";
 import type { ListOptions, LoadedBranch, ReplaceOptions, SessionStore } from "../../src/store.ts";
 
-// The message layer itself, for workers that serve more than a store.
-export {
-  errorFromWire,
-  errorToWire,
-  type MessageEndpoint,
-  type RpcCallContext,
-  type RpcCallOptions,
-  RpcClient,
-  type RpcHandler,
-  type RpcMessage,
-  serveRpc,
-  type WireError,
-} from "../../src/rpc.ts";
-
 /**
  * Message type that opens a served store (see {@link acceptStoreConnections}).
  *
  * @example
  * ```ts
- * import { CONNECT_MESSAGE } from "@mu/sessions/stores/worker/serve";
+ * import { CONNECT_MESSAGE } from "./_channel.ts";
  * declare const worker: Worker, options: unknown;
  * const { port1, port2 } = new MessageChannel(); // what WorkerSessionStore.connect does
  * worker.postMessage({ type: CONNECT_MESSAGE, options, port: port2 }, [port2]);
@@ -67,7 +54,7 @@ export const CONNECT_MESSAGE = "mu-sessions/connect";
  *
  * @example
  * ```ts
- * import { REMOVE_MESSAGE } from "@mu/sessions/stores/worker/serve";
+ * import { REMOVE_MESSAGE } from "./_channel.ts";
  * declare const worker: Worker;
  * const { port2 } = new MessageChannel(); // what removeWorkerStorage does
  * worker.postMessage({ type: REMOVE_MESSAGE, options: { filename: "/x.sqlite3" }, port: port2 }, [port2]);
@@ -80,7 +67,7 @@ export const REMOVE_MESSAGE = "mu-sessions/remove";
  *
  * @example
  * ```ts
- * import type { WireSession } from "@mu/sessions/stores/worker/serve";
+ * import type { WireSession } from "./_channel.ts";
  * const wire: WireSession = { header: '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}', entries: [] };
  * ```
  */
@@ -95,7 +82,7 @@ export interface WireSession {
  *
  * @example
  * ```ts
- * import { sessionToWire } from "@mu/sessions/stores/worker/serve";
+ * import { sessionToWire } from "./_channel.ts";
  * sessionToWire({ type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" }, []).entries; // []
  * ```
  */
@@ -112,7 +99,7 @@ export function sessionToWire(
  *
  * @example
  * ```ts
- * import { sessionFromWire } from "@mu/sessions/stores/worker/serve";
+ * import { sessionFromWire } from "./_channel.ts";
  * sessionFromWire({ header: '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}', entries: [] }).header.id; // "s"
  * ```
  */
@@ -125,7 +112,7 @@ export function sessionFromWire(wire: WireSession): LoadedBranch {
  *
  * @example
  * ```ts
- * import { entriesFromWire } from "@mu/sessions/stores/worker/serve";
+ * import { entriesFromWire } from "./_channel.ts";
  * entriesFromWire(['{"type":"custom","id":"a","parentId":null}'])[0].id; // "a"
  * ```
  */
@@ -140,7 +127,7 @@ const WIRE = { source: "worker channel" };
  *
  * @example
  * ```ts
- * import type { ListEvent } from "@mu/sessions/stores/worker/serve";
+ * import type { ListEvent } from "./_channel.ts";
  * const event: ListEvent = { event: "progress", loaded: 3, total: 10 };
  * ```
  */
@@ -220,7 +207,7 @@ function dispatch(
  *
  * @example
  * ```ts
- * import type { StoreDescription } from "@mu/sessions/stores/worker/serve";
+ * import type { StoreDescription } from "./_channel.ts";
  * const sqlite: StoreDescription = { kind: "sqlite", capabilities: ["exportJsonl", "loadBranch"] };
  * ```
  */
