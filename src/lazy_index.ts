@@ -113,6 +113,12 @@ export class LazyIndex {
   #deferred?: DeferredTree;
   /** Ids of the parsed entries while the columns are deferred (what stays after a close). */
   readonly #parsedAt = new Map<string, number>();
+  /**
+   * Entries appended while the columns are deferred, at positions `count`, `count + 1`, ...:
+   * an append needs its parent's id and the last id, not the tree, so the columns are read
+   * only when a question needs the whole tree (then these follow them).
+   */
+  readonly #appended: SessionEntry[] = [];
   /** The last deferred context plan, by leaf (answers again after the store closed). */
   #planned?: { leaf: string; prefix: number[]; range: number[] };
   /** Ids whose parent is set but not in the session (kept as roots), as the full index. */
@@ -207,6 +213,7 @@ export class LazyIndex {
     }
     this.#deferred = undefined;
     this.#planned = undefined;
+    for (const entry of this.#appended.splice(0)) this.#push(entry);
   }
 
   /** Every entry parsed, as a full index; from then on every question goes to it. */
@@ -269,13 +276,14 @@ export class LazyIndex {
 
   get lastEntry(): SessionEntry | undefined {
     if (this.#full) return this.#full.lastEntry;
-    if (this.#deferred) return this.#read(this.#deferred.count - 1);
+    if (this.#deferred) return this.#appended.at(-1) ?? this.#read(this.#deferred.count - 1);
     return this.#ids.length ? this.#read(this.#ids.length - 1) : undefined;
   }
 
   /** The id of the last entry, without parsing it. */
   get lastId(): string | undefined {
-    return this.#deferred ? this.#deferred.lastId : this.#ids[this.#ids.length - 1];
+    if (this.#deferred) return this.#appended.at(-1)?.id ?? this.#deferred.lastId;
+    return this.#ids[this.#ids.length - 1];
   }
 
   getChildren(parentId: string | null): SessionEntry[] {
@@ -316,6 +324,7 @@ export class LazyIndex {
       const positions = this.#session.labelPositions();
       for (let i = this.#opened; i < this.#ids.length; i++) positions.push(i);
       for (const i of positions) this.#applyLabel(this.#read(i));
+      for (const entry of this.#appended) this.#applyLabel(entry);
     }
     return this.#labels;
   }
@@ -340,9 +349,24 @@ export class LazyIndex {
 
   /** Add an entry that was committed after the open (its parent indexed or null). */
   add(entry: SessionEntry): void {
+    const deferred = this.#deferred;
+    if (deferred && this.#position(entry.id) === undefined) {
+      const position = deferred.count + this.#appended.length;
+      this.#appended.push(entry);
+      this.#parsed[position] = entry;
+      this.#parsedAt.set(entry.id, position);
+      if (this.#labels) this.#applyLabel(entry);
+      return;
+    }
     this.#tree();
     if (!this.#full && this.#at.has(entry.id)) this.#whole(); // a duplicate id: full rules
     if (this.#full) this.#full.add(entry);
+    this.#push(entry);
+    if (this.#labels) this.#applyLabel(entry);
+  }
+
+  /** Index an entry after the last one (its parent indexed or null). */
+  #push(entry: SessionEntry): void {
     const position = this.#ids.length;
     this.#ids.push(entry.id);
     this.#parents.push(entry.parentId);
@@ -350,7 +374,6 @@ export class LazyIndex {
     this.#at.set(entry.id, position);
     this.#parsed[position] = entry;
     if (this.#children) this.#childAdded(position);
-    if (this.#labels) this.#applyLabel(entry);
   }
 
   /**
@@ -381,7 +404,10 @@ export class LazyIndex {
    * planned by the store while the columns are deferred, else over the path.
    */
   #context(leafId: string | null): { prefix: number[]; range: number[] } {
-    if (leafId !== null && this.#deferred) {
+    // The store plans over the rows of the open; a branch through an entry appended since
+    // is planned over the path (the store's positions of those rows are not vouched for).
+    const appended = leafId !== null && (this.#parsedAt.get(leafId) ?? 0) >= this.#opened;
+    if (leafId !== null && this.#deferred && !appended) {
       if (this.#planned?.leaf === leafId) return this.#planned;
       const plan = this.#deferred.context(leafId);
       if (plan) {

@@ -146,6 +146,44 @@ export function walkCases(t: Test, runtime: SqliteTestRuntime): void {
     },
   );
 
+  t(
+    "SessionManager.open then appends read no tree: rows read stay flat in the session's size",
+    async () => {
+      const dir = await runtime.tempDir();
+      const counting = countingEntryRows(runtime.openRaw(`${dir}/sessions.db`));
+      const store = await SqliteSessionStore.open(counting.db);
+      try {
+        const session = generatedSession(4_000, 4_000);
+        await store.create(session.header, session.entries);
+        const manager = await SessionManager.open(store, session.header.id);
+        counting.sql.length = 0;
+        const before = counting.rows();
+        const first = await manager.appendMessage({ role: "user", content: "one", timestamp: 1 });
+        for (let i = 0; i < 20; i++) {
+          await manager.appendMessage({ role: "user", content: `more ${i}`, timestamp: 2 + i });
+        }
+        const read = counting.rows() - before;
+        assert(!counting.sql.some((sql) => /group_concat/.test(sql)), "a tree scan to append");
+        // a handful of lookups per append (the id is new, the parent's pointers), never the tree
+        assert(read <= 21 * 6, `${read} rows read by 21 appends onto ${session.entries.length}`);
+        // and the appends are where a full load finds them, under the leaf they were given
+        const loaded = await store.load(session.header.id);
+        assertEquals(loaded.entries.length, session.entries.length + 21);
+        assertEquals(loaded.entries[session.entries.length].id, first);
+        assertEquals(loaded.entries[session.entries.length].parentId, session.entries.at(-1)!.id);
+        assertEquals(manager.getLeafId(), loaded.entries.at(-1)!.id);
+        // the questions that read the tree afterwards see the appends after it, as a full load
+        const full = new SessionView({ header: session.header, entries: loaded.entries });
+        assertEquals(manager.buildSessionContext(), full.buildSessionContext());
+        assertEquals(flatTree(manager.getTree()), flatTree(full.getTree()));
+        assertEquals(manager.getEntries(), loaded.entries);
+      } finally {
+        await store.close();
+        await runtime.removeDir(dir);
+      }
+    },
+  );
+
   t("a write finds a parent's row through the id index, not by scanning the session", async () => {
     await withDatabase(runtime, async ({ path, store }) => {
       const session = generatedSession(300, 5);
