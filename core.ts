@@ -17,7 +17,7 @@
  */
 
 // Every name below is exported on purpose and listed in api/report.md (regenerate it with
-// `deno task api:report`; tests/unit/api_report.test.ts fails when the two disagree).
+// `deno task api:report`; tests/deno/api_report.test.ts fails when the two disagree).
 // Internals (driver and viewer helpers, the fast validator, the listing fold) are imported
 // from their src/ files by the code that needs them and are not part of the contract.
 

@@ -1,8 +1,9 @@
 /**
- * The shared record layer of the record-based stores (memory, IndexedDB, SQLite): a session
- * is stored as one header record and one record per entry, each the exact JSON text of the
- * value, plus the listing fold state (`listing.ts`) kept current on every write. One codec
- * for all of them, so they encode, decode, export, list and fail the same way:
+ * The shared record layer of the record-based stores (memory, IndexedDB, SQLite,
+ * PostgreSQL): a session is stored as one header record and one record per entry, each the
+ * exact JSON text of the value, plus the listing fold state (`listing.ts`) kept current on
+ * every write. One codec for all of them, so they encode, decode, export, list and fail the
+ * same way:
  *
  * - Encoding keeps the text an entry was imported from (byte-identical export) and rejects a
  *   value JSON cannot store (BigInt, cycles, a `toJSON` that yields no object) with a

@@ -286,8 +286,8 @@ export function formatBytes(bytes: number): string {
 /**
  * An integer with en-US digit grouping (`123456` -> `"123,456"`), as
  * `n.toLocaleString("en-US")` gives it but without Intl: the page's first
- * `toLocaleString` loads ICU's number data, 50-70 ms of main-thread script (measured in
- * Chromium), and it landed inside the task that opens a session.
+ * `toLocaleString` loads ICU's number data (a long main-thread script in Chromium), and it
+ * landed inside the task that opens a session.
  *
  * @example
  * ```ts

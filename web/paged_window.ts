@@ -40,10 +40,10 @@ const ANCHORING = typeof CSS !== "undefined" && CSS.supports?.("overflow-anchor"
 /** Rendering work per slice before yielding to the browser (ms). */
 const SLICE_MS = 8;
 /**
- * Most text put into the list per frame (characters, one item at least). Traced at 100k
- * entries, a context page of 15 items went in at once and its frame spent 40-51 ms of CPU
- * laying out (mostly shaping text) and painting it; the style, layout and paint of a frame
- * grow with the text it adds.
+ * Most text put into the list per frame (characters, one item at least). Traced on a large
+ * session, a context page of 15 items went in at once and its frame spent far more than a
+ * frame's budget laying out (mostly shaping text) and painting it; the style, layout and
+ * paint of a frame grow with the text it adds.
  */
 export const FRAME_CHARS = 6_000;
 

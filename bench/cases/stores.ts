@@ -5,7 +5,12 @@
  * @module
  */
 import { copyFile, mkdir, readdir, readFile, rm } from "node:fs/promises";
-import { parseSessionJsonl, type SessionEntry, type SessionHeader } from "../../core.ts";
+import {
+  type AgentMessage,
+  parseSessionJsonl,
+  type SessionEntry,
+  SessionManager,
+} from "../../core.ts";
 import { continuationEntries } from "../gen/continuation.ts";
 import {
   type BenchStore,
@@ -124,7 +129,11 @@ export interface AppendParams {
   big: { file: string; sessionId: string; lastEntryId: string; entries: number; sqliteDb?: string };
 }
 
-/** `appends` single-entry appends onto a new session and onto an opened large session. */
+/**
+ * `appends` messages appended as a user does, through a `SessionManager`: onto a new session
+ * (`SessionManager.create`, then the appends) and onto the large session (`SessionManager.open`,
+ * the lazy open a resume does, then the appends), each round timing the open too.
+ */
 export async function appendCase(params: AppendParams): Promise<BenchCase> {
   const driver: Maybe<StoreDriver> = params.store === "sqlite"
     ? await sqliteDriver()
@@ -157,35 +166,30 @@ export async function appendCase(params: AppendParams): Promise<BenchCase> {
   const reserved = new Set(loaded.entries.map((entry) => entry.id));
   const total = params.appends * params.rounds;
   t = performance.now();
-  const chain = continuationEntries(total, params.big.lastEntryId, reserved) as SessionEntry[];
+  // Twice the entries needed: the generator mixes in entries that are not messages.
+  const chain = continuationEntries(2 * total, params.big.lastEntryId, reserved) as SessionEntry[];
   const generateMs = performance.now() - t;
+  // The chain's messages, `appends` per round (the manager makes the entries around them).
+  const messages = chain.flatMap((entry) => entry.type === "message" ? [entry.message] : []);
+  if (messages.length < total) throw new Error(`${messages.length} messages for ${total} appends`);
   const slice = (round: number) =>
-    chain.slice(round * params.appends, (round + 1) * params.appends);
+    messages.slice(round * params.appends, (round + 1) * params.appends);
   let newRound = 0;
   let ontoRound = 0;
-  const appendAll = async (id: string, entries: readonly SessionEntry[]) => {
-    for (const entry of entries) await store.append(id, [entry]);
-    return { appends: entries.length };
+  const appendAll = async (manager: SessionManager, batch: readonly AgentMessage[]) => {
+    for (const message of batch) await manager.appendMessage(message);
+    return { appends: batch.length };
   };
-  const header = (round: number): SessionHeader => ({
-    type: "session",
-    version: 4,
-    id: `bench-append-${params.durability}-${round}`,
-    createdAt: new Date(Date.UTC(2026, 10, 1)).toISOString(),
-    cwd: "/home/dev/projects/mu-sessions",
-  });
   return {
     info: { openMs, generateMs, durability: driver.durability[params.durability] },
     fns: {
-      // Same entries as the large-session run, re-rooted: only the target session differs.
+      // Same messages as the large-session run: only the target session differs.
       new: async () => {
-        const round = newRound++;
-        const entries = slice(round);
-        const fresh = [{ ...entries[0], parentId: null } as SessionEntry, ...entries.slice(1)];
-        await store.create(header(round));
-        return await appendAll(header(round).id, fresh);
+        const manager = await SessionManager.create(store, "/home/dev/projects/mu-sessions");
+        return await appendAll(manager, slice(newRound++));
       },
-      [`onto ${params.big.entries}`]: () => appendAll(params.big.sessionId, slice(ontoRound++)),
+      [`onto ${params.big.entries}`]: async () =>
+        await appendAll(await SessionManager.open(store, params.big.sessionId), slice(ontoRound++)),
     },
     teardown: async () => {
       await store.close();

@@ -1,5 +1,5 @@
 /**
- * `mu stats [--cwd DIR] [--all]`: sessions, entries, bytes, tokens and cost, in total and
+ * `mu stats [--cwd DIR] [--internal]`: sessions, entries, bytes, tokens and cost, in total and
  * by model and by month.
  *
  * @module

@@ -307,7 +307,7 @@ export class SqliteSearchIndex {
     const { where, params } = sessionFilter(prepared, "p.session_id");
     return this.#statement(
       // CROSS JOIN: pending sessions are few (usually none); the planner would otherwise
-      // scan every session for the filter (11 ms per search at 10,000 sessions).
+      // scan every session for the filter, on every search.
       `SELECT DISTINCT p.session_id AS id FROM ${pendingSql(backlogIndexed)} p
        CROSS JOIN sessions s ON s.id = p.session_id${where}`,
     ).all(...params).map((row) => String(row.id));

@@ -13,9 +13,9 @@
  * Why: indexing an entry costs several times an append. FTS5 tokenizes every text (about
  * 600 trigrams for an entry of 1,800 characters, and the word index's tokens), writes a
  * segment per commit and merges segments; a 64-entry queue written by the append that
- * filled it still left appends at 2.07x (fsync per commit) and 3.54x (synchronous=NORMAL)
- * those without the index (bench/README.md, round 4). Tokenizing alone measured 126 us of
- * CPU per text in a batch (trigram), more than a whole relaxed append.
+ * filled it still left appends several times slower than those without the index
+ * (bench/README.md has the figures). Tokenizing one text alone costs more CPU than a whole
+ * relaxed append.
  *
  * The backlog commits with its entries, so a crash (or an exit without closing the store)
  * never leaves an entry unsearchable: the next search, on any connection, indexes it. A

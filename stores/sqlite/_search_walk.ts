@@ -289,7 +289,7 @@ class Walk {
     }
     // Many candidates. First the newest rows, each text checked in SQL (instr of every
     // term; a phrase's words as indexed): a common word settles there without evaluating its
-    // whole match set (20-70 ms at 10,000 sessions). Only matching texts are returned.
+    // whole match set (which grows with the sessions). Only matching texts are returned.
     const needles = this.#needles;
     const contains = needles.map(() => "instr(f.c0, ?) > 0").join(" AND ");
     const newest = this.#walk(

@@ -2,9 +2,9 @@
  * The page size of a new browser database. Every page sqlite-wasm reads or writes is one
  * call into the OPFS VFS, and with the `opfs` VFS (the viewer's, on its cross-origin
  * isolated page) each call is a round trip to the VFS's own worker: at sqlite-wasm's
- * default 8 KiB pages, inserting the 231 MB benchmark session was mostly those calls.
- * 64 KiB pages cut them 8-fold (`bench/browser/import_breakdown.ts` measures both). Session rows are JSON of a few KiB, so
- * reads lose little.
+ * default 8 KiB pages, inserting a large session was mostly those calls. 64 KiB pages make
+ * them 8 times fewer (`bench/browser/import_breakdown.ts` measures both). Session rows are
+ * JSON of a few KiB, so reads lose little.
  *
  * `PRAGMA page_size` only changes a database that is still empty; an existing database
  * keeps its page size and its data (SQLite ignores the pragma there), so existing users'

@@ -123,8 +123,8 @@ const GRAMMARS = lowlight.listLanguages();
 
 /**
  * Compile every registered grammar ahead of use, one per `pause()` (a frame), so the first
- * code block of each language does not pay its grammar's compilation (up to 30 ms of
- * regular expressions in the traced 100k-entry scroll) inside a rendering task.
+ * code block of each language does not pay its grammar's compilation (a long burst of
+ * regular expressions in a traced scroll of a large session) inside a rendering task.
  *
  * @example
  * ```ts

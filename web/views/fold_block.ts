@@ -1,6 +1,6 @@
 /**
  * Long text in the context and raw panes: the start the worker sent, in flow, and "Show
- * all" to load the rest (issue 15: "long outputs folded with show all"). These blocks were
+ * all" to load the rest (long outputs folded, with "show all"). These blocks were
  * boxes with a `max-height` and a scrollbar of their own; at 100k entries the panes held
  * ~60 such nested scrollers, and scrolling the context back up spent its longest tasks in
  * paint and layerization (`PaintArtifactCompositor::Update`) after each scroll. The worker

@@ -320,7 +320,7 @@ export class SessionPage {
       // The context first: on a large session its first page comes from a context-only
       // load, while the raw entries wait for the whole session (asked for below). The page
       // is shown with the first rows in; the rest of the first page follows a frame at a
-      // time, so the open's layout is not the whole page's (56-70 ms of CPU at 100k).
+      // time, so the open's layout is not the whole page's (a long task on a large session).
       let shown = () => {};
       const first = new Promise<void>((resolve) => shown = resolve);
       const loaded = main.start(shown);
@@ -344,7 +344,7 @@ export class SessionPage {
       await loaded;
       if (token !== this.#renderToken) return;
       // The raw pane's first page a task after the main pane's has been laid out: together
-      // they were one 52-57 ms task at 100k (style, layout and paint of both). Its column
+      // they were one long task on a large session (style, layout and paint of both). Its column
       // has a fixed width, so nothing moves when it fills.
       await afterNextFrame();
       if (token !== this.#renderToken) return;

@@ -14,7 +14,7 @@ import type { BlockView, MessageView } from "../types.ts";
  * about what the old 420 px box with a scrollbar of its own showed. The page shows a block
  * whole and loads the rest on "Show all"; a pane of blocks with scrollbars of their own
  * (~60 at 100k entries) made scrolling the context back up spend its longest tasks in paint
- * and layerization (issue 15).
+ * and layerization.
  */
 export const BLOCK_TEXT_LIMIT = 1500;
 /** See {@link BLOCK_TEXT_LIMIT}. */
