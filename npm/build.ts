@@ -120,7 +120,8 @@ if (import.meta.main) {
   const sources = entrySources(denoExports);
   await compile([...sources, ...EXTRA_SOURCES].map((source) => `${ROOT}${source}`));
   // The viewer `mu serve` serves, built once here so installs need no bundler.
-  await buildViewer({ outDir: `${OUT}/viewer`, minify: true });
+  // Without source maps: see BuildOptions.sourcemap (the package test states its size).
+  await buildViewer({ outDir: `${OUT}/viewer`, minify: true, sourcemap: false });
   for (const source of sources) {
     const stem = `${OUT}/${source.slice(0, -3)}`;
     await Deno.stat(`${stem}.js`);

@@ -36,6 +36,12 @@ export interface BuildOptions {
   minify?: boolean;
   /** Print what was built (default false). */
   verbose?: boolean;
+  /**
+   * Write linked source maps next to the bundles (default true). The npm package's build
+   * turns them off: they carry every source again and were half the package, for a viewer
+   * whose sources a developer debugs from the repository anyway.
+   */
+  sourcemap?: boolean;
 }
 
 /** What a build produced. */
@@ -89,7 +95,7 @@ export async function buildViewer(options: BuildOptions = {}): Promise<BuildResu
       splitting: true,
       chunkNames: "chunks/[name]-[hash]",
       minify: options.minify ?? true,
-      sourcemap: "linked",
+      sourcemap: options.sourcemap === false ? false : "linked",
       legalComments: "linked",
       logLevel: "warning",
       absWorkingDir: REPO_ROOT,

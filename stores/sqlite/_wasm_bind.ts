@@ -4,8 +4,9 @@
  * (a new array each time), `malloc`s a copy in the wasm heap and hands it to SQLite: for
  * the viewer's import of the 100k-entry session (five short strings a row: session id,
  * entry id, parent id, type, path pointers) that was the largest single cost of the insert
- * (`__allocCStr` in a Chromium profile, `bench/browser/import_breakdown.ts --profile`). Here a string is written into one scratch buffer the binder keeps (ASCII
- * byte by byte, anything else with `encodeInto`) and bound with `SQLITE_TRANSIENT`: SQLite
+ * (`__allocCStr` in a Chromium profile, `bench/browser/import_breakdown.ts --profile`).
+ * Here a string is written into one scratch buffer the binder keeps (ASCII byte by byte,
+ * anything else with `encodeInto`) and bound with `SQLITE_TRANSIENT`: SQLite
  * copies it inside the heap, so nothing is allocated from JavaScript. Integers that fit in
  * 32 bits and NULLs go straight to `sqlite3_bind_int` / `sqlite3_bind_null`; any other
  * value (a larger number, a boolean, a bigint, a blob, a string too long for the scratch)

@@ -17,6 +17,11 @@ import { entrySources, NPM_OUT_DIR } from "../../npm/exports.ts";
 import { installConsumer, packRepository, ROOT, run } from "./kit.ts";
 
 const FIXTURE = `${ROOT}fixtures/projection/interrupted-tool-call.jsonl`;
+/**
+ * The package's size unpacked: the compiled library, its declarations and the built viewer
+ * (sqlite3.wasm is a quarter of it), without source maps.
+ */
+const MAX_UNPACKED_MIB = 3.5;
 
 interface Created {
   jsonl: { id: string; file: string };
@@ -103,9 +108,15 @@ Deno.test({
       const packed = await packRepository(work);
       tarball = packed.tarball;
       const stray = packed.files.filter((path) =>
-        !path.startsWith(`${NPM_OUT_DIR}/`) && !["package.json", "README.md"].includes(path)
+        !path.startsWith(`${NPM_OUT_DIR}/`) &&
+        !["package.json", "README.md", "LICENSE"].includes(path)
       );
       assertEquals(stray, [], "files outside dist/npm/ in the tarball");
+      assert(packed.files.includes("LICENSE"), "the package carries its license");
+      // Source maps carried every source again (half the package) for a minified viewer.
+      assertEquals(packed.files.filter((path) => path.endsWith(".map")), [], "source maps");
+      const mib = packed.unpackedBytes / 1024 / 1024;
+      assert(mib <= MAX_UNPACKED_MIB, `${mib.toFixed(2)} MiB unpacked`);
       const sources = packed.files.filter((p) => p.endsWith(".ts") && !p.endsWith(".d.ts"));
       assertEquals(sources, [], "TypeScript sources in the tarball");
       for (

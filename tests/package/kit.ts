@@ -66,7 +66,7 @@ export async function run(
 
 /**
  * `npm pack` the repository (its `prepack` script builds dist/npm/) into `dir`; returns the
- * tarball path and the paths inside it.
+ * tarball path, the paths inside it and their total size unpacked (bytes).
  *
  * @example
  * ```ts
@@ -74,13 +74,19 @@ export async function run(
  * const { tarball, files } = await packRepository(await Deno.makeTempDir());
  * ```
  */
-export async function packRepository(dir: string): Promise<{ tarball: string; files: string[] }> {
+export async function packRepository(
+  dir: string,
+): Promise<{ tarball: string; files: string[]; unpackedBytes: number }> {
   await run("npm", ["pack", "--pack-destination", dir], { cwd: ROOT });
   const pkg = JSON.parse(await Deno.readTextFile(`${ROOT}package.json`));
   const tarball = `${dir}/${pkg.name.replace(/^@/, "").replace("/", "-")}-${pkg.version}.tgz`;
   const { stdout } = await run("tar", ["-tzf", tarball], { cwd: dir });
   const files = stdout.split("\n").filter(Boolean).map((path) => path.replace(/^package\//, ""));
-  return { tarball, files };
+  // `tar -tv` lines: mode, owner/group, size, date, time, path.
+  const listing = (await run("tar", ["-tvzf", tarball], { cwd: dir })).stdout;
+  const unpackedBytes = listing.split("\n").filter(Boolean)
+    .reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[2]), 0);
+  return { tarball, files, unpackedBytes };
 }
 
 /**
