@@ -17,6 +17,9 @@
  * Parsed entries are kept (one object per entry, as the full index keeps them), so a
  * getter returns the same object every time; memory grows only with what was asked for.
  *
+ * Longer than 400 lines on purpose: every question of the index has a deferred, a columns
+ * and a full answer over the same private fields, and splitting them would expose those.
+ *
  * @module
  */
 import { contextFlags, planContextLoad, projectLoadedContext } from "./context_load.ts";
