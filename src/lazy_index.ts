@@ -122,6 +122,12 @@ export class LazyIndex {
    * only when a question needs the whole tree (then these follow them).
    */
   readonly #appended: SessionEntry[] = [];
+  /**
+   * The last id the store said is not among the rows of the open (an append asks twice: the
+   * new id is checked when it is made, and again when the entry is added). Those rows do not
+   * change under the index (a rewrite is refused), so the answer holds.
+   */
+  #absent?: string;
   /** The last deferred context plan, by leaf (answers again after the store closed). */
   #planned?: { leaf: string; prefix: number[]; range: number[] };
   /** Ids whose parent is set but not in the session (kept as roots), as the full index. */
@@ -250,7 +256,11 @@ export class LazyIndex {
   /** The position of an id: from the store while the columns are deferred. */
   #position(id: string): number | undefined {
     if (!this.#deferred) return this.#at.get(id);
-    return this.#parsedAt.get(id) ?? this.#deferred.find(id);
+    const parsed = this.#parsedAt.get(id);
+    if (parsed !== undefined || id === this.#absent) return parsed;
+    const found = this.#deferred.find(id);
+    if (found === undefined) this.#absent = id;
+    return found;
   }
 
   get(id: string): SessionEntry | undefined {
