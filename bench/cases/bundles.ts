@@ -6,7 +6,6 @@
  */
 import type { Row } from "../jobs.ts";
 import type { Evaluation } from "../targets.ts";
-import { bundleEntry, RUNTIME_BUNDLES, stopBundler, zodInputs } from "../../tools/bundle_size.ts";
 
 /** Target (KB, minified + gzip -9) per bundle, by the subject name of its row. */
 const TARGET_KB: Record<string, number> = {
@@ -18,6 +17,11 @@ const TARGET_KB: Record<string, number> = {
 
 /** One row per runtime bundle: gzip -9 KB, with raw KB and the zod modules as facts. */
 export async function runBundleBench(): Promise<Row[]> {
+  // Loaded here, not at the top: the targets below are evaluated (bench/render.ts) without
+  // esbuild and its permissions.
+  const { bundleEntry, RUNTIME_BUNDLES, stopBundler, zodInputs } = await import(
+    "../../tools/bundle_size.ts"
+  );
   const rows: Row[] = [];
   try {
     for (const subject of RUNTIME_BUNDLES) {
