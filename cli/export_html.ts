@@ -7,7 +7,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { EntryNotFoundError } from "../src/errors.ts";
-import { listingStateOf, listingToInfo } from "../src/listing.ts";
+import { listingStateOf, listingToInfo } from "../src/_listing.ts";
 import type { SessionStore } from "../src/store.ts";
 import { SessionIndex } from "../src/tree.ts";
 import { conversationItems } from "../web/conversation/model.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { generateEntryId } from "./migrate.ts";
+import { generateEntryId } from "./_migrate.ts";
 import type { LabelEntry, SessionEntry, SessionHeader } from "./schema.ts";
 import { buildHeader, inheritedClassification } from "./session_options.ts";
 import type { EntryIndex } from "./lazy_index.ts";

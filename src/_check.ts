@@ -6,7 +6,7 @@
  * Why: importing zod and building its schemas is top-level evaluation an edge function pays
  * on every cold start, zod is most of a browser bundle that carries it, and zod builds a full
  * copy of every entry it parses that the parser throws away. The zod schemas stay the
- * documented contract (`@mu/sessions/schema`); `entry_check.ts` restates them with these
+ * documented contract (`@mu/sessions/schema`); `_entry_check.ts` restates them with these
  * combinators, and `tests/unit/validate.test.ts` proves the two agree over every fixture and
  * tens of thousands of mutated entries.
  *

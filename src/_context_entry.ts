@@ -38,7 +38,7 @@ function replaceContent<M extends AgentMessage>(message: M, content: unknown): M
  *
  * @example
  * ```ts
- * import { entryContribution } from "./context_entry.ts";
+ * import { entryContribution } from "./_context_entry.ts";
  * const entry = { type: "message" as const, id: "a1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z",
  *   message: { role: "assistant" as const, content: [{ type: "text" as const, text: "draft" }] } };
  * const edit = { type: "context_edit" as const, id: "e1", parentId: "a1", timestamp: "2026-01-01T00:00:01.000Z",

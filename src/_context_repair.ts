@@ -36,7 +36,7 @@ import type { AssistantMessage, ToolCall, ToolResultMessage } from "./schema.ts"
  *
  * @example
  * ```ts
- * import { INTERRUPTED_TOOL_RESULT_TEXT } from "./context_repair.ts";
+ * import { INTERRUPTED_TOOL_RESULT_TEXT } from "./_context_repair.ts";
  * INTERRUPTED_TOOL_RESULT_TEXT.includes("interrupted"); // true
  * ```
  */
@@ -50,7 +50,7 @@ export const INTERRUPTED_TOOL_RESULT_TEXT =
  *
  * @example
  * ```ts
- * import { OMITTED_TOOL_RESULT_TEXT } from "./context_repair.ts";
+ * import { OMITTED_TOOL_RESULT_TEXT } from "./_context_repair.ts";
  * OMITTED_TOOL_RESULT_TEXT.startsWith("The result"); // true
  * ```
  */
@@ -89,7 +89,7 @@ interface OpenGroup<T> {
  *
  * @example
  * ```ts
- * import { toolCallsOf } from "./context_repair.ts";
+ * import { toolCallsOf } from "./_context_repair.ts";
  * toolCallsOf({ content: [{ type: "toolCall", id: "c1", name: "ls", arguments: {} }] }).length; // 1
  * ```
  */
@@ -108,7 +108,7 @@ export function toolCallsOf(message: Pick<AssistantMessage, "content">): ToolCal
  *
  * @example
  * ```ts
- * import { ToolCallPairing } from "./context_repair.ts";
+ * import { ToolCallPairing } from "./_context_repair.ts";
  * const pairing = new ToolCallPairing<string>();
  * const ls = { type: "toolCall" as const, id: "c1", name: "ls", arguments: {} };
  * pairing.assistant({ content: [ls], stopReason: "toolUse" }, "a1", true, 0);

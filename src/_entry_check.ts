@@ -36,7 +36,7 @@ import {
   MAX_NESTING_DEPTH,
   nestsDeeperThan,
   UNSTORABLE_ID_MESSAGE,
-} from "./wellformed.ts";
+} from "./_wellformed.ts";
 
 /**
  * The format version this library writes (re-exported by `schema.ts`, defined here so the
@@ -252,7 +252,7 @@ export const KNOWN_ENTRY_TYPE_NAMES: readonly string[] = Object.keys(KNOWN);
  *
  * @example
  * ```ts
- * import { entryShapeProblem } from "./entry_check.ts";
+ * import { entryShapeProblem } from "./_entry_check.ts";
  * entryShapeProblem({ type: "label", id: "a", parentId: null, timestamp: "t" });
  * // "targetId: Invalid input: expected string, received undefined"
  * ```
@@ -269,7 +269,7 @@ export function entryShapeProblem(value: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { headerProblem } from "./entry_check.ts";
+ * import { headerProblem } from "./_entry_check.ts";
  * headerProblem({ type: "session", version: 4, id: "", createdAt: "t" });
  * // "id: Too small: expected string to have >=1 characters"
  * ```
@@ -286,7 +286,7 @@ export function headerProblem(value: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { entryTypeLabel } from "./entry_check.ts";
+ * import { entryTypeLabel } from "./_entry_check.ts";
  * entryTypeLabel({ type: "label" }); // "label"
  * entryTypeLabel({ type: [["x"]] }); // "entry"
  * ```
@@ -302,7 +302,7 @@ export function entryTypeLabel(entry: { type?: unknown }): string {
  *
  * @example
  * ```ts
- * import { validateEntry } from "./entry_check.ts";
+ * import { validateEntry } from "./_entry_check.ts";
  * validateEntry({ type: "label", id: "a", parentId: null, timestamp: "t", targetId: "b" }); // undefined
  * ```
  */

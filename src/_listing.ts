@@ -81,7 +81,7 @@ export function messageText(content: unknown): string {
  *
  * @example
  * ```ts
- * import { applyEntryToListing, emptyListingState } from "./listing.ts";
+ * import { applyEntryToListing, emptyListingState } from "./_listing.ts";
  * const state = applyEntryToListing(emptyListingState(), {
  *   type: "session_info", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", name: "Demo",
  * });
@@ -127,7 +127,7 @@ export function applyEntryToListing(state: ListingState, entry: SessionEntry): L
  *
  * @example
  * ```ts
- * import { ORDER_DEPENDENT_TYPES } from "./listing.ts";
+ * import { ORDER_DEPENDENT_TYPES } from "./_listing.ts";
  * ORDER_DEPENDENT_TYPES.has("session_info"); // true
  * ```
  */
@@ -145,7 +145,7 @@ export const ORDER_DEPENDENT_TYPES: ReadonlySet<string> = new Set([
  *
  * @example
  * ```ts
- * import { appendListing, emptyListingState } from "./listing.ts";
+ * import { appendListing, emptyListingState } from "./_listing.ts";
  * const state = { ...emptyListingState(), messageCount: 2 };
  * appendListing(state, { ...emptyListingState(), messageCount: 3 }, []).messageCount; // 5
  * ```

@@ -27,7 +27,7 @@ import type { LazySource } from "./session_view.ts";
  * @example
  * ```ts
  * import { MemorySessionStore, SessionManager } from "@mu/sessions";
- * import { type StoreOrPath } from "./manager_open.ts";
+ * import { type StoreOrPath } from "./_manager_open.ts";
  * const where: StoreOrPath = new MemorySessionStore(); // or "/path/to/sessions"
  * await SessionManager.create(where, "/project");
  * ```

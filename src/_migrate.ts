@@ -8,7 +8,7 @@
  * @module
  */
 import { SessionFormatError } from "./errors.ts";
-import { CURRENT_SESSION_VERSION } from "./entry_check.ts";
+import { CURRENT_SESSION_VERSION } from "./_entry_check.ts";
 
 type JsonObject = Record<string, unknown>;
 
@@ -28,7 +28,7 @@ export interface UpgradeResult {
  *
  * @example
  * ```ts
- * import { headerVersion } from "./migrate.ts";
+ * import { headerVersion } from "./_migrate.ts";
  * headerVersion({ type: "session", id: "x" }); // 1
  * ```
  */
@@ -201,7 +201,7 @@ function upgradeV2ToV3(entries: JsonObject[]): JsonObject[] {
  *
  * @example
  * ```ts
- * import { upgradeRecords } from "./migrate.ts";
+ * import { upgradeRecords } from "./_migrate.ts";
  * const { header, upgraded } = upgradeRecords(
  *   { type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" }, [],
  * );

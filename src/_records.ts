@@ -1,7 +1,7 @@
 /**
  * The shared record layer of the record-based stores (memory, IndexedDB, SQLite,
  * PostgreSQL): a session is stored as one header record and one record per entry, each the
- * exact JSON text of the value, plus the listing fold state (`listing.ts`) kept current on
+ * exact JSON text of the value, plus the listing fold state (`_listing.ts`) kept current on
  * every write. One codec for all of them, so they encode, decode, export, list and fail the
  * same way:
  *
@@ -23,7 +23,7 @@ import {
   emptyListingState,
   type ListingState,
   listingToInfo,
-} from "./listing.ts";
+} from "./_listing.ts";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "./schema.ts";
 import {
   finishListing,
@@ -38,7 +38,7 @@ import {
  *
  * @example
  * ```ts
- * import { encodeSession } from "./records.ts";
+ * import { encodeSession } from "./_records.ts";
  * const records = encodeSession({ type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" }, []);
  * records.header; // '{"type":"session","version":4,...}'
  * ```
@@ -55,7 +55,7 @@ export interface SessionRecords {
  *
  * @example
  * ```ts
- * import { encodeEntries } from "./records.ts";
+ * import { encodeEntries } from "./_records.ts";
  * encodeEntries([]); // []
  * ```
  */
@@ -77,7 +77,7 @@ export function encodeEntries(
  *
  * @example
  * ```ts
- * import { encodeSession } from "./records.ts";
+ * import { encodeSession } from "./_records.ts";
  * const { entries, listing } = encodeSession({ type: "session", version: 4, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" }, []);
  * listing.messageCount; // 0
  * ```
@@ -99,8 +99,8 @@ export function encodeSession(
  *
  * @example
  * ```ts
- * import { emptyListingState } from "./listing.ts";
- * import { foldEntries } from "./records.ts";
+ * import { emptyListingState } from "./_listing.ts";
+ * import { foldEntries } from "./_records.ts";
  * foldEntries(emptyListingState(), []).messageCount; // 0
  * ```
  */
@@ -137,7 +137,7 @@ export interface DecodeOptions {
  * @example
  * ```ts
  * import { SessionFormatError } from "@mu/sessions";
- * import { decodeRecord } from "./records.ts";
+ * import { decodeRecord } from "./_records.ts";
  * try { decodeRecord("{oops", 3, { source: "memory:s1" }); }
  * catch (e) { if (e instanceof SessionFormatError) console.log(e.line, e.reason); } // 3, "stored record is not valid JSON: ..."
  * ```
@@ -178,7 +178,7 @@ export function decodeRecord<T extends object>(
  *
  * @example
  * ```ts
- * import { decodeHeader } from "./records.ts";
+ * import { decodeHeader } from "./_records.ts";
  * decodeHeader('{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}', { source: "memory:s" }).id; // "s"
  * ```
  */
@@ -199,7 +199,7 @@ export function decodeHeader(text: unknown, options: DecodeOptions): SessionHead
  *
  * @example
  * ```ts
- * import { decodeSession } from "./records.ts";
+ * import { decodeSession } from "./_records.ts";
  * const loaded = decodeSession('{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}', [], { source: "memory:s" });
  * loaded.entries.length; // 0
  * ```
@@ -223,7 +223,7 @@ export function decodeSession(
  *
  * @example
  * ```ts
- * import { recordsToJsonl } from "./records.ts";
+ * import { recordsToJsonl } from "./_records.ts";
  * recordsToJsonl('{"type":"session"}', ['{"type":"custom"}']); // '{"type":"session"}\n{"type":"custom"}\n'
  * ```
  */
@@ -239,7 +239,7 @@ export function recordsToJsonl(header: string, entries: Iterable<unknown>): stri
  *
  * @example
  * ```ts
- * import { decodeListing } from "./records.ts";
+ * import { decodeListing } from "./_records.ts";
  * decodeListing('{"hasName":false,"messageCount":0,"lastMessageMs":0}', { source: "sqlite:s" }).messageCount; // 0
  * ```
  */
@@ -261,7 +261,7 @@ export function decodeListing(stored: unknown, options: DecodeOptions): ListingS
  *
  * @example
  * ```ts
- * import type { ListingRecord } from "./records.ts";
+ * import type { ListingRecord } from "./_records.ts";
  * const row: ListingRecord = { id: "s", header: '{"type":"session",...}', listing: { hasName: false, messageCount: 0, lastMessageMs: 0 } };
  * ```
  */
@@ -282,7 +282,7 @@ export interface ListingRecord {
  * @param label prefixes the id in error sources ("sqlite" gives `sqlite:<id>`).
  * @example
  * ```ts
- * import { listRecords } from "./records.ts";
+ * import { listRecords } from "./_records.ts";
  * const skipped: string[] = [];
  * listRecords([{ id: "bad", header: "{", listing: {} }], "memory", { onSkipped: (s) => skipped.push(s.path) });
  * skipped; // ["bad"]
@@ -323,8 +323,8 @@ export const SESSION_ROW_COLUMNS =
  *
  * @example
  * ```ts
- * import { emptyListingState } from "./listing.ts";
- * import { sessionRowValues } from "./records.ts";
+ * import { emptyListingState } from "./_listing.ts";
+ * import { sessionRowValues } from "./_records.ts";
  * const header = { type: "session" as const, version: 4 as const, id: "s", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p" };
  * sessionRowValues(header, JSON.stringify(header), emptyListingState())[0]; // "/p"
  * ```

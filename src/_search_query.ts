@@ -20,7 +20,7 @@ import { InvalidArgumentError } from "./errors.ts";
  *
  * @example
  * ```ts
- * import { parseSearchQuery, type SearchTerm } from "./search_query.ts";
+ * import { parseSearchQuery, type SearchTerm } from "./_search_query.ts";
  * const [term]: SearchTerm[] = parseSearchQuery('"fix the bug"').terms;
  * term.kind; // "phrase"
  * ```
@@ -40,7 +40,7 @@ export interface SearchTerm {
  *
  * @example
  * ```ts
- * import { parseSearchQuery } from "./search_query.ts";
+ * import { parseSearchQuery } from "./_search_query.ts";
  * const query = parseSearchQuery('token* "fix the bug" -draft');
  * query.terms.length; // 3
  * ```
@@ -59,7 +59,7 @@ export interface SearchQuery {
  *
  * @example
  * ```ts
- * import { parseSearchQuery } from "./search_query.ts";
+ * import { parseSearchQuery } from "./_search_query.ts";
  * parseSearchQuery("refreshTok -test").terms.map((t) => t.text); // ["refreshtok", "test"]
  * ```
  */
@@ -124,7 +124,7 @@ export interface FoldedText {
  *
  * @example
  * ```ts
- * import { foldSearchText } from "./search_query.ts";
+ * import { foldSearchText } from "./_search_query.ts";
  * foldSearchText("RefreshToken").text; // "refreshtoken"
  * ```
  */
@@ -149,7 +149,7 @@ export function foldSearchText(original: string): FoldedText {
  *
  * @example
  * ```ts
- * import { matchFolded, parseSearchQuery, type TextMatch } from "./search_query.ts";
+ * import { matchFolded, parseSearchQuery, type TextMatch } from "./_search_query.ts";
  * const match: TextMatch | null = matchFolded("call refreshtoken()", parseSearchQuery("refreshTok"));
  * match?.ranges; // [[5, 15]]
  * ```
@@ -171,7 +171,7 @@ export interface TextMatch {
  *
  * @example
  * ```ts
- * import { foldSearchText, matchFolded, parseSearchQuery } from "./search_query.ts";
+ * import { foldSearchText, matchFolded, parseSearchQuery } from "./_search_query.ts";
  * const query = parseSearchQuery("token -draft");
  * matchFolded(foldSearchText("The Token").text, query)?.score; // 3
  * matchFolded("a draft token", query); // null
@@ -192,7 +192,7 @@ export function matchFolded(text: string, query: SearchQuery): TextMatch | null 
  *
  * @example
  * ```ts
- * import { parseSearchQuery, scoreFolded } from "./search_query.ts";
+ * import { parseSearchQuery, scoreFolded } from "./_search_query.ts";
  * scoreFolded("the theme", parseSearchQuery("the")); // 3
  * scoreFolded("bathe", parseSearchQuery("the")); // 1
  * ```
@@ -210,7 +210,7 @@ const TERM_MAX = 3;
  *
  * @example
  * ```ts
- * import { maxSearchScore, parseSearchQuery } from "./search_query.ts";
+ * import { maxSearchScore, parseSearchQuery } from "./_search_query.ts";
  * maxSearchScore(parseSearchQuery("fix bug -draft")); // 6
  * ```
  */
@@ -276,7 +276,7 @@ function mergeRanges(ranges: [number, number][]): [number, number][] {
  *
  * @example
  * ```ts
- * import { parseSearchQuery, searchSnippet } from "./search_query.ts";
+ * import { parseSearchQuery, searchSnippet } from "./_search_query.ts";
  * const { snippet, ranges } = searchSnippet("Call refreshToken()", parseSearchQuery("refreshtok"));
  * snippet.slice(...ranges[0]); // "refreshTok"
  * ```

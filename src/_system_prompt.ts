@@ -64,7 +64,7 @@ function textOf(content: SystemMessage["content"]): string {
  *
  * @example
  * ```ts
- * import { replaySystemPrompt } from "./system_prompt.ts";
+ * import { replaySystemPrompt } from "./_system_prompt.ts";
  * const state = replaySystemPrompt([], [
  *   { role: "system", content: "Be brief.", sections: { env: "linux" }, toolsAdded: [{ name: "bash" }] },
  *   { role: "system", content: "", sections: { env: null }, toolsRemoved: [{ name: "bash" }] },

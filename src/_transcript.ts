@@ -38,7 +38,7 @@ import type {
  *
  * @example
  * ```ts
- * import { VERBATIM_COMPACTION_PREAMBLE } from "./transcript.ts";
+ * import { VERBATIM_COMPACTION_PREAMBLE } from "./_transcript.ts";
  * VERBATIM_COMPACTION_PREAMBLE.endsWith("\n\n"); // true
  * ```
  */
@@ -115,7 +115,7 @@ function section(header: string, body: string, sections: string[]): void {
  *
  * @example
  * ```ts
- * import { serializeTranscript } from "./transcript.ts";
+ * import { serializeTranscript } from "./_transcript.ts";
  * serializeTranscript([
  *   { role: "user", content: "fix it" },
  *   { role: "assistant", content: [{ type: "toolCall", id: "c", name: "read", arguments: { path: "a.ts" } }] },
@@ -171,7 +171,7 @@ export function serializeTranscript(items: readonly TranscriptItem[]): Serialize
  *
  * @example
  * ```ts
- * import { buildCompactionMessage } from "./transcript.ts";
+ * import { buildCompactionMessage } from "./_transcript.ts";
  * const message = buildCompactionMessage(
  *   { type: "compaction", id: "c1", parentId: null, timestamp: "2026-07-13T10:00:00.000Z", summary: "[User]: hi", firstKeptEntryId: null, details: { strategy: "verbatim-lines" } },
  *   { text: "", images: [] },

@@ -27,7 +27,7 @@ const UNSTORABLE =
  *
  * @example
  * ```ts
- * import { isStorableId } from "./wellformed.ts";
+ * import { isStorableId } from "./_wellformed.ts";
  * isStorableId("a1b2c3d4"); // true
  * isStorableId("a\u0000x"); // false
  * isStorableId("\ud800"); // false
@@ -42,7 +42,7 @@ export function isStorableId(id: string): boolean {
  *
  * @example
  * ```ts
- * import { isDateMs } from "./wellformed.ts";
+ * import { isDateMs } from "./_wellformed.ts";
  * isDateMs(Date.now()); // true
  * isDateMs(1e300); // false
  * ```
@@ -56,7 +56,7 @@ export function isDateMs(ms: number): boolean {
  *
  * @example
  * ```ts
- * import { UNSTORABLE_ID_MESSAGE } from "./wellformed.ts";
+ * import { UNSTORABLE_ID_MESSAGE } from "./_wellformed.ts";
  * new Error(`Entry id ${UNSTORABLE_ID_MESSAGE}`);
  * ```
  */
@@ -71,7 +71,7 @@ export const UNSTORABLE_ID_MESSAGE = "contains a control character or a lone sur
  * @example
  * ```ts
  * import { parseSessionJsonlSync, SessionFormatError } from "@mu/sessions/core";
- * import { MAX_NESTING_DEPTH } from "./wellformed.ts";
+ * import { MAX_NESTING_DEPTH } from "./_wellformed.ts";
  * const deep = "[".repeat(MAX_NESTING_DEPTH + 1) + "]".repeat(MAX_NESTING_DEPTH + 1);
  * const header = '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}';
  * const line = `{"type":"custom","id":"c1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","customType":"x","data":${deep}}`;
@@ -91,7 +91,7 @@ export const MAX_NESTING_DEPTH = 512;
  *
  * @example
  * ```ts
- * import { nestsDeeperThan } from "./wellformed.ts";
+ * import { nestsDeeperThan } from "./_wellformed.ts";
  * nestsDeeperThan({ a: [{ b: 1 }] }, 3); // false
  * nestsDeeperThan({ a: [{ b: 1 }] }, 2); // true
  * ```

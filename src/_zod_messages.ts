@@ -1,12 +1,12 @@
 /**
  * zod schemas for the messages inside session entries: content blocks, usage, and every
  * message role. Objects are loose (unknown fields kept). Re-exported by `_zod_schema.ts`;
- * restated without zod in `entry_check.ts`, typed without zod in `schema.ts`.
+ * restated without zod in `_entry_check.ts`, typed without zod in `schema.ts`.
  *
  * @module
  */
 import * as z from "zod";
-import { MAX_DATE_MS } from "./wellformed.ts";
+import { MAX_DATE_MS } from "./_wellformed.ts";
 
 // ---------------------------------------------------------------- content blocks
 
@@ -78,7 +78,7 @@ export const NestedToolCallsSchema = z.looseObject({
 
 // ---------------------------------------------------------------- messages
 
-/** Epoch ms within what a `Date` holds: listings turn it into one (see `wellformed.ts`). */
+/** Epoch ms within what a `Date` holds: listings turn it into one (see `_wellformed.ts`). */
 const timestampMs = z.number().min(-MAX_DATE_MS).max(MAX_DATE_MS).optional();
 
 /** Prompt / tool-loadout change, replayed in order. */

@@ -8,7 +8,7 @@
  * file written by a newer agent survives a round trip. Validation checks structure (the
  * fields readers depend on), not every optional field a provider may add.
  *
- * The library itself validates with `entry_check.ts`, which restates these shapes without
+ * The library itself validates with `_entry_check.ts`, which restates these shapes without
  * zod and agrees with them verdict for verdict and message for message: change a schema here
  * or in `_zod_messages.ts` and the same shape there (`tests/unit/validate.test.ts` fails
  * until they agree) and the type in `schema.ts` (`tests/unit/schema_types.test.ts`).
@@ -16,8 +16,8 @@
  * @module
  */
 import * as z from "zod";
-import { CURRENT_SESSION_VERSION } from "./entry_check.ts";
-import { isStorableId, UNSTORABLE_ID_MESSAGE } from "./wellformed.ts";
+import { CURRENT_SESSION_VERSION } from "./_entry_check.ts";
+import { isStorableId, UNSTORABLE_ID_MESSAGE } from "./_wellformed.ts";
 import {
   AgentMessageSchema,
   AssistantContentBlockSchema,
@@ -56,7 +56,7 @@ export const SessionHeaderSchema = z.looseObject({
 
 // ---------------------------------------------------------------- entries
 
-/** An id every store keeps exactly (see `wellformed.ts`). */
+/** An id every store keeps exactly (see `_wellformed.ts`). */
 const storableId = z.string().refine(isStorableId, UNSTORABLE_ID_MESSAGE);
 
 const entryBase = {

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { toolCallsOf } from "./context_repair.ts";
+import { toolCallsOf } from "./_context_repair.ts";
 import {
   buildSessionProjection,
   projectPath,

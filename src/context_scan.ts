@@ -18,7 +18,7 @@
  * @module
  */
 import { CONTEXT_VERBATIM, type LoadedContext, planContextLoad } from "./context_load.ts";
-import { appendListing, emptyListingState } from "./listing.ts";
+import { appendListing, emptyListingState } from "./_listing.ts";
 import {
   BLOCK_BYTES,
   BlockHasher,
@@ -46,8 +46,8 @@ import {
   scanInRanges,
 } from "./parallel_scan.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
-import { headerProblem } from "./entry_check.ts";
-import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
+import { headerProblem } from "./_entry_check.ts";
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./_wellformed.ts";
 
 export { Unsure } from "./range_scan.ts";
 export type { ParallelScan } from "./parallel_scan.ts";

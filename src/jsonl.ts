@@ -17,11 +17,11 @@ import { unparseableLineReason } from "./_line_reason.ts";
 import { JsonlLineSplitter, type JsonlRecord, splitJsonlString } from "./_jsonl_lines.ts";
 import { rawTextFromBytes, rememberRawBytes } from "./_raw_bytes.ts";
 import { SessionFormatError, SessionStorageError } from "./errors.ts";
-import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
-import { upgradeRecords } from "./migrate.ts";
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./_wellformed.ts";
+import { upgradeRecords } from "./_migrate.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 // Validation without zod, so the parser (and the edge handler) never evaluates it.
-import { entryTypeLabel, headerProblem, validateEntry } from "./entry_check.ts";
+import { entryTypeLabel, headerProblem, validateEntry } from "./_entry_check.ts";
 
 // ---------------------------------------------------------------- raw text keeping
 

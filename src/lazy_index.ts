@@ -24,7 +24,7 @@
  */
 import { contextFlags, planContextLoad, projectLoadedContext } from "./context_load.ts";
 import { EntryNotFoundError, SessionStorageError } from "./errors.ts";
-import type { ListingState } from "./listing.ts";
+import type { ListingState } from "./_listing.ts";
 import {
   buildContextEntries,
   buildSessionProjection,

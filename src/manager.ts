@@ -7,7 +7,7 @@
  * @module
  */
 import { InvalidArgumentError } from "./errors.ts";
-import { generateEntryId } from "./migrate.ts";
+import { generateEntryId } from "./_migrate.ts";
 import {
   continueRecentSession,
   createSession,
@@ -18,7 +18,7 @@ import {
   openSession,
   storeAndCwd,
   type StoreOrPath,
-} from "./manager_open.ts";
+} from "./_manager_open.ts";
 import { runtimeStorage } from "./runtime.ts";
 import {
   type AgentMessage,
@@ -31,7 +31,7 @@ import {
   validateEntry,
   type WorkflowMarker,
 } from "./schema.ts";
-import { branchedSession } from "./branching.ts";
+import { branchedSession } from "./_branching.ts";
 import {
   buildHeader,
   type ContinueRecentOptions,

@@ -1,5 +1,5 @@
 /**
- * A {@link SessionStore} that keeps sessions in memory as stored records (`records.ts`): the
+ * A {@link SessionStore} that keeps sessions in memory as stored records (`_records.ts`): the
  * same JSON text per header and entry as the IndexedDB and SQLite stores, so callers can
  * never alias the store's data, an imported entry is exported byte for byte, and damaged or
  * unstorable data fails with the same typed errors as the persistent stores.
@@ -16,7 +16,7 @@ import {
   listRecords,
   recordsToJsonl,
   type SessionRecords,
-} from "./records.ts";
+} from "./_records.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import {
   assertOpen,
@@ -37,7 +37,7 @@ import {
  * @example
  * ```ts
  * import { MemorySessionStore } from "@mu/sessions";
- * import { type SessionRecords } from "./records.ts";
+ * import { type SessionRecords } from "./_records.ts";
  * const sessions = new Map<string, SessionRecords>();
  * const store = new MemorySessionStore({ sessions });
  * const again = new MemorySessionStore({ sessions }); // sees what `store` wrote

@@ -23,17 +23,17 @@
  *   provider without its call.
  * - `entries` (and {@link buildContextEntries}) list the context range in the order
  *   `[boundary, kept tail..., post-boundary...]`; interrupted-call repairs appear as extra
- *   entries flagged `derived: "interrupted-tool-result"` (see `context_repair.ts` for the
+ *   entries flagged `derived: "interrupted-tool-result"` (see `_context_repair.ts` for the
  *   pairing rules: repair runs over the kept tail too, and the boundary is a pairing barrier,
  *   since calls before it survive only as transcript text).
  * - A `compaction` inside the kept tail that is itself verbatim contributes its durable text
- *   as a `[Compaction]: ` line; the transcript grammar is documented in `transcript.ts`.
+ *   as a `[Compaction]: ` line; the transcript grammar is documented in `_transcript.ts`.
  * - Derived timestamps are `Date.parse(entry.timestamp)` (NaN for an unparseable string).
  *
  * @module
  */
-import { entryContribution } from "./context_entry.ts";
-import { ToolCallPairing, type UnansweredToolCalls } from "./context_repair.ts";
+import { entryContribution } from "./_context_entry.ts";
+import { ToolCallPairing, type UnansweredToolCalls } from "./_context_repair.ts";
 import { EntryNotFoundError } from "./errors.ts";
 import type {
   AgentMessage,
@@ -43,16 +43,16 @@ import type {
   SystemMessage,
 } from "./schema.ts";
 import { SessionIndex } from "./tree.ts";
-import { buildCompactionMessage, serializeTranscript, type TranscriptItem } from "./transcript.ts";
-import { replaySystemPrompt, type SystemPromptState } from "./system_prompt.ts";
+import { buildCompactionMessage, serializeTranscript, type TranscriptItem } from "./_transcript.ts";
+import { replaySystemPrompt, type SystemPromptState } from "./_system_prompt.ts";
 
-export type { SystemPromptState, SystemTool } from "./system_prompt.ts";
+export type { SystemPromptState, SystemTool } from "./_system_prompt.ts";
 
 /**
  * Why a stored tool result contributes nothing to the derived context: no earlier `toolUse`
  * assistant message announced its call (`"orphan"`), its call was already answered
  * (`"duplicate"`), or its call belongs to an `"error"`/`"aborted"` turn, which provider
- * pipelines skip (`"incomplete-turn"`; see `context_repair.ts`).
+ * pipelines skip (`"incomplete-turn"`; see `_context_repair.ts`).
  *
  * @example
  * ```ts

@@ -26,10 +26,10 @@ import {
   contextFlags,
 } from "./context_load.ts";
 import { type ByteText, JsonlLineSplitter, type JsonlRecord } from "./_jsonl_lines.ts";
-import { applyEntryToListing, emptyListingState, ORDER_DEPENDENT_TYPES } from "./listing.ts";
-import { upgradeRecords } from "./migrate.ts";
+import { applyEntryToListing, emptyListingState, ORDER_DEPENDENT_TYPES } from "./_listing.ts";
+import { upgradeRecords } from "./_migrate.ts";
 import type { SessionEntry } from "./schema.ts";
-import { validateEntry } from "./entry_check.ts";
+import { validateEntry } from "./_entry_check.ts";
 import { BlockHasher, type Digest, type ScanColumns } from "./resume_index.ts";
 
 export type { ByteText } from "./_jsonl_lines.ts";

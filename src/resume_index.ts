@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { ListingState } from "./listing.ts";
+import type { ListingState } from "./_listing.ts";
 
 /** The prefix is hashed in blocks of this size (the file is read in blocks of it too). */
 export const BLOCK_BYTES = 4 << 20;

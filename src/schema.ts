@@ -2,7 +2,7 @@
  * The format-4 session header, every entry type, and the messages and content blocks they
  * carry, as plain TypeScript types, with the constants and predicates the library needs
  * about them. Nothing here imports zod: the core (and every browser, worker and edge bundle
- * built on it) validates with `entry_check.ts` and never loads a schema library.
+ * built on it) validates with `_entry_check.ts` and never loads a schema library.
  *
  * Objects are "loose": unknown fields are kept, never dropped, so a file written by a newer
  * agent survives a round trip; every object type therefore has an index signature.
@@ -10,7 +10,7 @@
  * The zod schemas of these shapes are the `@mu/sessions/schema` entry (`_zod_schema.ts`,
  * `_zod_messages.ts`); `tests/unit/schema_types.test.ts` fails when a type here and the type
  * zod infers from its schema differ in either direction, and `tests/unit/validate.test.ts`
- * when `entry_check.ts` and the schemas disagree on a verdict.
+ * when `_entry_check.ts` and the schemas disagree on a verdict.
  *
  * @example
  * ```ts
@@ -25,10 +25,10 @@
  *
  * @module
  */
-import { type CURRENT_SESSION_VERSION, KNOWN_ENTRY_TYPE_NAMES } from "./entry_check.ts";
+import { type CURRENT_SESSION_VERSION, KNOWN_ENTRY_TYPE_NAMES } from "./_entry_check.ts";
 
-// Validation itself lives in entry_check.ts; re-exported for the callers here.
-export { CURRENT_SESSION_VERSION, entryTypeLabel, validateEntry } from "./entry_check.ts";
+// Validation itself lives in _entry_check.ts; re-exported for the callers here.
+export { CURRENT_SESSION_VERSION, entryTypeLabel, validateEntry } from "./_entry_check.ts";
 
 // ---------------------------------------------------------------- content blocks
 
@@ -224,7 +224,7 @@ export interface SessionHeader {
 /** The fields every entry has: its id, its parent's id (`null` at a root) and when. */
 interface EntryBase {
   [key: string]: unknown;
-  /** Non-empty and storable by every store (see `wellformed.ts`). */
+  /** Non-empty and storable by every store (see `_wellformed.ts`). */
   id: string;
   parentId: string | null;
   timestamp: string;

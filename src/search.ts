@@ -1,7 +1,7 @@
 /**
  * Search across sessions: the options and hit shape every store shares, the ranking, and
  * the streaming scan (one session loaded at a time, cancellable) that stores without an
- * index use and that indexed stores must agree with. Query language: `search_query.ts`;
+ * index use and that indexed stores must agree with. Query language: `_search_query.ts`;
  * what is searched: `search_text.ts`.
  *
  * @module
@@ -14,7 +14,7 @@ import {
   scoreFolded,
   type SearchQuery,
   searchSnippet,
-} from "./search_query.ts";
+} from "./_search_query.ts";
 import { SEARCH_ROLES, searchFields, type SearchRole } from "./search_text.ts";
 import type { SessionStore } from "./store.ts";
 import { throwIfAborted } from "./store.ts";

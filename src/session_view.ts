@@ -6,7 +6,7 @@
  * @module
  */
 import { EntryNotFoundError } from "./errors.ts";
-import { applyEntryToListing, type ListingState, listingStateOf } from "./listing.ts";
+import { applyEntryToListing, type ListingState, listingStateOf } from "./_listing.ts";
 import {
   buildContextEntries,
   buildSessionContext,

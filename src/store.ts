@@ -16,13 +16,13 @@
  * - Stores never mutate entry objects passed in or handed out.
  * - A value JSON cannot store as an object is refused with `SessionStorageError` before
  *   anything is written. The record stores (memory, IndexedDB, SQLite) get this, decoding,
- *   export and the listing fold from one module, `records.ts`.
+ *   export and the listing fold from one module, `_records.ts`.
  *
  * @module
  */
 import { InvalidArgumentError, SessionError, SessionStorageError } from "./errors.ts";
-import type { SessionInfo } from "./listing.ts";
-import { compareSessionInfo } from "./listing.ts";
+import type { SessionInfo } from "./_listing.ts";
+import { compareSessionInfo } from "./_listing.ts";
 import { serializeSessionJsonl } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import type { SearchHit, SearchOptions } from "./search.ts";
@@ -32,9 +32,9 @@ import {
   MAX_NESTING_DEPTH,
   nestsDeeperThan,
   UNSTORABLE_ID_MESSAGE,
-} from "./wellformed.ts";
+} from "./_wellformed.ts";
 
-export type { SessionInfo } from "./listing.ts";
+export type { SessionInfo } from "./_listing.ts";
 
 /**
  * A session as loaded from a store. The entries are the data, not the stored text: for a
@@ -307,7 +307,7 @@ export function assertValidSessionId(id: unknown): asserts id is string {
 /**
  * Reject, before anything is written, entries some store could not keep exactly: an `id` or
  * `parentId` with a control character or lone surrogate, a message `timestamp` outside
- * the `Date` range, or nesting deeper than `MAX_NESTING_DEPTH` (see `wellformed.ts`). Every driver calls it at the seam, so all agree.
+ * the `Date` range, or nesting deeper than `MAX_NESTING_DEPTH` (see `_wellformed.ts`). Every driver calls it at the seam, so all agree.
  *
  * @example
  * ```ts

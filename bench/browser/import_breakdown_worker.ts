@@ -10,7 +10,7 @@
  */
 import { JsonlLineSplitter, parseSessionJsonl, readableChunks } from "../../src/jsonl.ts";
 import { type LoadedContext, projectLoadedContext } from "../../src/context_load.ts";
-import { encodeSession } from "../../src/records.ts";
+import { encodeSession } from "../../src/_records.ts";
 import { toEntryRows } from "../../stores/sqlite/_rows.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { loadSqliteWasm, oo1Database } from "../../stores/sqlite/wasm.ts";

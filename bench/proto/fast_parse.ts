@@ -9,14 +9,14 @@
  *   one byte per byte, decoded only when exported); "none".
  * - `validate`: "zod" = the zod schemas per entry (zod builds a full output copy that is
  *   thrown away); "fast" = the structural validator the library now uses
- *   (`src/entry_check.ts`, which agrees with zod and replaced the fast path this prototype
+ *   (`src/_entry_check.ts`, which agrees with zod and replaced the fast path this prototype
  *   first measured); "none".
  *
  * Splitting, decoding (fatal UTF-8), the upgrade step and header validation are the
  * library's own, so only the switched parts differ.
  * @module
  */
-import { upgradeRecords } from "../../src/migrate.ts";
+import { upgradeRecords } from "../../src/_migrate.ts";
 import {
   describeSchemaError,
   KnownSessionEntrySchema,
@@ -25,7 +25,7 @@ import {
 } from "../../src/_zod_schema.ts";
 import { KNOWN_ENTRY_TYPES } from "../../src/schema.ts";
 import type { SessionEntry } from "../../core.ts";
-import { validateEntry } from "../../src/entry_check.ts";
+import { validateEntry } from "../../src/_entry_check.ts";
 
 /** What the zod schemas say about an entry. */
 function zodProblem(entry: Record<string, unknown>): string | undefined {

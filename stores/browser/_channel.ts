@@ -25,7 +25,7 @@
 import { canLoadContext } from "../../src/context_load.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
-import { decodeHeader, decodeRecord, encodeEntries } from "../../src/records.ts";
+import { decodeHeader, decodeRecord, encodeEntries } from "../../src/_records.ts";
 import {
   errorToWire,
   type MessageEndpoint,

@@ -4,7 +4,7 @@
  *
  * Layout (array keys sort by session, then chunk number):
  * - `["s", id]` → `{ header, listing, entries, chunks, lastChunkChars, lastChunkLines }`:
- *   the raw header JSON and the listing fold state (`src/listing.ts`), so `list` reads only
+ *   the raw header JSON and the listing fold state (`src/_listing.ts`), so `list` reads only
  *   these small records and never an entry.
  * - `["e", id, n]` → `string[]`: raw entry JSON lines, in commit order. An append extends
  *   the last chunk while it is small and otherwise starts a new one, so an append rewrites
@@ -23,7 +23,7 @@ import {
   SessionNotFoundError,
   SessionStorageError,
 } from "../../src/errors.ts";
-import type { ListingState } from "../../src/listing.ts";
+import type { ListingState } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
   decodeListing,
@@ -33,7 +33,7 @@ import {
   foldEntries,
   listRecords,
   recordsToJsonl,
-} from "../../src/records.ts";
+} from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,

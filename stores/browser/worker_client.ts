@@ -16,7 +16,7 @@
 import type { ContextLoadingStore } from "../../src/context_load.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
-import { encodeEntries } from "../../src/records.ts";
+import { encodeEntries } from "../../src/_records.ts";
 import {
   errorFromWire,
   type MessageEndpoint,

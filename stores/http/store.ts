@@ -22,7 +22,7 @@ import {
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import { serializeSessionJsonl } from "../../src/jsonl.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
-import type { SessionInfo } from "../../src/listing.ts";
+import type { SessionInfo } from "../../src/_listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,

@@ -9,9 +9,9 @@
 import { unparseableLineReason } from "../../src/_line_reason.ts";
 import { SessionError, SessionFormatError, SessionStorageError } from "../../src/errors.ts";
 import { JsonlLineSplitter, parseSessionJsonl } from "../../src/jsonl.ts";
-import { applyEntryToListing, type ListingState, listingStateOf } from "../../src/listing.ts";
+import { applyEntryToListing, type ListingState, listingStateOf } from "../../src/_listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
-import { validateEntry } from "../../src/entry_check.ts";
+import { validateEntry } from "../../src/_entry_check.ts";
 import type { FileStat, JsonlFolderFs } from "./_folder.ts";
 import { type HeaderInfo, parseHeaderLine, readHeadLine } from "./_scan.ts";
 
@@ -281,7 +281,7 @@ async function extend(
  * @example
  * ```ts
  * import { cachedAfterWrite } from "./_cache.ts";
- * import { emptyListingState } from "../../src/listing.ts";
+ * import { emptyListingState } from "../../src/_listing.ts";
  * import type { HeaderInfo } from "./_scan.ts";
  * declare const info: HeaderInfo;
  * const cached = cachedAfterWrite({ size: 10, mtimeMs: 1 }, info, "{}", emptyListingState(), new Uint8Array([10]));

@@ -6,7 +6,7 @@
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
-import { listingToInfo, type SessionInfo } from "../../src/listing.ts";
+import { listingToInfo, type SessionInfo } from "../../src/_listing.ts";
 import { isWorkflowInternal, type SessionHeader } from "../../src/schema.ts";
 import { finishListing, type ListOptions, throwIfAborted } from "../../src/store.ts";
 import type { JsonlFolderFs } from "./_folder.ts";

@@ -25,7 +25,7 @@ import type { HeaderInfo } from "./_scan.ts";
 /** The cache file's name in the folder root. */
 export const LISTING_CACHE_FILE = ".mu-listing-cache.json";
 /**
- * Bump when {@link CachedFile} or the listing fold (`src/listing.ts`) changes meaning: a
+ * Bump when {@link CachedFile} or the listing fold (`src/_listing.ts`) changes meaning: a
  * cache written by another version is never read.
  */
 export const LISTING_CACHE_VERSION = 2;

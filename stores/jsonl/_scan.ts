@@ -6,9 +6,9 @@
  */
 import { unparseableLineReason } from "../../src/_line_reason.ts";
 import { SessionFormatError } from "../../src/errors.ts";
-import { headerVersion, upgradeRecords } from "../../src/migrate.ts";
+import { headerVersion, upgradeRecords } from "../../src/_migrate.ts";
 import type { SessionHeader } from "../../src/schema.ts";
-import { headerProblem } from "../../src/entry_check.ts";
+import { headerProblem } from "../../src/_entry_check.ts";
 import type { JsonlFolderFs } from "./_folder.ts";
 
 /**

@@ -14,7 +14,7 @@ import {
   serializeSessionJsonl,
   toJsonLine,
 } from "../../src/jsonl.ts";
-import { listingStateOf } from "../../src/listing.ts";
+import { listingStateOf } from "../../src/_listing.ts";
 import {
   type ContextLoadingStore,
   contextOfLoaded,

@@ -16,7 +16,7 @@ import {
   planContextLoad,
 } from "../../src/context_load.ts";
 import { EntryNotFoundError, SessionFormatError, SessionNotFoundError } from "../../src/errors.ts";
-import { decodeHeader, decodeRecord } from "../../src/records.ts";
+import { decodeHeader, decodeRecord } from "../../src/_records.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { LoadedBranch } from "../../src/store.ts";
 import { branchPath, decoding, type Runner } from "./_rows.ts";

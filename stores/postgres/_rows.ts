@@ -6,8 +6,8 @@
  * @module
  */
 import { contextFlags } from "../../src/context_load.ts";
-import { encodeEntries, SESSION_ROW_COLUMNS, sessionRowValues } from "../../src/records.ts";
-import type { ListingState } from "../../src/listing.ts";
+import { encodeEntries, SESSION_ROW_COLUMNS, sessionRowValues } from "../../src/_records.ts";
+import type { ListingState } from "../../src/_listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { PostgresClient } from "./_connect.ts";
 import { SEARCH_INSERT, type SearchRows, toSearchRows } from "./_search.ts";

@@ -22,7 +22,7 @@
  * @module
  */
 import { SessionFormatError } from "../../src/errors.ts";
-import { decodeRecord, listRecords } from "../../src/records.ts";
+import { decodeRecord, listRecords } from "../../src/_records.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import {
   fieldText,
@@ -31,7 +31,7 @@ import {
   type SearchHit,
   TopHits,
 } from "../../src/search.ts";
-import { foldSearchText, matchFolded } from "../../src/search_query.ts";
+import { foldSearchText, matchFolded } from "../../src/_search_query.ts";
 import { searchFields } from "../../src/search_text.ts";
 import { throwIfAborted } from "../../src/store.ts";
 import { type PostgresClient, transaction } from "./_connect.ts";

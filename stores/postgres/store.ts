@@ -31,7 +31,7 @@ import {
   SessionNotFoundError,
 } from "../../src/errors.ts";
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
-import { listingToInfo } from "../../src/listing.ts";
+import { listingToInfo } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
   decodeHeader,
@@ -41,7 +41,7 @@ import {
   foldEntries,
   listRecords,
   recordsToJsonl,
-} from "../../src/records.ts";
+} from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import {

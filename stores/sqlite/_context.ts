@@ -12,7 +12,7 @@
  */
 import { contextFlags, type LoadedContext, planContextLoad } from "../../src/context_load.ts";
 import { EntryNotFoundError, SessionFormatError, SessionNotFoundError } from "../../src/errors.ts";
-import { decodeHeader, decodeRecord } from "../../src/records.ts";
+import { decodeHeader, decodeRecord } from "../../src/_records.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { LoadedBranch } from "../../src/store.ts";
 import type { SqliteStatement } from "./_schema.ts";

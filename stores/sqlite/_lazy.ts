@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { decodeHeader, decodeListing, decodeRecord } from "../../src/records.ts";
+import { decodeHeader, decodeListing, decodeRecord } from "../../src/_records.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 import {
   type DeferredTree,

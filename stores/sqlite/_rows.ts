@@ -1,12 +1,12 @@
 /**
  * How the SQLite store lays a session out in rows: the `entries` columns of each entry and
- * the `sessions` columns after `id` (derived once, in `src/records.ts`, for SQLite and
+ * the `sessions` columns after `id` (derived once, in `src/_records.ts`, for SQLite and
  * PostgreSQL alike).
  *
  * @module
  */
 import { contextFlags } from "../../src/context_load.ts";
-import { emptyListingState, type ListingState } from "../../src/listing.ts";
+import { emptyListingState, type ListingState } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import { rawBytesOf } from "../../src/_raw_bytes.ts";
 import {
@@ -14,7 +14,7 @@ import {
   foldEntries,
   SESSION_ROW_COLUMNS,
   sessionRowValues,
-} from "../../src/records.ts";
+} from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { SqliteValue } from "./_schema.ts";
 

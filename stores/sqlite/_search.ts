@@ -25,7 +25,7 @@
  * @module
  */
 import { SessionFormatError, SessionNotFoundError } from "../../src/errors.ts";
-import { decodeRecord, listRecords } from "../../src/records.ts";
+import { decodeRecord, listRecords } from "../../src/_records.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import {
   fieldText,
@@ -37,7 +37,7 @@ import {
   TopHits,
 } from "../../src/search.ts";
 import { type LoadedSession, throwIfAborted } from "../../src/store.ts";
-import { foldSearchText } from "../../src/search_query.ts";
+import { foldSearchText } from "../../src/_search_query.ts";
 import { searchFields } from "../../src/search_text.ts";
 import type { SqliteStatement } from "./_schema.ts";
 import type { SqliteStoreOptions } from "./_options.ts";

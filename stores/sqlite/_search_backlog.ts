@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { decodeRecord } from "../../src/records.ts";
+import { decodeRecord } from "../../src/_records.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import type { SqliteStatement } from "./_schema.ts";
 

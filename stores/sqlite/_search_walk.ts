@@ -25,7 +25,7 @@
  */
 import type { PreparedSearch, SearchCandidate, TopHits } from "../../src/search.ts";
 import { throwIfAborted } from "../../src/store.ts";
-import { scoreFolded } from "../../src/search_query.ts";
+import { scoreFolded } from "../../src/_search_query.ts";
 import type { SqliteStatement, SqliteValue } from "./_schema.ts";
 import { scorePasses } from "./_search_bound.ts";
 import { sessionFilter, TRIGRAM, trigramQuery } from "./_search_sql.ts";

@@ -32,13 +32,13 @@
  * Pragmas per connection: `busy_timeout` (5000 ms), `foreign_keys = ON`, `journal_mode =
  * WAL` (optional, for OPFS pools that manage their own), SQLite's default `synchronous`
  * (FULL: a resolved write survives power loss).
- * Listing reads only `sessions` rows: the listing fold (`src/listing.ts`) is kept current
+ * Listing reads only `sessions` rows: the listing fold (`src/_listing.ts`) is kept current
  * inside every write transaction, so no entry is ever parsed to list.
  *
  * @module
  */
 import { SessionExistsError, SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
-import { listingToInfo } from "../../src/listing.ts";
+import { listingToInfo } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
   decodeHeader,
@@ -47,7 +47,7 @@ import {
   foldEntries,
   listRecords,
   recordsToJsonl,
-} from "../../src/records.ts";
+} from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import {
   assertOpen,

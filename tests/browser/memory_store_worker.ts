@@ -14,7 +14,7 @@
  * @module
  */
 import { MemorySessionStore } from "../../src/memory_store.ts";
-import type { SessionRecords } from "../../src/records.ts";
+import type { SessionRecords } from "../../src/_records.ts";
 import { acceptStoreConnections } from "../../stores/browser/_channel.ts";
 import type { MessageEndpoint } from "../../src/rpc.ts";
 import { FaultyMap } from "../conformance/faults.ts";

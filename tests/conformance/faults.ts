@@ -13,7 +13,7 @@
  * @module
  */
 import { MemorySessionStore } from "../../core.ts";
-import type { SessionRecords } from "../../src/records.ts";
+import type { SessionRecords } from "../../src/_records.ts";
 import type { SqliteDatabase, SqliteStatement } from "../../stores/sqlite/_schema.ts";
 import type { StoreSubject } from "./harness.ts";
 

@@ -3,11 +3,11 @@
  * (issue 11, findings 2, 7 and 8): node:sqlite read `"a\0x"` back as `"a"` and both
  * `"\ud800"` and `"\udc00"` as U+FFFD, so distinct ids merged and a branch load returned
  * another branch; a message time of 1e300 made SQLite fail on a NULL `modified`. The
- * rule is `src/wellformed.ts`: such ids and times are an `InvalidArgumentError` at the
+ * rule is `src/_wellformed.ts`: such ids and times are an `InvalidArgumentError` at the
  * seam, before anything is written.
  */
 import { InvalidArgumentError, type SessionEntry, type SessionStore } from "../../core.ts";
-import { MAX_NESTING_DEPTH } from "../../src/wellformed.ts";
+import { MAX_NESTING_DEPTH } from "../../src/_wellformed.ts";
 import { assertEquals, assertRejects } from "./assert.ts";
 import type { Register, StoreSubject } from "./harness.ts";
 import { withStore } from "./harness.ts";

@@ -116,6 +116,6 @@ Deno.test("the edge handler reaches only the core and its own private helpers", 
   );
   assertEquals(outside.map(relative), []);
   // core.ts re-exports the zod schemas, whose construction a bundler cannot drop: the
-  // handler imports the core's own files (its validation is src/entry_check.ts).
+  // handler imports the core's own files (its validation is src/_entry_check.ts).
   assert(!reached.includes(new URL("core.ts", root).href), "the handler bypasses core.ts");
 });

@@ -1,7 +1,7 @@
 /**
  * The edge bundle stays lean (issue 17): `web/edge.ts` bundled and minified as an edge
  * platform would is at most 40 KB gzip, with no zod in it at all (parsing validates with
- * `src/entry_check.ts`; evaluating zod and building its schemas cost 20-40 ms of every cold
+ * `src/_entry_check.ts`; evaluating zod and building its schemas cost 20-40 ms of every cold
  * start) and no `node:` import.
  */
 import * as esbuild from "esbuild";

@@ -21,7 +21,7 @@ import {
   SessionError,
   SessionFormatError,
 } from "../../core.ts";
-import { upgradeRecords } from "../../src/migrate.ts";
+import { upgradeRecords } from "../../src/_migrate.ts";
 import { chunkedStream, mutate, type Mutated } from "./_mutate.ts";
 import { deriveSeed, Rng } from "./_shared.ts";
 

@@ -13,7 +13,7 @@ import {
   SessionFormatError,
   SessionManager,
 } from "../../core.ts";
-import { MAX_NESTING_DEPTH } from "../../src/wellformed.ts";
+import { MAX_NESTING_DEPTH } from "../../src/_wellformed.ts";
 
 const HEAD =
   '{"type":"session","version":4,"id":"h","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/"}';

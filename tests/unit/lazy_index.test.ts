@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { type SessionEntry, type SessionHeader, SessionView } from "../../core.ts";
 import { contextFlags } from "../../src/context_load.ts";
 import { LazyIndex, type LazySession } from "../../src/lazy_index.ts";
-import { listingStateOf } from "../../src/listing.ts";
+import { listingStateOf } from "../../src/_listing.ts";
 import type { LazySource } from "../../src/session_view.ts";
 import { generatedSession, handMadeSessions, parseableFixtures } from "./context_sessions.ts";
 import { leafAnswers, sessionAnswers } from "./lazy_answers.ts";

@@ -14,8 +14,8 @@ import {
   SessionIndex,
   SessionManager,
 } from "../../core.ts";
-import { INTERRUPTED_TOOL_RESULT_TEXT } from "../../src/context_repair.ts";
-import { VERBATIM_COMPACTION_PREAMBLE } from "../../src/transcript.ts";
+import { INTERRUPTED_TOOL_RESULT_TEXT } from "../../src/_context_repair.ts";
+import { VERBATIM_COMPACTION_PREAMBLE } from "../../src/_transcript.ts";
 import { call, image, SessionBuilder, text, thinking } from "../../fixtures/projection/case_kit.ts";
 
 const entriesOf = (b: SessionBuilder) => b.entries as SessionEntry[];

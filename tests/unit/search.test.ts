@@ -11,14 +11,14 @@ import {
   type SessionEntry,
   SessionManager,
 } from "../../core.ts";
-import { parseSearchQuery, searchSnippet } from "../../src/search_query.ts";
+import { parseSearchQuery, searchSnippet } from "../../src/_search_query.ts";
 import { searchFields } from "../../src/search_text.ts";
 import {
   foldSearchText,
   matchFolded,
   maxSearchScore,
   scoreFolded,
-} from "../../src/search_query.ts";
+} from "../../src/_search_query.ts";
 
 const terms = (query: string) =>
   parseSearchQuery(query).terms.map((t) => `${t.exclude ? "-" : ""}${t.kind}:${t.text}`);

@@ -1,5 +1,5 @@
 /**
- * The structural validator (src/entry_check.ts), which parsing, the stores and the edge
+ * The structural validator (src/_entry_check.ts), which parsing, the stores and the edge
  * handler use instead of zod, must agree with the zod schemas exactly: the same verdict and
  * the same message (path and wording: it reaches users in `SessionFormatError` reasons and
  * the edge handler's 400 answers). Checked over every record of every session file in the
@@ -15,7 +15,11 @@ import {
   UnknownSessionEntrySchema,
 } from "../../src/_zod_schema.ts";
 import { KNOWN_ENTRY_TYPES } from "../../src/schema.ts";
-import { entryShapeProblem, headerProblem, KNOWN_ENTRY_TYPE_NAMES } from "../../src/entry_check.ts";
+import {
+  entryShapeProblem,
+  headerProblem,
+  KNOWN_ENTRY_TYPE_NAMES,
+} from "../../src/_entry_check.ts";
 import { describeIssue, object, unknown } from "../../src/_check.ts";
 import * as z from "zod";
 import { mutants, SEEDS, sessionFileRecords, singleChanges } from "./validate_cases.ts";

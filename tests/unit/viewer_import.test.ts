@@ -12,7 +12,7 @@ import {
   type SessionHeader,
   SessionIndex,
 } from "../../core.ts";
-import { branchedSession } from "../../src/branching.ts";
+import { branchedSession } from "../../src/_branching.ts";
 import { storeImported } from "../../web/worker/import_merge.ts";
 import { compareWithStored } from "../../src/import_rule.ts";
 import { importSummary } from "../../web/import_summary.ts";

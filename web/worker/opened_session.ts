@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { branchedSession } from "../../src/branching.ts";
+import { branchedSession } from "../../src/_branching.ts";
 import { EntryNotFoundError } from "../../src/errors.ts";
 import { serializeEntries, toJsonLine } from "../../src/jsonl.ts";
-import { listingStateOf, listingToInfo } from "../../src/listing.ts";
+import { listingStateOf, listingToInfo } from "../../src/_listing.ts";
 import { isWorkflowInternal, type SessionEntry, type SessionHeader } from "../../src/schema.ts";
 import { SessionIndex } from "../../src/tree.ts";
 import type { SessionStore } from "../../src/store.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { SessionNotFoundError } from "../../src/errors.ts";
-import type { SessionInfo } from "../../src/listing.ts";
+import type { SessionInfo } from "../../src/_listing.ts";
 import type { SessionStore } from "../../src/store.ts";
 import { HttpSessionStore, isSessionServer } from "../../stores/http/store.ts";
 import { parseSessionKey, sessionKey, type SessionSource } from "../session_key.ts";
