@@ -4,7 +4,7 @@
  * runtime-agnostic entry needs a Deno, Node or DOM API, so browsers, workers and edge
  * runtimes can load it. Checked on the module graph `deno info` resolves from `core.ts` and
  * from every file in `src/` (files the entry does not reach are core too). The edge handler
- * imports only that entry.
+ * imports only that entry, and neither reaches zod (only `@mu/sessions/schema` does).
  */
 import { assert, assertEquals } from "../conformance/assert.ts";
 
@@ -103,19 +103,20 @@ Deno.test("nothing in the core uses a Deno, Node or DOM-only global", async () =
   assertEquals(found, []);
 });
 
-Deno.test("the edge handler reaches only the core and its own private helpers", async () => {
+const isZod = (specifier: string) =>
+  packageOf(specifier) === "zod" || /\/node_modules\/(\.deno\/)?zod[@/]/.test(specifier);
+
+Deno.test("core.ts reaches no zod module, not even for types", async () => {
+  const reached = (await moduleGraph(coreEntry)).map((module) => module.specifier);
+  assertEquals(reached.filter(isZod).map(relative), []);
+});
+
+Deno.test("the edge handler reaches the library through core.ts, and no zod", async () => {
   const edge = new URL("web/edge.ts", root).href;
   const ownHelper = (specifier: string) =>
     specifier === edge || /\/web\/_[a-z_]+\.ts$/.test(specifier) && specifier.startsWith(root.href);
   const reached = (await moduleGraph(edge)).map((module) => module.specifier);
-  // zod stays in the graph through the schema module's types; the bundle test
-  // (tests/edge/bundle.test.ts) shows none of it reaches the bundle.
-  const outside = reached.filter((specifier) =>
-    !isCore(specifier) && !ownHelper(specifier) && packageOf(specifier) !== "zod" &&
-    !specifier.startsWith(new URL("node_modules/zod/", root).href)
-  );
+  const outside = reached.filter((specifier) => !isCore(specifier) && !ownHelper(specifier));
   assertEquals(outside.map(relative), []);
-  // core.ts re-exports the zod schemas, whose construction a bundler cannot drop: the
-  // handler imports the core's own files (its validation is src/_entry_check.ts).
-  assert(!reached.includes(new URL("core.ts", root).href), "the handler bypasses core.ts");
+  assert(reached.includes(coreEntry), "the handler imports core.ts, as a user does");
 });
