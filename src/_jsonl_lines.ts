@@ -64,7 +64,7 @@ export interface ByteText {
 
 /**
  * A way to take a line before it is decoded as UTF-8 (the checking pass's, in
- * `range_scan.ts`): decoding into two-byte strings is much of what the pass costs above
+ * `stores/jsonl/scan/_line_checks.ts`): decoding into two-byte strings is much of what the pass costs above
  * `JSON.parse`, and a line that is valid UTF-8 can be checked from its ISO-8859-1 text.
  *
  * @example

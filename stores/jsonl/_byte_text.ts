@@ -5,7 +5,7 @@
  * @module
  */
 import { Buffer, isUtf8 } from "node:buffer";
-import type { ByteText } from "../../src/range_scan.ts";
+import type { ByteText } from "./scan/_line_checks.ts";
 
 type Latin1Slice = (this: Uint8Array, start: number, end: number) => string;
 /**

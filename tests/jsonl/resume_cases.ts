@@ -1,5 +1,5 @@
 /**
- * The JSONL store's resume index (`stores/jsonl/_resume.ts`, issue 12), for Deno and Node
+ * The JSONL store's resume index (`stores/jsonl/scan/_resume_file.ts`, issue 12), for Deno and Node
  * alike: a large session checked once leaves an index in `.mu-index/`, and the next
  * `SessionManager.open` or context load parses only the lines appended since (counted as
  * bytes streamed, not timed) and answers like a full load. The index never outlives its
@@ -15,9 +15,10 @@ import { removeDir, tempDir } from "./subjects.ts";
 import { user, v4Header } from "./helpers.ts";
 import { NodeJsonlFolderFs } from "../../stores/jsonl/fs.ts";
 import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
-import { resumeIndexPath } from "../../stores/jsonl/_resume.ts";
+import { resumeIndexPath } from "../../stores/jsonl/scan/_resume_file.ts";
 import { CountingFs } from "./counting_fs.ts";
-import { RACY_MS } from "../../src/resume_index.ts";
+import { attachBackend, backendOf } from "../../stores/jsonl/_backend.ts";
+import { RACY_MS } from "../../stores/jsonl/scan/_resume_index.ts";
 import {
   buildSessionProjection,
   loadSessionProjection,
@@ -40,13 +41,13 @@ class StreamCountingFs extends CountingFs {
       yield chunk;
     }
   }
-  /** Forwarded: the identity is what lets an unchanged file go unread. */
-  fileIdentity(path: string) {
-    return this.inner.fileIdentity!(path);
-  }
-  /** Forwarded: with it, bodies are read back from the file rather than kept as read. */
-  readSync(path: string, start: number, end: number): Uint8Array {
-    return this.inner.readSync!(path, start, end);
+  /**
+   * The inner backend's extras, forwarded: the identity lets an unchanged file go unread,
+   * `readSync` reads bodies back from the file rather than keeping them as read.
+   */
+  constructor(inner: NodeJsonlFolderFs) {
+    super(inner);
+    attachBackend(this, backendOf(inner));
   }
   override async read(path: string, start: number, end: number): Promise<Uint8Array> {
     const bytes = await super.read(path, start, end);

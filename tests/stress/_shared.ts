@@ -7,7 +7,7 @@
  * @module
  */
 import type { SessionEntry, SessionHeader } from "../../core.ts";
-import { bundleScanWorker, NODE_BUNDLE_FLAGS } from "../../tools/node_bundle.ts";
+import { NODE_BUNDLE_FLAGS } from "../../tools/node_bundle.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -111,7 +111,6 @@ export function nodeChildBundle(): Promise<string> {
       stderr: "piped",
     }).output();
     if (code !== 0) throw new Error(`esbuild failed: ${new TextDecoder().decode(stderr)}`);
-    if (await bundleScanWorker(`${ROOT}dist/stress`) !== 0) throw new Error("esbuild failed");
     return out;
   })();
   return nodeBundle;

@@ -1,5 +1,5 @@
 /**
- * The checking pass's shortcut past UTF-8 decoding (`ByteText` in src/range_scan.ts, the
+ * The checking pass's shortcut past UTF-8 decoding (`ByteText` in stores/jsonl/scan/_line_checks.ts, the
  * runtimes' `node:buffer` one in stores/jsonl/_byte_text.ts): a line of valid UTF-8 parsed
  * from its ISO-8859-1 text must leave exactly the columns, listing and kept entries its
  * decoded text leaves, and a line that is not valid UTF-8, or not JSON, must fail exactly as
@@ -11,7 +11,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseSessionJsonlSync, serializeSessionJsonl, type SessionEntry } from "../../core.ts";
-import { type ByteText, scanRange } from "../../src/range_scan.ts";
+import { type ByteText, scanRange } from "../../stores/jsonl/scan/_line_checks.ts";
 import { nodeByteText } from "../../stores/jsonl/_byte_text.ts";
 import { Rng } from "../stress/_shared.ts";
 import { generatedSession } from "./context_sessions.ts";

@@ -1,5 +1,5 @@
 /**
- * The JSONL context-only pass (src/context_scan.ts) against the full parser: on every
+ * The JSONL context-only pass (stores/jsonl/scan/_scan.ts) against the full parser: on every
  * fixture and leaf it either answers exactly what the full parse + projection gives or
  * declines; over seeded mutations of real files (byte flips, truncations, splices, hostile
  * values from the fuzzer, plus record-level edits: a broken entry anywhere, duplicate ids,
@@ -16,8 +16,8 @@ import {
   type SessionEntry,
 } from "../../core.ts";
 import { projectLoadedContext } from "../../src/context_load.ts";
-import { scanContext } from "../../src/context_scan.ts";
-import type { ByteText } from "../../src/range_scan.ts";
+import { scanContext } from "../../stores/jsonl/scan/_scan.ts";
+import type { ByteText } from "../../stores/jsonl/scan/_line_checks.ts";
 import { nodeByteText } from "../../stores/jsonl/_byte_text.ts";
 import { mutate } from "../stress/_mutate.ts";
 import { Rng } from "../stress/_shared.ts";

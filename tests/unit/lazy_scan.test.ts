@@ -1,5 +1,5 @@
 /**
- * Entry bodies of a lazily opened JSONL file (src/lazy_scan.ts) are read back from the file
+ * Entry bodies of a lazily opened JSONL file (stores/jsonl/scan/_lazy_open.ts) are read back from the file
  * by offset: in file order (how a context is built) one read serves many bodies, read
  * backwards no read reaches past the body asked for, and every body equals the parsed
  * entry either way. Runs under `deno test` and, bundled, under Node 20.
@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseSessionJsonlSync } from "../../core.ts";
-import { READ_AHEAD_BYTES, scanLazy } from "../../src/lazy_scan.ts";
+import { READ_AHEAD_BYTES, scanLazy } from "../../stores/jsonl/scan/_lazy_open.ts";
 import { memoryFile, sessionBytes } from "./scan_files.ts";
 
 /** A lazy open of a generated session whose body reads are counted. */

@@ -1,5 +1,5 @@
 /**
- * The resume index of the JSONL checking pass (src/resume_index.ts, src/context_scan.ts):
+ * The resume index of the JSONL checking pass (stores/jsonl/scan/_resume_index.ts, stores/jsonl/scan/_scan.ts):
  * a file scanned once is scanned again only from where its index ends, and answers exactly
  * like the full parser; an index never vouches for bytes that changed (seeded mutations of
  * the indexed prefix, same-length edits, truncations), a torn, edited or foreign index is
@@ -10,9 +10,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { serializeSessionJsonl, type SessionEntry } from "../../core.ts";
-import { scanContext } from "../../src/context_scan.ts";
-import { scanLazy } from "../../src/lazy_scan.ts";
-import { BlockHasher, type ResumeIndex, sha256Hex } from "../../src/resume_index.ts";
+import { scanContext } from "../../stores/jsonl/scan/_scan.ts";
+import { scanLazy } from "../../stores/jsonl/scan/_lazy_open.ts";
+import { BlockHasher, type ResumeIndex } from "../../stores/jsonl/scan/_resume_index.ts";
+import { sha256Hex } from "../../stores/jsonl/_side_file.ts";
 import { createHash } from "node:crypto";
 import { mutate } from "../stress/_mutate.ts";
 import { Rng } from "../stress/_shared.ts";

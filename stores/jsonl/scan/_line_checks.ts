@@ -1,17 +1,11 @@
 /**
- * The checking pass over one byte range of a JSONL session file: every line whose first
- * byte lies in the range is parsed and validated as the full parser does, and what the
- * context load and the lazy open need of it is kept in columns (id, parent, context flags,
- * byte offset), with the few entries a projection or the listing may need from anywhere.
- * What depends on the lines before the range (duplicate ids, parents written later, the
- * listing's order-dependent fields) is left to `ContextScanner.absorb` (`context_scan.ts`),
- * which takes the ranges in file order.
- *
- * A file is one range (the sequential pass), or several checked side by side
- * (`parallel_scan.ts`; on Deno and Node, by worker threads: `stores/jsonl/_scan_pool.ts`).
- * Ranges need not start at a line: a range owns the lines that start in it (a line starts
- * at byte 0 or after a 0x0A), so a line across a boundary is read by the range it starts
- * in, and two ranges that meet at a byte offset never both read, nor both miss, a line.
+ * The checking pass over a JSONL session file from a line start to its end: every line is
+ * parsed and validated as the full parser does, and what the context load and the lazy open
+ * need of it is kept in columns (id, parent, context flags, byte offset), with the few
+ * entries a projection or the listing may need from anywhere. What depends on the lines
+ * before the start (duplicate ids, parents written later, the listing's order-dependent
+ * fields, when the pass resumes after a resume index) is left to `ContextScanner.absorb`
+ * (`_scan.ts`).
  *
  * Nothing here words an error: any doubt throws (`Unsure`, or the parse error), and the
  * store's full load then decides and words it.
@@ -24,22 +18,22 @@ import {
   CONTEXT_VERBATIM,
   CONTEXT_WINDOW,
   contextFlags,
-} from "./context_load.ts";
-import { type ByteText, JsonlLineSplitter, type JsonlRecord } from "./_jsonl_lines.ts";
-import { applyEntryToListing, emptyListingState, ORDER_DEPENDENT_TYPES } from "./listing.ts";
-import { upgradeRecords } from "./migrate.ts";
-import type { SessionEntry } from "./schema.ts";
-import { validateEntry } from "./entry_check.ts";
-import { BlockHasher, type Digest, type ScanColumns } from "./resume_index.ts";
+} from "../../../src/context_load.ts";
+import { type ByteText, JsonlLineSplitter, type JsonlRecord } from "../../../src/_jsonl_lines.ts";
+import { applyEntryToListing, emptyListingState, ORDER_DEPENDENT_TYPES } from "../../../src/listing.ts";
+import { upgradeRecords } from "../../../src/migrate.ts";
+import type { SessionEntry } from "../../../src/schema.ts";
+import { validateEntry } from "../../../src/entry_check.ts";
+import type { ScanColumns } from "./_resume_index.ts";
 
-export type { ByteText } from "./_jsonl_lines.ts";
+export type { ByteText } from "../../../src/_jsonl_lines.ts";
 
 /**
  * Thrown inside the pass to stop it; never escapes `scanContext` or the lazy scan.
  *
  * @example
  * ```ts
- * import { Unsure } from "./range_scan.ts";
+ * import { Unsure } from "./_line_checks.ts";
  * new Unsure() instanceof Error; // true
  * ```
  */
@@ -49,34 +43,28 @@ export class Unsure extends Error {}
 const RARE = CONTEXT_THINKING | CONTEXT_WINDOW | CONTEXT_SYSTEM | CONTEXT_VERBATIM;
 
 /**
- * One range of a file to check.
+ * Where the pass starts: at byte 0 (the header first), or where a resume index left off.
  *
  * @example
  * ```ts
- * import type { RangeJob } from "./range_scan.ts";
+ * import type { RangeJob } from "./_line_checks.ts";
  * const whole: RangeJob = { start: 0 }; // the whole file, header first
- * const second: RangeJob = { start: 8 << 20, end: 16 << 20, blockBytes: 4 << 20 };
+ * const resumed: RangeJob = { start: 4096, line: 12 }; // after the indexed lines
  * ```
  */
 export interface RangeJob {
-  /** Byte offset the range starts at. */
+  /** Byte offset the pass starts at: a line start. */
   start: number;
-  /** Byte offset it ends at (exclusive); the file's end when absent. */
-  end?: number;
-  /** `start` is known to be a line start (a resumed pass); else the first line start from it. */
-  aligned?: boolean;
-  /** 1-based number of the line at `start` when `aligned` (error messages). */
+  /** 1-based number of the line at `start` (error messages). */
   line?: number;
-  /** Hash bytes `[start, end)` in blocks of this size (a resume index is to be written). */
-  blockBytes?: number;
 }
 
 /**
- * What the pass found in one range, in columns (plain data: it crosses worker boundaries).
+ * What the pass found from its start to the end of the file, in columns.
  *
  * @example
  * ```ts
- * import type { RangeScan } from "./range_scan.ts";
+ * import type { RangeScan } from "./_line_checks.ts";
  * const empty: RangeScan = {
  *   start: 0, end: 0, lines: 0, newlineEnded: true, ids: [], parents: [], flags: [],
  *   offsets: [], labels: [], listing: { hasName: false, messageCount: 0, lastMessageMs: 0 },
@@ -87,7 +75,7 @@ export interface RangeJob {
 export interface RangeScan extends ScanColumns {
   /** Byte offset of the range's first line. */
   start: number;
-  /** Byte offset after its last line: the next range's `start`. */
+  /** Byte offset after its last line. */
   end: number;
   /** Physical lines in `[start, end)`, blank ones included. */
   lines: number;
@@ -99,18 +87,12 @@ export interface RangeScan extends ScanColumns {
   kept: [number, SessionEntry][];
   /** Lines checked from their ISO-8859-1 text (`RangeReader.text`), when any were. */
   taken?: number;
-  /** SHA-256 (hex) of each `blockBytes` block of `[job.start, job.end)`, when asked. */
-  digests?: string[];
-  /** Bytes hashed into `digests`. */
-  hashed?: number;
 }
 
 /** How a range's bytes are read. */
 export interface RangeReader {
   /** The file's bytes from `from`, streamed. */
   stream(from: number): AsyncIterable<Uint8Array>;
-  /** Block digests for a resume index (default `crypto.subtle`). */
-  digest?: Digest;
   /** The file as shown to people (error messages). */
   source?: string;
   /**
@@ -217,13 +199,13 @@ class RangeScanner {
 }
 
 /**
- * Check the lines of `job`'s range of the file `stream` reads. `onBytes` sees the bytes
- * `[job.start, job.end)` exactly, in order (hashing, keeping), whatever lines they hold.
- * The pass at byte 0 expects the header first.
+ * Check the lines of the file `reader` streams from `job.start` to its end. `onBytes` sees
+ * every byte from `job.start` on, in order (hashing, keeping). The pass at byte 0 expects
+ * the header first.
  *
  * @example
  * ```ts
- * import { scanRange } from "./range_scan.ts";
+ * import { scanRange } from "./_line_checks.ts";
  * const bytes = new TextEncoder().encode(
  *   '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z"}\n' +
  *     '{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"a"}\n',
@@ -238,89 +220,26 @@ export async function scanRange(
   job: RangeJob,
   onBytes?: (chunk: Uint8Array) => void,
 ): Promise<RangeScan> {
-  const { start, end } = job;
+  const { start } = job;
   const { source, text } = reader;
-  const aligned = start === 0 || job.aligned === true;
   const scanner = new RangeScanner(start, start === 0);
   const shortcut = text && { text, take: scanner.take };
   const scan = scanner.scan;
-  // A range not known to start at a line reads from the byte before it: a line break there
-  // makes `start` itself a line start.
-  let position = aligned ? start : start - 1;
-  let splitter: JsonlLineSplitter | undefined;
-  let firstLine = 0;
-  const open = (at: number) => {
-    scan.start = at;
-    // Line numbers only word errors, which the full parser words; 1 is the header's line.
-    firstLine = aligned ? (job.line ?? 1) : 2;
-    const from = { byteOffset: at, line: firstLine };
-    splitter = new JsonlLineSplitter(scanner.onRecord, source, from, shortcut);
-  };
-  if (aligned) open(start);
-  let fed = false; // the range's last line was fed (its line break at or after `end - 1`)
+  // Line numbers only word errors, which the full parser words; 1 is the header's line.
+  const firstLine = job.line ?? 1;
+  const from = { byteOffset: start, line: firstLine };
+  const splitter = new JsonlLineSplitter(scanner.onRecord, source, from, shortcut);
   let last = 10;
-  for await (const chunk of reader.stream(position)) {
-    const chunkEnd = position + chunk.length;
-    if (onBytes) {
-      const from = Math.max(start, position) - position;
-      const to = end === undefined ? chunk.length : Math.min(end, chunkEnd) - position;
-      if (to > from) onBytes(chunk.subarray(from, to));
-    }
-    let from = 0;
-    if (!splitter) {
-      const newline = chunk.indexOf(10);
-      if (newline !== -1) {
-        open(position + newline + 1);
-        from = newline + 1;
-        if (end !== undefined && scan.start >= end) fed = true; // no line starts in the range
-      }
-    }
-    if (splitter && !fed) {
-      let to = chunk.length;
-      if (end !== undefined && end - 1 - position < chunk.length) {
-        const newline = chunk.indexOf(10, Math.max(from, end - 1 - position));
-        if (newline !== -1) {
-          to = newline + 1;
-          fed = true;
-        }
-      }
-      if (to > from) {
-        splitter.push(chunk.subarray(from, to));
-        last = chunk[to - 1];
-      }
-    }
-    position = chunkEnd;
-    if (fed && position >= end!) break;
+  for await (const chunk of reader.stream(start)) {
+    onBytes?.(chunk);
+    if (chunk.length === 0) continue;
+    splitter.push(chunk);
+    last = chunk[chunk.length - 1];
   }
-  if (!splitter) open(position); // no line starts from here to the file's end
-  splitter!.end();
-  const after = splitter!.position;
+  splitter.end();
+  const after = splitter.position;
   scan.end = after.byteOffset;
   scan.lines = after.line - firstLine;
   scan.newlineEnded = last === 10;
-  return scan;
-}
-
-/**
- * {@link scanRange} with the range's bytes hashed in blocks when `job.blockBytes` asks
- * (into `digests`): how a job runs on any thread.
- *
- * @example
- * ```ts
- * import { runRangeJob } from "./range_scan.ts";
- * const bytes = new TextEncoder().encode(
- *   '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z"}\n',
- * );
- * const stream = async function* (from: number) { yield bytes.subarray(from); };
- * (await runRangeJob({ stream }, { start: 0, blockBytes: 4 << 20 })).digests?.length; // 1
- * ```
- */
-export async function runRangeJob(reader: RangeReader, job: RangeJob): Promise<RangeScan> {
-  const hasher = job.blockBytes ? new BlockHasher(job.blockBytes, reader.digest) : undefined;
-  const scan = await scanRange(reader, job, hasher && ((chunk) => hasher.push(chunk)));
-  if (hasher) {
-    scan.digests = await hasher.digests();
-    scan.hashed = hasher.length;
-  }
   return scan;
 }

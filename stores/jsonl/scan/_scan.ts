@@ -6,7 +6,7 @@
  * compaction entries). The entries of the context range are then read back by their
  * offsets, a run of consecutive entries in one read.
  *
- * A file with a resume index (`resume_index.ts`) whose digests still match is not checked
+ * A file with a resume index (`_resume_index.ts`) whose digests still match is not checked
  * again: the pass starts from the index's state and checks only the lines appended since.
  * A large file checked in full leaves an index for the next open.
  *
@@ -17,40 +17,34 @@
  *
  * @module
  */
-import { CONTEXT_VERBATIM, type LoadedContext, planContextLoad } from "./context_load.ts";
-import { appendListing, emptyListingState } from "./listing.ts";
+import { CONTEXT_VERBATIM, type LoadedContext, planContextLoad } from "../../../src/context_load.ts";
+import { appendListing, emptyListingState } from "../../../src/listing.ts";
 import {
   BLOCK_BYTES,
   BlockHasher,
   decodeResumeIndex,
   encodeResumeIndex,
   type FileIdentity,
+  type IndexSeal,
   RACY_MS,
   RESUME_INDEX_MIN_BYTES,
   type ResumeIndex,
   type ResumeIndexFile,
   type ScanSnapshot,
   verifyBlocks,
-} from "./resume_index.ts";
+} from "./_resume_index.ts";
 import {
   type ByteText,
   type RangeReader,
   type RangeScan,
   scanRange,
   Unsure,
-} from "./range_scan.ts";
-import {
-  type Hashed,
-  PARALLEL_MIN_BYTES,
-  type ParallelScan,
-  scanInRanges,
-} from "./parallel_scan.ts";
-import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
-import { headerProblem } from "./entry_check.ts";
-import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./wellformed.ts";
+} from "./_line_checks.ts";
+import type { CompactionEntry, SessionEntry, SessionHeader } from "../../../src/schema.ts";
+import { headerProblem } from "../../../src/entry_check.ts";
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from "../../../src/wellformed.ts";
 
-export { Unsure } from "./range_scan.ts";
-export type { ParallelScan } from "./parallel_scan.ts";
+export { Unsure } from "./_line_checks.ts";
 
 /**
  * The pass's state: the compact index, the listing fold and the rare entries, from the
@@ -196,10 +190,6 @@ export interface ScanFile {
   index?: ResumeIndexFile;
   /** Sees every byte read, in file order; `clear` forgets them (an index that did not match). */
   keep?: { add(chunk: Uint8Array): void; clear(): void };
-  /** Checks a large file in ranges side by side (worker threads), when the backend can. */
-  parallel?: ParallelScan;
-  /** The file's size, when known without reading it (to plan a parallel pass). */
-  size?: () => Promise<number | undefined>;
   /** The runtime's native conversions of bytes to text, which spare most lines a decode. */
   text?: ByteText;
 }
@@ -211,7 +201,7 @@ export interface ScanFile {
  */
 async function matchingIndex(file: ScanFile, identity: FileIdentity | undefined) {
   const stored = await file.index?.load().catch(() => undefined);
-  const index = stored && await decodeResumeIndex(stored);
+  const index = stored && await decodeResumeIndex(stored, await sealOf(file.index!));
   if (!index) return undefined;
   const unchanged = identity !== undefined && index.identity !== undefined &&
     identity.key === index.identity && identity.size === index.snapshot.bytes;
@@ -225,6 +215,11 @@ async function matchingIndex(file: ScanFile, identity: FileIdentity | undefined)
   return undefined;
 }
 
+/** How the file's index is sealed. */
+async function sealOf(index: ResumeIndexFile): Promise<IndexSeal> {
+  return { key: await index.key(), boundTo: index.boundTo };
+}
+
 /** The file's identity, when its backend tells one. */
 async function identityOf(file: ScanFile): Promise<FileIdentity | undefined> {
   return await file.index?.identity?.().catch(() => undefined);
@@ -232,7 +227,7 @@ async function identityOf(file: ScanFile): Promise<FileIdentity | undefined> {
 
 /**
  * The checking pass over `file`: from its resume index's state when that still matches,
- * else from the start, in ranges side by side when the file is large and its backend can.
+ * else from the start.
  * Keeps the index current: written once a large file was checked whole, and again whenever
  * lines were checked after it. Throws (`Unsure`, a parse error) on any doubt.
  */
@@ -247,49 +242,26 @@ export async function scanFile(
   const minBytes = file.index?.minBytes ?? RESUME_INDEX_MIN_BYTES;
   // A file known to be too small for an index is not hashed (most sessions are).
   const small = before !== undefined && before.size < minBytes;
-  const size = resumed || !file.parallel || file.keep
-    ? undefined
-    : before?.size ?? await file.size?.().catch(() => undefined);
-  let newlineEnded: boolean;
-  let hashed: Hashed | undefined;
   const reader: RangeReader = {
     stream: (at) => file.stream(at),
-    digest: file.index?.digest,
     source: file.source,
     text: file.text,
   };
-  if (size !== undefined && size >= (file.parallel!.minBytes ?? PARALLEL_MIN_BYTES)) {
-    const blockBytes = file.index && !small ? file.index.blockBytes ?? BLOCK_BYTES : undefined;
-    const absorb = (scan: RangeScan) => scanner.absorb(scan);
-    ({ newlineEnded, hashed } = await scanInRanges(
-      reader,
-      file.parallel!,
-      size,
-      blockBytes,
-      absorb,
-    ));
-    // The ranges were read through separate handles: a file replaced meanwhile (renamed
-    // over) may have given some of them; the full load reads one file.
-    const now = before?.file !== undefined && await identityOf(file);
-    if (now && now.file !== before!.file) throw new Unsure();
-  } else {
-    const hasher = !file.index
-      ? undefined
-      : !resumed
-      ? small ? undefined : new BlockHasher(file.index.blockBytes, file.index.digest)
-      : resumed.lastBlock
-      ? BlockHasher.resume(resumed.index, resumed.lastBlock, file.index.digest)
-      : undefined; // unchanged by its identity: nothing to write (the file grew since: next time)
-    const onBytes = (chunk: Uint8Array) => {
-      hasher?.push(chunk);
-      file.keep?.add(chunk);
-    };
-    const job = { start: from, aligned: true, line: scanner.nextLine };
-    const scan = await scanRange(reader, job, onBytes);
-    scanner.absorb(scan);
-    newlineEnded = scan.newlineEnded;
-    hashed = hasher;
-  }
+  const hashed = !file.index
+    ? undefined
+    : !resumed
+    ? small ? undefined : new BlockHasher(file.index.blockBytes, file.index.digest)
+    : resumed.lastBlock
+    ? BlockHasher.resume(resumed.index, resumed.lastBlock, file.index.digest)
+    : undefined; // unchanged by its identity: nothing to write (the file grew since: next time)
+  const onBytes = (chunk: Uint8Array) => {
+    hashed?.push(chunk);
+    file.keep?.add(chunk);
+  };
+  const job = { start: from, aligned: true, line: scanner.nextLine };
+  const scan = await scanRange(reader, job, onBytes);
+  scanner.absorb(scan);
+  const newlineEnded = scan.newlineEnded;
   const scanned = { scanner, header: scanner.checkedHeader() }; // only an accepted file is indexed
   if (!hashed || !newlineEnded || hashed.length !== scanner.end) return scanned;
   const checked = scanner.end - from;
@@ -307,7 +279,10 @@ export async function scanFile(
     blocks: await hashed.digests(),
   };
   if (steady) index.identity = after!.key;
-  await file.index!.save(await encodeResumeIndex(index)).catch(() => {});
+  await sealOf(file.index!)
+    .then((seal) => encodeResumeIndex(index, seal))
+    .then((bytes) => file.index!.save(bytes))
+    .catch(() => {});
   return scanned;
 }
 
@@ -363,7 +338,7 @@ async function readEntries(
  *
  * @example
  * ```ts
- * import { scanContext } from "./context_scan.ts";
+ * import { scanContext } from "./_scan.ts";
  * const bytes = new TextEncoder().encode('{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n');
  * const file = {
  *   stream: async function* (start = 0) { yield bytes.subarray(start); },
