@@ -18,7 +18,8 @@ import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
 import { resumeIndexPath } from "../../stores/jsonl/scan/_resume_file.ts";
 import { CountingFs } from "./counting_fs.ts";
 import { attachBackend, backendOf } from "../../stores/jsonl/_backend.ts";
-import { RACY_MS } from "../../stores/jsonl/scan/_resume_index.ts";
+import { RACY_MS, RESUME_INDEX_VERSION } from "../../stores/jsonl/scan/_resume_index.ts";
+import { encodeSideFile } from "../../stores/jsonl/_side_file.ts";
 import {
   buildSessionProjection,
   loadSessionProjection,
@@ -90,7 +91,12 @@ async function resume(dir: string, id: string) {
   const { fs, store } = storeIn(dir);
   try {
     const manager = await SessionManager.open(store, id);
-    return { context: manager.buildSessionContext(), streamed: fs.streamed, ranged: fs.ranged };
+    return {
+      context: manager.buildSessionContext(),
+      cwd: manager.getCwd(),
+      streamed: fs.streamed,
+      ranged: fs.ranged,
+    };
   } finally {
     await store.close();
   }
@@ -178,6 +184,61 @@ export function resumeIndexCases(
       await deleting.store.delete(header.id);
       await deleting.store.close();
       assertEquals(exists(indexFile), false);
+    }));
+
+  test(`${label}: a forged index is ignored: the answer is a full parse's`, () =>
+    withFolder(async (dir) => {
+      const { store } = storeIn(dir);
+      const header = v4Header("resume-5");
+      const entries = bigEntries("f", 350, null);
+      const path = (await store.create(header, entries)).path!;
+      const other = await store.create(v4Header("resume-6"), bigEntries("g", 350, null));
+      await store.close();
+      await pastRacyWindow();
+      const honest = await resume(dir, header.id); // writes an index naming the file's identity
+      await resume(dir, "resume-6");
+      const relative = (abs: string) => abs.slice(dir.length + 1);
+      const indexFile = join(dir, resumeIndexPath(relative(path)));
+      const written = readFileSync(indexFile);
+      const body = JSON.parse(new TextDecoder().decode(written.subarray(written.indexOf(10) + 1)));
+      assert(body.identity, "the honest index names the file's identity: no bytes are hashed");
+      const last = entries.length - 1;
+      // Each keeps the file's identity and its true block digests: only the seal is wrong.
+      const forgeries: [string, (index: typeof body) => void][] = [
+        ["changed cwd", (index) => index.snapshot.header.cwd = "/elsewhere"],
+        ["cut context", (index) => index.snapshot.parents[last - 2] = null],
+        ["other branch", (index) => index.snapshot.parents[last] = index.snapshot.ids[3]],
+        ["invalid entries", (index) => index.snapshot.ids[last] = "bad\u0000id"],
+      ];
+      const attacker = await crypto.subtle.generateKey(
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign", "verify"],
+      );
+      const kind = { format: "mu-sessions-resume-index", version: RESUME_INDEX_VERSION };
+      const sealed: [string, Uint8Array][] = [];
+      for (const [name, edit] of forgeries) {
+        const index = structuredClone(body);
+        edit(index);
+        const bytes = new TextEncoder().encode(JSON.stringify(index));
+        sealed.push([`${name}, recomputed digest`, await encodeSideFile(kind, bytes)]);
+        const withKey = { ...kind, key: attacker, boundTo: relative(path) };
+        sealed.push([`${name}, another key`, await encodeSideFile(withKey, bytes)]);
+      }
+      // The user's own index of another session, moved onto this one.
+      sealed.push(["swapped body", readFileSync(join(dir, resumeIndexPath(relative(other.path!))))]);
+      for (const [name, forged] of sealed) {
+        writeFileSync(indexFile, forged);
+        const opened = await resume(dir, header.id);
+        assertEquals(opened.context, honest.context, `${name}: the context of a full parse`);
+        assertEquals(opened.cwd, header.cwd, `${name}: the header of a full parse`);
+        assertEquals(opened.streamed, statSync(path).size, `${name}: the file is checked in full`);
+        writeFileSync(indexFile, forged);
+        const { store } = storeIn(dir);
+        const projection = await loadSessionProjection(store, header.id, undefined);
+        await store.close();
+        assertEquals(projection, buildSessionProjection(entries, undefined), name);
+      }
     }));
 
   test(`${label}: resumeIndex: false writes no index`, () =>

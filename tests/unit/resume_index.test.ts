@@ -12,7 +12,11 @@ import assert from "node:assert/strict";
 import { serializeSessionJsonl, type SessionEntry } from "../../core.ts";
 import { scanContext } from "../../stores/jsonl/scan/_scan.ts";
 import { scanLazy } from "../../stores/jsonl/scan/_lazy_open.ts";
-import { BlockHasher, type ResumeIndex } from "../../stores/jsonl/scan/_resume_index.ts";
+import {
+  BlockHasher,
+  type ResumeIndex,
+  RESUME_INDEX_VERSION,
+} from "../../stores/jsonl/scan/_resume_index.ts";
 import { sha256Hex } from "../../stores/jsonl/_side_file.ts";
 import { createHash } from "node:crypto";
 import { mutate } from "../stress/_mutate.ts";
@@ -138,7 +142,7 @@ test("a torn, edited or foreign index is ignored and replaced", async () => {
   const spoiled = [
     good.subarray(0, good.length - 10), // torn
     encoder.encode(text.replace('"bytes":', '"bytes": ')), // body edited: checksum fails
-    encoder.encode(text.replace('"version":1', '"version":99')), // another version
+    encoder.encode(text.replace(`"version":${RESUME_INDEX_VERSION}`, `"version":99`)), // another version
     encoder.encode("not an index\n{}"),
     new Uint8Array(0),
   ];
