@@ -42,3 +42,20 @@ test("bodies read backwards are read one by one, nothing read ahead", async () =
   assert.deepStrictEqual(bodies.reverse(), entries);
   assert.ok(reads.bytes <= bytes.length + READ_AHEAD_BYTES, `${reads.bytes} bytes read`);
 });
+
+test("a line holding only a byte-order mark (or other Unicode space): one verdict for both paths", async () => {
+  const { bytes } = sessionBytes(40, 9);
+  const text = new TextDecoder().decode(bytes);
+  const lines = text.split("\n");
+  // After the header, after an entry, and a last line: blank to the parser (as to pi).
+  const spaced = [lines[0], "\ufeff", lines[1], lines[2], "\u00a0\ufeff", ...lines.slice(3, -1)]
+    .join("\n") + "\n\ufeff\n";
+  const file = new TextEncoder().encode(spaced);
+  const entries = parseSessionJsonlSync(file).entries;
+  const readSync = (start: number, end: number) => file.slice(start, end);
+  const lazy = await scanLazy(memoryFile(file), { key: "a", readSync });
+  assert.ok(lazy, "the lazy open accepts what the parser accepts");
+  assert.deepStrictEqual(lazy.session.ids.map((_, i) => lazy.session.read(i)), entries);
+  const kept = await scanLazy(memoryFile(file), { key: "b" }); // bodies kept as read
+  assert.deepStrictEqual(kept!.session.ids.map((_, i) => kept!.session.read(i)), entries);
+});

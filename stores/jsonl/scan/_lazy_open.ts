@@ -167,7 +167,8 @@ export async function scanLazy(
     const { ids, parents, flags, listing, labels, offsets, end, at: positions } = scanner;
     const read = (i: number) => {
       // From an entry's first byte to the next one's: only line breaks follow the record.
-      const entry = entryFromText(bodies.text(offsets[i], offsets[i + 1] ?? end), ids[i]);
+      const text = bodies.text(offsets[i], offsets[i + 1] ?? end);
+      const entry = entryFromText(text, ids[i], parents[i]);
       if (!entry) throw new SessionStorageError(`${file.source} changed since it was opened`);
       return entry;
     };

@@ -41,7 +41,7 @@ import {
   Unsure,
 } from "./_line_checks.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../../src/schema.ts";
-import { headerProblem } from "../../../src/entry_check.ts";
+import { headerProblem, validateEntry } from "../../../src/entry_check.ts";
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from "../../../src/wellformed.ts";
 
 export { Unsure } from "./_line_checks.ts";
@@ -287,17 +287,26 @@ export async function scanFile(
 }
 
 /**
- * The entry in `text` (its line, and any line breaks after it) when it parses and carries
- * `id`; `undefined` when the file changed since the pass indexed it.
+ * The entry in `text` (its line, and any blank lines after it) when it is the entry the
+ * pass indexed: it parses, passes the full parser's entry checks, and carries `id` under
+ * `parentId`; `undefined` when the file changed since the pass indexed it. Only the first
+ * line is parsed: a line the parser takes for blank (one holding only a byte-order mark or
+ * other Unicode space, which `String.prototype.trim` removes) is no JSON whitespace.
  */
-export function entryFromText(text: string, id: string): SessionEntry | undefined {
+export function entryFromText(
+  text: string,
+  id: string,
+  parentId: string | null,
+): SessionEntry | undefined {
+  const newline = text.indexOf("\n");
   let entry: SessionEntry | undefined;
   try {
-    entry = JSON.parse(text);
+    entry = JSON.parse(newline === -1 ? text : text.slice(0, newline));
   } catch {
     return undefined;
   }
-  return entry?.id === id ? entry : undefined;
+  if (entry?.id !== id || entry.parentId !== parentId || validateEntry(entry)) return undefined;
+  return entry;
 }
 
 /** Lines up to this far apart are read together rather than in two reads. */
@@ -323,7 +332,7 @@ async function readEntries(
     for (let k = i; k <= j; k++) {
       const [from, to] = scanner.rangeOf(sorted[k]);
       const text = decoder.decode(bytes.subarray(from - start, to - start));
-      const entry = entryFromText(text, scanner.ids[sorted[k]]);
+      const entry = entryFromText(text, scanner.ids[sorted[k]], scanner.parents[sorted[k]]);
       if (!entry) throw new Unsure(); // the file changed
       found.set(sorted[k], entry);
     }
