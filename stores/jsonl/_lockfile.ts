@@ -19,8 +19,12 @@
  * A released lock is parked for this process's next writer of the same file (`_park.ts`), so
  * appends awaited back to back take the lock file once, not once per append.
  *
- * `Deno.FsFile.lock` would release on crash by itself, but Node has no equivalent and both
- * runtimes must exclude each other on the same files, so both use this.
+ * Liveness without permissions: on Deno the owner also holds an OS lock on the lock file
+ * (`_os_lock.ts`), which the kernel drops when it dies, so a waiter with only read and write
+ * permissions (no `--allow-run` to ask about the pid, no `--allow-sys` for the host name)
+ * still knows at once that a killed owner is gone. Node has no OS lock of its own, and both
+ * runtimes must exclude each other on the same files, so the lock file stays the lock and
+ * the OS lock only says whether its owner lives.
  *
  * @module
  */
@@ -51,6 +55,7 @@ import {
   take,
 } from "./_park.ts";
 import { identity } from "./_native.ts";
+import { createOsLocked, OS_LOCKS, osLockAbandoned } from "./_os_lock.ts";
 
 /**
  * Options for {@link acquireLockFile}.
@@ -75,6 +80,8 @@ interface Owner {
   host: string;
   token: string;
   acquiredAt: string;
+  /** The owner holds an OS lock on the lock file while it lives (`_os_lock.ts`). */
+  osLock?: boolean;
 }
 
 /** A lock file as read: its owner (when readable) and mtime. */
@@ -83,6 +90,8 @@ export interface Holder {
   mtimeMs: number;
   /** The lock path is a symlink, directory or other non-file: never read through. */
   notFile?: boolean;
+  /** Where it was read (its OS lock is tested there). */
+  path?: string;
 }
 
 /**
@@ -129,7 +138,7 @@ export async function readHolder(path: string): Promise<Holder | undefined> {
     } catch {
       // Being written right now (created, content not yet there), or garbage.
     }
-    return { owner, mtimeMs: info.mtimeMs };
+    return { owner, mtimeMs: info.mtimeMs, path };
   } catch (error) {
     if (code(error) === "ENOENT") return undefined;
     throw error;
@@ -152,7 +161,13 @@ export function isStale(holder: Holder, staleMs: number): boolean {
   if (age > staleMs) return true;
   const owner = holder.owner;
   if (!owner) return age > OWNERLESS_STALE_MS;
-  if (owner.host !== thisHost() || owner.pid === process.pid) return false;
+  const host = thisHost();
+  if (owner.pid === process.pid && owner.host === host) return false;
+  // An OS lock is only tested on this machine; an unknown host name is taken as this one,
+  // as the pid check below does.
+  const here = !owner.host || !host || owner.host === host;
+  if (owner.osLock && OS_LOCKS && here && holder.path) return osLockAbandoned(holder.path);
+  if (owner.host !== host) return false;
   return !processAlive(owner.pid);
 }
 
@@ -190,23 +205,46 @@ export async function breakStale(path: string, judged: Holder): Promise<void> {
  * Synchronous system calls: this runs around every append, and a promise-based call costs
  * a thread-pool round trip; none of them waits for the disk.
  */
-function createLock(path: string, text: string): Created | undefined {
+function createLock(path: string, owner: Owner): Created | undefined {
   const temp = `${path}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  const created = writeNew(temp, text)!;
+  const created = createOwned(temp, owner)!;
+  let linked = false;
   try {
     linkSync(temp, path);
+    linked = true;
     return created; // a link leaves the inode's mtime as it was
   } catch (error) {
     if (code(error) === "EEXIST") return undefined;
     if (!NO_HARD_LINKS.includes(code(error) ?? "")) throw error;
-    return writeNew(path, text);
+    return createOwned(path, owner);
   } finally {
+    if (!linked) created.close?.();
     try {
       unlinkSync(temp);
     } catch {
       // already gone: a leftover sweep of another process took it; the link stands alone
     }
   }
+}
+
+/**
+ * Create `path` holding `owner`, with its OS lock held where the runtime has OS locks (the
+ * record then says so); a file system that refuses OS locks gets the record without it.
+ */
+function createOwned(path: string, owner: Owner): Created | undefined {
+  if (OS_LOCKS) {
+    try {
+      return createOsLocked(path, JSON.stringify({ ...owner, osLock: true }), FILE_MODE);
+    } catch (error) {
+      if (code(error) === "ENOENT") throw error; // the folder is missing: the caller makes it
+      try {
+        unlinkSync(path); // made but not lockable: written plainly instead
+      } catch {
+        // never made (no permission): writing it plainly fails the same way
+      }
+    }
+  }
+  return writeNew(path, JSON.stringify(owner));
 }
 
 /** Errors of file systems without hard links (some network and FUSE mounts). */
@@ -216,6 +254,8 @@ const NO_HARD_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
 interface Created {
   ino: number;
   mtimeMs: number;
+  /** Releases the OS lock held on it, when one is. */
+  close?: () => void;
 }
 
 /** Create `path` exclusively holding `text`: its identity, or undefined when it exists. */
@@ -313,7 +353,7 @@ async function acquireFile(
     let holder: Holder | undefined;
     let stale = false;
     try {
-      created = createLock(path, JSON.stringify(owner));
+      created = createLock(path, owner);
       if (created !== undefined) break;
       holder = await readHolder(path);
       stale = holder !== undefined && isStale(holder, staleMs);
@@ -330,6 +370,7 @@ async function acquireFile(
     await sleep(delay * (0.5 + Math.random()));
   }
   const { ino } = created;
+  const osLocked = created; // narrowed for the closures below
   let mtimeMs = created.mtimeMs;
   // Synchronous, and the new mtime noted: a parked lock is recognised by inode and mtime.
   const refresh = setInterval(() => {
@@ -365,12 +406,14 @@ async function acquireFile(
     drop() {
       clearInterval(refresh);
       closeKept(held);
+      osLocked.close?.();
     },
     remove() {
       clearInterval(refresh);
       closeKept(held);
       // Only remove our own lock: if it was broken as stale, the file is someone else's.
       removeOwnLock(path, ino, owner.token);
+      osLocked.close?.(); // after the removal: a live lock file always has its OS lock
     },
   };
   return releaseOf(held, options, releaseLocal);
