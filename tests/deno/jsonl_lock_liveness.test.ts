@@ -16,7 +16,14 @@ const README_PERMISSIONS = ["--allow-read", "--allow-write", "--allow-env"];
 
 function child(args: string[]): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", `--config=${repoRoot}deno.json`, ...README_PERMISSIONS, CHILD, ...args],
+    args: [
+      "run",
+      "--quiet",
+      `--config=${repoRoot}deno.json`,
+      ...README_PERMISSIONS,
+      CHILD,
+      ...args,
+    ],
     stdout: "piped",
     stderr: "piped",
     cwd: repoRoot,
@@ -29,7 +36,8 @@ async function waitFor(dir: string, timeoutMs: number): Promise<string> {
 }
 
 Deno.test({
-  name: "jsonl lock liveness: a killed owner's lock is taken at once under --allow-read --allow-write --allow-env",
+  name:
+    "jsonl lock liveness: a killed owner's lock is taken at once under --allow-read --allow-write --allow-env",
   ignore: !canRun,
   fn: async () => {
     const dir = await tempDir();

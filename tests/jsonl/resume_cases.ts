@@ -226,7 +226,10 @@ export function resumeIndexCases(
         sealed.push([`${name}, another key`, await encodeSideFile(withKey, bytes)]);
       }
       // The user's own index of another session, moved onto this one.
-      sealed.push(["swapped body", readFileSync(join(dir, resumeIndexPath(relative(other.path!))))]);
+      sealed.push([
+        "swapped body",
+        readFileSync(join(dir, resumeIndexPath(relative(other.path!)))),
+      ]);
       for (const [name, forged] of sealed) {
         writeFileSync(indexFile, forged);
         const opened = await resume(dir, header.id);

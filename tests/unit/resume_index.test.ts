@@ -14,8 +14,8 @@ import { scanContext } from "../../stores/jsonl/scan/_scan.ts";
 import { scanLazy } from "../../stores/jsonl/scan/_lazy_open.ts";
 import {
   BlockHasher,
-  type ResumeIndex,
   RESUME_INDEX_VERSION,
+  type ResumeIndex,
 } from "../../stores/jsonl/scan/_resume_index.ts";
 import { sha256Hex } from "../../stores/jsonl/_side_file.ts";
 import { createHash } from "node:crypto";

@@ -20,7 +20,11 @@ import {
   contextFlags,
 } from "../../../src/context_load.ts";
 import { type ByteText, JsonlLineSplitter, type JsonlRecord } from "../../../src/_jsonl_lines.ts";
-import { applyEntryToListing, emptyListingState, ORDER_DEPENDENT_TYPES } from "../../../src/listing.ts";
+import {
+  applyEntryToListing,
+  emptyListingState,
+  ORDER_DEPENDENT_TYPES,
+} from "../../../src/listing.ts";
 import { upgradeRecords } from "../../../src/migrate.ts";
 import type { SessionEntry } from "../../../src/schema.ts";
 import { validateEntry } from "../../../src/entry_check.ts";

@@ -17,10 +17,13 @@
  *
  * @module
  */
-import { CONTEXT_VERBATIM, type LoadedContext, planContextLoad } from "../../../src/context_load.ts";
+import {
+  CONTEXT_VERBATIM,
+  type LoadedContext,
+  planContextLoad,
+} from "../../../src/context_load.ts";
 import { appendListing, emptyListingState } from "../../../src/listing.ts";
 import {
-  BLOCK_BYTES,
   BlockHasher,
   decodeResumeIndex,
   encodeResumeIndex,
