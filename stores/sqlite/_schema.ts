@@ -6,7 +6,11 @@
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
-import { SEARCH_MIGRATION, SEARCH_ORDER_MIGRATION, SEARCH_WORDS_MIGRATION } from "./search/_search.ts";
+import {
+  SEARCH_MIGRATION,
+  SEARCH_ORDER_MIGRATION,
+  SEARCH_WORDS_MIGRATION,
+} from "./search/_search.ts";
 import { SEARCH_BACKLOG_MIGRATION } from "./search/_backlog.ts";
 
 /**
