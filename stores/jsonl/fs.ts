@@ -179,15 +179,17 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   }
 
   /**
-   * Device, inode, size and times of the file. The change time counts in whole seconds:
-   * Deno reports it so, Node in finer steps, and an index written by one is honoured by
-   * the other (the modification time keeps its nanoseconds; `RACY_MS` covers a write
-   * within the same second).
+   * Device, inode, size and times of the file, at the resolution both runtimes report (Deno
+   * gives the modification time in milliseconds and the change time in whole seconds, Node
+   * both in nanoseconds), so an index written by one is honoured by the other. An identity is
+   * only recorded once the file has not changed for `RACY_MS`, so a later write always moves
+   * the modification time past what the coarser reading can miss.
    */
   #fileIdentity(path: string): Promise<FileIdentity | undefined> {
     try {
       const s = statSync(this.#abs(path), { bigint: true });
-      const key = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs / 1_000_000_000n}`;
+      const [mtime, ctime] = [s.mtimeNs / 1_000_000n, s.ctimeNs / 1_000_000_000n];
+      const key = `${s.dev}:${s.ino}:${s.size}:${mtime}:${ctime}`;
       const changedMs = Number(s.mtimeMs > s.ctimeMs ? s.mtimeMs : s.ctimeMs);
       return Promise.resolve({ key, file: `${s.dev}:${s.ino}`, size: Number(s.size), changedMs });
     } catch {
