@@ -59,3 +59,39 @@ test("a line holding only a byte-order mark (or other Unicode space): one verdic
   const kept = await scanLazy(memoryFile(file), { key: "b" }); // bodies kept as read
   assert.deepStrictEqual(kept!.session.ids.map((_, i) => kept!.session.read(i)), entries);
 });
+
+test("a body read back is checked as the parser checks it, even when the index is trusted", async () => {
+  const { bytes } = sessionBytes(200, 12);
+  const kept: { index?: Uint8Array } = {};
+  const identity = () => Promise.resolve({ key: "dev:ino", size: bytes.length, changedMs: 0 });
+  const first = memoryFile(bytes, kept);
+  first.index!.identity = identity;
+  assert.ok(
+    await scanLazy(first, { key: "a" }),
+    "the first open writes an index naming the identity",
+  );
+  // The same length, the identity unchanged (a rewrite the identity cannot see): one entry's
+  // role becomes one the parser rejects.
+  const text = new TextDecoder().decode(bytes);
+  const at = text.indexOf('"role":"user"', text.length >> 1);
+  const edited = new TextEncoder().encode(
+    `${text.slice(0, at)}"role":"usex"${text.slice(at + 13)}`,
+  );
+  assert.equal(edited.length, bytes.length);
+  const file = memoryFile(edited, kept);
+  file.index!.identity = identity;
+  const readSync = (start: number, end: number) => edited.slice(start, end);
+  const lazy = await scanLazy(file, { key: "b", readSync });
+  assert.ok(lazy, "the index is trusted by its identity, nothing is checked again");
+  assert.equal(file.counts.streamed, 0);
+  const position = lazy.session.ids.findIndex((_, i) => {
+    try {
+      lazy.session.read(i);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  assert.notEqual(position, -1, "the edited entry is refused, never returned");
+  assert.throws(() => lazy.session.read(position), /changed since it was opened/);
+});
