@@ -28,17 +28,7 @@
  *
  * @module
  */
-import {
-  closeSync,
-  fstatSync,
-  linkSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  unlinkSync,
-  utimesSync,
-  writeSync,
-} from "node:fs";
+import { lstatSync, readFileSync, unlinkSync, utimesSync } from "node:fs";
 import { lstat, mkdir, open, readFile, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
@@ -55,7 +45,8 @@ import {
   take,
 } from "./_park.ts";
 import { identity } from "./_native.ts";
-import { createOsLocked, OS_LOCKS, osLockAbandoned } from "./_os_lock.ts";
+import { OS_LOCKS, osLockAbandoned } from "./_os_lock.ts";
+import { type Created, createLock, FILE_MODE, type Owner } from "./_lock_create.ts";
 
 /**
  * Options for {@link acquireLockFile}.
@@ -75,15 +66,6 @@ export interface LockFileOptions {
   keep?: boolean;
 }
 
-interface Owner {
-  pid: number;
-  host: string;
-  token: string;
-  acquiredAt: string;
-  /** The owner holds an OS lock on the lock file while it lives (`_os_lock.ts`). */
-  osLock?: boolean;
-}
-
 /** A lock file as read: its owner (when readable) and mtime. */
 export interface Holder {
   owner?: Owner;
@@ -99,9 +81,6 @@ export interface Holder {
  * the owner within milliseconds of creating the file, so after this it never will.
  */
 export const OWNERLESS_STALE_MS = 1_000;
-
-/** Lock and temp files are private to the user whatever the umask. */
-const FILE_MODE = 0o600;
 
 const processMutex = new KeyedMutex();
 let cachedHost: string | undefined;
@@ -190,92 +169,6 @@ export async function breakStale(path: string, judged: Holder): Promise<void> {
     if (same) await unlink(path).catch(() => {});
   } finally {
     await unlink(guard).catch(() => {});
-  }
-}
-
-/**
- * Create the lock `path` already holding `text`: its inode (0 where the platform reports
- * none), or undefined when it exists. The owner is written to a temp file first and the
- * temp hard-linked to the lock path (`link` refuses an existing path, as `O_EXCL` does), so
- * the lock never exists without its owner: a writer killed at any point leaves either no
- * lock or a complete one, whose owner can be judged (stress finding 1), at worst a temp file
- * named like the store's others (`<name>.<pid>.<8 hex>.tmp`), collected with them. Where
- * the file system has no hard links, the lock is created and filled at once instead (an
- * owner-less moment then is judged by its age, {@link OWNERLESS_STALE_MS}).
- * Synchronous system calls: this runs around every append, and a promise-based call costs
- * a thread-pool round trip; none of them waits for the disk.
- */
-function createLock(path: string, owner: Owner): Created | undefined {
-  const temp = `${path}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  const created = createOwned(temp, owner)!;
-  let linked = false;
-  try {
-    linkSync(temp, path);
-    linked = true;
-    return created; // a link leaves the inode's mtime as it was
-  } catch (error) {
-    if (code(error) === "EEXIST") return undefined;
-    if (!NO_HARD_LINKS.includes(code(error) ?? "")) throw error;
-    return createOwned(path, owner);
-  } finally {
-    if (!linked) created.close?.();
-    try {
-      unlinkSync(temp);
-    } catch {
-      // already gone: a leftover sweep of another process took it; the link stands alone
-    }
-  }
-}
-
-/**
- * Create `path` holding `owner`, with its OS lock held where the runtime has OS locks (the
- * record then says so); a file system that refuses OS locks gets the record without it.
- */
-function createOwned(path: string, owner: Owner): Created | undefined {
-  if (OS_LOCKS) {
-    try {
-      return createOsLocked(path, JSON.stringify({ ...owner, osLock: true }), FILE_MODE);
-    } catch (error) {
-      if (code(error) === "ENOENT") throw error; // the folder is missing: the caller makes it
-      try {
-        unlinkSync(path); // made but not lockable: written plainly instead
-      } catch {
-        // never made (no permission): writing it plainly fails the same way
-      }
-    }
-  }
-  return writeNew(path, JSON.stringify(owner));
-}
-
-/** Errors of file systems without hard links (some network and FUSE mounts). */
-const NO_HARD_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
-
-/** A lock file as created: its inode (0 where none is reported) and whole-ms mtime. */
-interface Created {
-  ino: number;
-  mtimeMs: number;
-  /** Releases the OS lock held on it, when one is. */
-  close?: () => void;
-}
-
-/** Create `path` exclusively holding `text`: its identity, or undefined when it exists. */
-function writeNew(path: string, text: string): Created | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, "wx", FILE_MODE);
-  } catch (error) {
-    if (code(error) === "EEXIST") return undefined;
-    throw error;
-  }
-  try {
-    writeSync(fd, text);
-    const { ino, mtimeMs } = fstatSync(fd);
-    return { ino, mtimeMs: Math.floor(mtimeMs) };
-  } catch (error) {
-    unlinkSync(path); // not filled in: nothing half-written left behind
-    throw error;
-  } finally {
-    closeSync(fd);
   }
 }
 

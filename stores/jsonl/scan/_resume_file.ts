@@ -4,7 +4,7 @@
  * (`_persist.ts`) it lives in the folder, so every backend can reach it and it moves and is
  * deleted with the folder; the directory's name starts with a dot, so no reader (this one,
  * pi, Atomic) walks into it or takes a file in it for a session. Written atomically without
- * `fsync`: an index lost in a power cut is rebuilt, a torn one is refused by its checksum.
+ * `fsync`: an index lost in a power cut is rebuilt, a torn one is refused by its MAC.
  * A read-only folder simply gets no index.
  *
  * @module
