@@ -178,7 +178,9 @@ export function resumeIndexCases(
       const torn = await resume(dir, header.id);
       assertEquals(torn.streamed, statSync(path).size, "a torn index is not trusted");
       assertEquals(torn.context, opened.context);
-      assertEquals(readFileSync(indexFile), whole, "and is replaced by a whole one");
+      // Replaced by a whole one (not compared byte for byte: a slow run may be past the racy
+      // window by now, and the new index then also names the file's identity).
+      assertEquals((await resume(dir, header.id)).streamed, 0, "and is replaced by a whole one");
 
       const deleting = storeIn(dir);
       await deleting.store.delete(header.id);
