@@ -9,7 +9,7 @@
  * `deno task bench:node` runs the same plan as `bench/run.ts` with `--runtimes=node`.
  * @module
  */
-import { bundleScanWorker, NODE_BUNDLE_FLAGS } from "../tools/node_bundle.ts";
+import { NODE_BUNDLE_FLAGS } from "../tools/node_bundle.ts";
 
 const REPO = new URL("../", import.meta.url).pathname;
 const OUT = `${REPO}dist/bench-node`;
@@ -67,7 +67,6 @@ export async function buildNodeChild(): Promise<string> {
     result = await bundle(good);
     if (!result.ok) return `the Node bundle does not build: ${result.message.split("\n")[0]}`;
   }
-  if (await bundleScanWorker(OUT) !== 0) return "the JSONL scan worker does not bundle";
   console.log(`node ${version}: bundled the benchmark child (${OUT}/child.mjs)`);
   return `${OUT}/child.mjs`;
 }

@@ -18,11 +18,8 @@
 import { entrySources, NPM_OUT_DIR, packageExports } from "./exports.ts";
 import { buildViewer } from "../web/build.ts";
 
-/**
- * Compiled besides the exports: the `mu` command line (the package's `bin`), and the JSONL
- * checking pass's worker thread (started by file, never imported).
- */
-const EXTRA_SOURCES = ["cli/mu.ts", "stores/jsonl/_scan_worker.ts"];
+/** Compiled besides the exports: the `mu` command line (the package's `bin`). */
+const EXTRA_SOURCES = ["cli/mu.ts"];
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const OUT = `${ROOT}${NPM_OUT_DIR}`;

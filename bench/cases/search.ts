@@ -133,7 +133,7 @@ export interface SearchAppendParams {
  * doing nothing), at SQLite's default durability (an fsync per commit, what users get)
  * or at synchronous=NORMAL, where no fsync hides the index's CPU cost.
  *
- * Appends leave their entries to be indexed later (`stores/sqlite/_search_backlog.ts`):
+ * Appends leave their entries to be indexed later (`stores/sqlite/search/_backlog.ts`):
  * "index on" is the appends alone (the store's idle-time indexing switched off, so none of
  * it lands in another side's time); "index on + indexed" is the same appends followed by
  * a search, which indexes what they left: the whole cost of the index, paid wherever.

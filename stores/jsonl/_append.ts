@@ -1,6 +1,6 @@
 /**
  * One append to a session file, under the caller's lock: confirm the file still holds the
- * session in format 4, append after a checked tail (`jsonl_tail.ts`), and keep the store's
+ * session in format 4, append after a checked tail (`_tail.ts`), and keep the store's
  * knowledge of the file current so the next append and listing read nothing extra.
  *
  * @module
@@ -9,7 +9,7 @@ import { SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import type { Durability, FileStat, JsonlFolderFs } from "./_folder.ts";
 import { extendCached, type JsonlListingCache } from "./_cache.ts";
-import { type HeaderInfo, readHeader } from "./_scan.ts";
+import { type HeaderInfo, readHeader } from "./_head_line.ts";
 import { appendAfterTail } from "./_tail.ts";
 
 /**

@@ -13,7 +13,7 @@ import { applyEntryToListing, type ListingState, listingStateOf } from "../../sr
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { validateEntry } from "../../src/_entry_check.ts";
 import type { FileStat, JsonlFolderFs } from "./_folder.ts";
-import { type HeaderInfo, parseHeaderLine, readHeadLine } from "./_scan.ts";
+import { type HeaderInfo, parseHeaderLine, readHeadLine } from "./_head_line.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -282,7 +282,7 @@ async function extend(
  * ```ts
  * import { cachedAfterWrite } from "./_cache.ts";
  * import { emptyListingState } from "../../src/_listing.ts";
- * import type { HeaderInfo } from "./_scan.ts";
+ * import type { HeaderInfo } from "./_head_line.ts";
  * declare const info: HeaderInfo;
  * const cached = cachedAfterWrite({ size: 10, mtimeMs: 1 }, info, "{}", emptyListingState(), new Uint8Array([10]));
  * ```

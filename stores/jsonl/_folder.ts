@@ -10,10 +10,8 @@
  *
  * @module
  */
-import type { ParallelScan } from "../../src/context_scan.ts";
-import type { ByteText } from "../../src/range_scan.ts";
-import type { DigestStream, FileIdentity } from "../../src/resume_index.ts";
 import { SessionStorageError } from "../../src/errors.ts";
+import { sha256Hex } from "./_side_file.ts";
 
 /**
  * One directory entry.
@@ -127,36 +125,6 @@ export interface JsonlFolderFs {
   /** The file's bytes from `start`, streamed. */
   readStream(path: string, start?: number): AsyncIterable<Uint8Array>;
   /**
-   * Bytes `[start, end)`, synchronously. Optional: with it, a lazily opened session reads
-   * entry bodies from the file instead of keeping the file's bytes in memory.
-   */
-  readSync?(path: string, start: number, end: number): Uint8Array;
-  /**
-   * SHA-256 of `bytes` as hex, synchronously. Optional: checking a resume index
-   * (`_resume.ts`) hashes a large file's bytes, and `crypto.subtle` (the default) takes about
-   * twice as long as Node's hash.
-   */
-  sha256Hex?(bytes: Uint8Array): string;
-  /** Optional, with {@link sha256Hex}: the same hash fed in pieces (no block copied first). */
-  sha256Stream?(): DigestStream;
-  /**
-   * What names the file's current content without reading it (device, inode, size,
-   * modification and change times), or `undefined` when it does not exist. Optional: with
-   * it, a resume index (`_resume.ts`) of an unchanged file is used without hashing the file.
-   */
-  fileIdentity?(path: string): Promise<FileIdentity | undefined>;
-  /**
-   * Optional: how the checking pass may check the large file at `path` in ranges side by
-   * side (worker threads); without it, or when it answers `undefined`, one thread does.
-   */
-  parallelScan?(path: string): ParallelScan | undefined;
-  /**
-   * Optional: native ISO-8859-1 text of bytes and a fast UTF-8 check. With them, the
-   * checking pass parses most lines without decoding their UTF-8 first (`ByteText` in
-   * `src/range_scan.ts`: the 100k session's pass took 24 % less time on Node).
-   */
-  readonly byteText?: ByteText;
-  /**
    * Write `data` at offset `expectedSize` of an existing file and make it durable; resolves
    * the file's new size and mtime. Rejects (writing nothing) when the file is missing or its
    * size is not `expectedSize`. A rejection may leave part of `data` written: the store
@@ -229,10 +197,7 @@ export const SESSION_HASH_LENGTH = 32;
  * ```
  */
 export async function hashSessionId(id: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(id));
-  let hex = "";
-  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, "0");
-  return hex.slice(0, SESSION_HASH_LENGTH);
+  return (await sha256Hex(new TextEncoder().encode(id))).slice(0, SESSION_HASH_LENGTH);
 }
 
 /**

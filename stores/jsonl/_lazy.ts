@@ -1,14 +1,15 @@
 /**
- * The JSONL store's lazy open (`SessionManager.open`, see `src/lazy_scan.ts`): the scan
+ * The JSONL store's lazy open (`SessionManager.open`, see `scan/_lazy_open.ts`): the scan
  * over the file, bodies read back through the backend's `readSync` when it has one, and
  * the open files remembered so the store can detach them before it rewrites a file.
  *
  * @module
  */
 import { LazyHolders, type LazySession } from "../../src/lazy_index.ts";
-import { scanLazy } from "../../src/lazy_scan.ts";
+import { scanLazy } from "./scan/_lazy_open.ts";
 import type { JsonlFolderFs } from "./_folder.ts";
-import { scanFileOf } from "./_resume.ts";
+import { scanFileOf } from "./scan/_resume_file.ts";
+import { backendOf } from "./_backend.ts";
 
 /** One store's lazily opened files. */
 export class LazyFiles {
@@ -16,7 +17,7 @@ export class LazyFiles {
   readonly #fs: JsonlFolderFs;
   readonly #withIndex: boolean;
 
-  /** `withIndex`: use and keep the files' resume indexes (`_resume.ts`). */
+  /** `withIndex`: use and keep the files' resume indexes (`scan/_resume_file.ts`). */
   constructor(fs: JsonlFolderFs, withIndex = true) {
     this.#fs = fs;
     this.#withIndex = withIndex;
@@ -29,15 +30,15 @@ export class LazyFiles {
    * ```ts
    * import { LazyFiles } from "./_lazy.ts";
    * import type { JsonlFolderFs } from "./_folder.ts";
-import { scanFileOf } from "./_resume.ts";
    * declare const fs: JsonlFolderFs;
    * const session = await new LazyFiles(fs).open("s1.jsonl", "s1");
    * ```
    */
   async open(path: string, sessionId: string): Promise<LazySession | undefined> {
     const fs = this.#fs;
-    const readSync = fs.readSync &&
-      ((start: number, end: number) => fs.readSync!(path, start, end));
+    const backend = backendOf(fs);
+    const readSync = backend.readSync &&
+      ((start: number, end: number) => backend.readSync!(path, start, end));
     const file = scanFileOf(fs, path, this.#withIndex);
     const scanned = await scanLazy(file, { key: path, readSync });
     if (scanned?.session.header.id !== sessionId) return undefined;

@@ -1,6 +1,6 @@
 /**
  * Listing a session folder: every candidate file is summarised through the cache
- * (`jsonl_cache.ts`), a bounded number at a time, with progress, abort, and a report for
+ * (`_cache.ts`), a bounded number at a time, with progress, abort, and a report for
  * every file left out. Listing never writes.
  *
  * @module

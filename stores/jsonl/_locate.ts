@@ -12,7 +12,7 @@ import {
   joinPath,
   type JsonlFolderFs,
 } from "./_folder.ts";
-import { readHeader } from "./_scan.ts";
+import { readHeader } from "./_head_line.ts";
 
 /**
  * The lookup state of one store: which file holds which id.

@@ -19,22 +19,16 @@
  * A released lock is parked for this process's next writer of the same file (`_park.ts`), so
  * appends awaited back to back take the lock file once, not once per append.
  *
- * `Deno.FsFile.lock` would release on crash by itself, but Node has no equivalent and both
- * runtimes must exclude each other on the same files, so both use this.
+ * Liveness without permissions: on Deno the owner also holds an OS lock on the lock file
+ * (`_os_lock.ts`), which the kernel drops when it dies, so a waiter with only read and write
+ * permissions (no `--allow-run` to ask about the pid, no `--allow-sys` for the host name)
+ * still knows at once that a killed owner is gone. Node has no OS lock of its own, and both
+ * runtimes must exclude each other on the same files, so the lock file stays the lock and
+ * the OS lock only says whether its owner lives.
  *
  * @module
  */
-import {
-  closeSync,
-  fstatSync,
-  linkSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  unlinkSync,
-  utimesSync,
-  writeSync,
-} from "node:fs";
+import { lstatSync, readFileSync, unlinkSync, utimesSync } from "node:fs";
 import { lstat, mkdir, open, readFile, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
@@ -51,6 +45,8 @@ import {
   take,
 } from "./_park.ts";
 import { identity } from "./_native.ts";
+import { OS_LOCKS, osLockAbandoned } from "./_os_lock.ts";
+import { type Created, createLock, FILE_MODE, type Owner } from "./_lock_create.ts";
 
 /**
  * Options for {@link acquireLockFile}.
@@ -70,19 +66,14 @@ export interface LockFileOptions {
   keep?: boolean;
 }
 
-interface Owner {
-  pid: number;
-  host: string;
-  token: string;
-  acquiredAt: string;
-}
-
 /** A lock file as read: its owner (when readable) and mtime. */
 export interface Holder {
   owner?: Owner;
   mtimeMs: number;
   /** The lock path is a symlink, directory or other non-file: never read through. */
   notFile?: boolean;
+  /** Where it was read (its OS lock is tested there). */
+  path?: string;
 }
 
 /**
@@ -90,9 +81,6 @@ export interface Holder {
  * the owner within milliseconds of creating the file, so after this it never will.
  */
 export const OWNERLESS_STALE_MS = 1_000;
-
-/** Lock and temp files are private to the user whatever the umask. */
-const FILE_MODE = 0o600;
 
 const processMutex = new KeyedMutex();
 let cachedHost: string | undefined;
@@ -129,7 +117,7 @@ export async function readHolder(path: string): Promise<Holder | undefined> {
     } catch {
       // Being written right now (created, content not yet there), or garbage.
     }
-    return { owner, mtimeMs: info.mtimeMs };
+    return { owner, mtimeMs: info.mtimeMs, path };
   } catch (error) {
     if (code(error) === "ENOENT") return undefined;
     throw error;
@@ -152,7 +140,13 @@ export function isStale(holder: Holder, staleMs: number): boolean {
   if (age > staleMs) return true;
   const owner = holder.owner;
   if (!owner) return age > OWNERLESS_STALE_MS;
-  if (owner.host !== thisHost() || owner.pid === process.pid) return false;
+  const host = thisHost();
+  if (owner.pid === process.pid && owner.host === host) return false;
+  // An OS lock is only tested on this machine; an unknown host name is taken as this one,
+  // as the pid check below does.
+  const here = !owner.host || !host || owner.host === host;
+  if (owner.osLock && OS_LOCKS && here && holder.path) return osLockAbandoned(holder.path);
+  if (owner.host !== host) return false;
   return !processAlive(owner.pid);
 }
 
@@ -175,67 +169,6 @@ export async function breakStale(path: string, judged: Holder): Promise<void> {
     if (same) await unlink(path).catch(() => {});
   } finally {
     await unlink(guard).catch(() => {});
-  }
-}
-
-/**
- * Create the lock `path` already holding `text`: its inode (0 where the platform reports
- * none), or undefined when it exists. The owner is written to a temp file first and the
- * temp hard-linked to the lock path (`link` refuses an existing path, as `O_EXCL` does), so
- * the lock never exists without its owner: a writer killed at any point leaves either no
- * lock or a complete one, whose owner can be judged (stress finding 1), at worst a temp file
- * named like the store's others (`<name>.<pid>.<8 hex>.tmp`), collected with them. Where
- * the file system has no hard links, the lock is created and filled at once instead (an
- * owner-less moment then is judged by its age, {@link OWNERLESS_STALE_MS}).
- * Synchronous system calls: this runs around every append, and a promise-based call costs
- * a thread-pool round trip; none of them waits for the disk.
- */
-function createLock(path: string, text: string): Created | undefined {
-  const temp = `${path}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  const created = writeNew(temp, text)!;
-  try {
-    linkSync(temp, path);
-    return created; // a link leaves the inode's mtime as it was
-  } catch (error) {
-    if (code(error) === "EEXIST") return undefined;
-    if (!NO_HARD_LINKS.includes(code(error) ?? "")) throw error;
-    return writeNew(path, text);
-  } finally {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // already gone: a leftover sweep of another process took it; the link stands alone
-    }
-  }
-}
-
-/** Errors of file systems without hard links (some network and FUSE mounts). */
-const NO_HARD_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
-
-/** A lock file as created: its inode (0 where none is reported) and whole-ms mtime. */
-interface Created {
-  ino: number;
-  mtimeMs: number;
-}
-
-/** Create `path` exclusively holding `text`: its identity, or undefined when it exists. */
-function writeNew(path: string, text: string): Created | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, "wx", FILE_MODE);
-  } catch (error) {
-    if (code(error) === "EEXIST") return undefined;
-    throw error;
-  }
-  try {
-    writeSync(fd, text);
-    const { ino, mtimeMs } = fstatSync(fd);
-    return { ino, mtimeMs: Math.floor(mtimeMs) };
-  } catch (error) {
-    unlinkSync(path); // not filled in: nothing half-written left behind
-    throw error;
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -313,7 +246,7 @@ async function acquireFile(
     let holder: Holder | undefined;
     let stale = false;
     try {
-      created = createLock(path, JSON.stringify(owner));
+      created = createLock(path, owner);
       if (created !== undefined) break;
       holder = await readHolder(path);
       stale = holder !== undefined && isStale(holder, staleMs);
@@ -330,6 +263,7 @@ async function acquireFile(
     await sleep(delay * (0.5 + Math.random()));
   }
   const { ino } = created;
+  const osLocked = created; // narrowed for the closures below
   let mtimeMs = created.mtimeMs;
   // Synchronous, and the new mtime noted: a parked lock is recognised by inode and mtime.
   const refresh = setInterval(() => {
@@ -365,12 +299,14 @@ async function acquireFile(
     drop() {
       clearInterval(refresh);
       closeKept(held);
+      osLocked.close?.();
     },
     remove() {
       clearInterval(refresh);
       closeKept(held);
       // Only remove our own lock: if it was broken as stale, the file is someone else's.
       removeOwnLock(path, ino, owner.token);
+      osLocked.close?.(); // after the removal: a live lock file always has its OS lock
     },
   };
   return releaseOf(held, options, releaseLocal);

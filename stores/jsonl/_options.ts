@@ -29,7 +29,7 @@ export interface JsonlStoreOptions {
   persistListingCache?: boolean;
   /**
    * Keep a resume index for each large session file (`.mu-index/` in the folder), so opening
-   * it again checks only the lines appended since (default true; see `_resume.ts`).
+   * it again checks only the lines appended since (default true; see `scan/_resume_file.ts`).
    */
   resumeIndex?: boolean;
   /** Files read at once while listing (default 8). */

@@ -9,9 +9,9 @@
  * dot and does not end in `.jsonl`, so no reader (this one, pi, Atomic) takes it for a
  * session. A read-only folder simply gets no cache: failing to write it is not an error.
  *
- * Trust: nothing in it is believed unless the whole file checks out. The first line names
- * the format, its {@link LISTING_CACHE_VERSION}, and the SHA-256 and length of the rest; a
- * torn, truncated, edited or foreign-version file is ignored (and replaced by the next
+ * Trust: nothing in it is believed unless the whole file checks out (`_side_file.ts`: the
+ * first line names the format, its {@link LISTING_CACHE_VERSION}, and the SHA-256 and length
+ * of the rest); a torn, truncated, edited or foreign-version file is ignored (and replaced by the next
  * listing). Each entry is then only used while its file's (size, mtime) still match, as in
  * memory; a file changed behind its back is read again. Writes are atomic (temp + rename)
  * without `fsync`: a cache lost in a power cut is rebuilt, a torn one is refused.
@@ -20,7 +20,8 @@
  */
 import type { JsonlFolderFs } from "./_folder.ts";
 import type { CachedFile, JsonlListingCache } from "./_cache.ts";
-import type { HeaderInfo } from "./_scan.ts";
+import type { HeaderInfo } from "./_head_line.ts";
+import { decodeSideFile, encodeSideFile } from "./_side_file.ts";
 
 /** The cache file's name in the folder root. */
 export const LISTING_CACHE_FILE = ".mu-listing-cache.json";
@@ -29,7 +30,7 @@ export const LISTING_CACHE_FILE = ".mu-listing-cache.json";
  * cache written by another version is never read.
  */
 export const LISTING_CACHE_VERSION = 2;
-const FORMAT = "mu-sessions-listing-cache";
+const KIND = { format: "mu-sessions-listing-cache", version: LISTING_CACHE_VERSION };
 
 /** One file's entry: the header is kept as its line's text (parsed again on load) unless
  * it was upgraded from an older format, which keeps the cache file small to read. */
@@ -68,13 +69,6 @@ function utf8(bytes: Uint8Array): string {
   return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
 }
 
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
-
 function toBase64(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes));
 }
@@ -99,15 +93,8 @@ export async function loadListingCache(
   try {
     const stat = await fs.stat(LISTING_CACHE_FILE);
     if (!stat) return 0;
-    const bytes = await fs.read(LISTING_CACHE_FILE, 0, stat.size);
-    const newline = bytes.indexOf(10);
-    if (newline < 0) return 0;
-    const head = JSON.parse(decoder.decode(bytes.subarray(0, newline)));
-    const body = bytes.subarray(newline + 1);
-    if (
-      head?.format !== FORMAT || head.version !== LISTING_CACHE_VERSION ||
-      head.length !== body.length || head.sha256 !== await sha256(body)
-    ) return 0;
+    const body = await decodeSideFile(KIND, await fs.read(LISTING_CACHE_FILE, 0, stat.size));
+    if (!body) return 0;
     files = JSON.parse(utf8(body)).files;
     if (!files || typeof files !== "object") return 0;
   } catch {
@@ -193,12 +180,7 @@ export async function saveListingCache(
     files[path] = stored;
   }
   try {
-    const body = encoder.encode(JSON.stringify({ files }));
-    const head = { format: FORMAT, version: LISTING_CACHE_VERSION, length: body.length };
-    const line = encoder.encode(`${JSON.stringify({ ...head, sha256: await sha256(body) })}\n`);
-    const bytes = new Uint8Array(line.length + body.length);
-    bytes.set(line);
-    bytes.set(body, line.length);
+    const bytes = await encodeSideFile(KIND, encoder.encode(JSON.stringify({ files })));
     await fs.writeAtomic(LISTING_CACHE_FILE, bytes, { durability: "relaxed" });
     return true;
   } catch {

@@ -8,7 +8,7 @@ import { SessionNotFoundError } from "../../src/errors.ts";
 import { parseSessionJsonl, serializeSessionJsonl, toJsonLine } from "../../src/jsonl.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { JsonlFolderFs } from "./_folder.ts";
-import { type HeaderInfo, parseHeaderLine, readHeader } from "./_scan.ts";
+import { type HeaderInfo, parseHeaderLine, readHeader } from "./_head_line.ts";
 
 const encoder = new TextEncoder();
 

@@ -12,9 +12,7 @@ import { access, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
-import type { DigestStream, FileIdentity } from "../../src/resume_index.ts";
-import type { ParallelScan } from "../../src/context_scan.ts";
-import type { ByteText } from "../../src/range_scan.ts";
+import type { FileIdentity } from "./scan/_resume_index.ts";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
   type FileStat,
@@ -26,16 +24,16 @@ import {
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
 import { readAhead } from "./_read_ahead.ts";
-import { sha256HexSync, sha256Stream } from "./_digest.ts";
-import { nodeByteText } from "./_byte_text.ts";
-
-const ON_DENO = "Deno" in globalThis;
-import { scanPool } from "./_scan_pool.ts";
+import { nodeDigest } from "./scan/_digest.ts";
+import { attachBackend } from "./_backend.ts";
+import { userIndexKey } from "./_index_key.ts";
 import { releaseParked } from "./_park.ts";
 import { readDirectory } from "./_native.ts";
 import { appendKept, statForAppend } from "./_kept.ts";
 import { mayBeLeftover, sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
+
+const ON_DENO = "Deno" in globalThis;
 
 /**
  * Options for {@link NodeJsonlFolderFs}.
@@ -51,12 +49,6 @@ export interface FsFolderOptions {
   trashCommand?: string | false;
   /** A lock file not refreshed for this long is stale (default 30 s). */
   staleLockMs?: number;
-  /**
-   * Worker threads that check a large session file (32 MiB or more) beside the calling
-   * thread when it is opened without a resume index; `0` never starts one. Default: two
-   * fewer than the cores, at most 3 (none on two cores, where one did not pay).
-   */
-  scanWorkers?: number;
 }
 
 function code(error: unknown): string | undefined {
@@ -106,6 +98,14 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     this.root = resolve(directory);
     this.#options = options;
     this.#prefix = this.root.endsWith(sep) ? this.root : `${this.root}${sep}`;
+    attachBackend(this, {
+      readSync: (path, start, end) => this.#readSync(path, start, end),
+      fileIdentity: (path) => this.#fileIdentity(path),
+      // `node:crypto` hashes about twice as fast as `crypto.subtle` on Node; Deno's
+      // `crypto.subtle` hashes on another thread beside the checking pass, which paid more.
+      digest: ON_DENO ? undefined : nodeDigest,
+      indexKey: userIndexKey,
+    });
   }
 
   /** Absolute path of a folder path; folder paths cannot climb out with `..`. */
@@ -158,42 +158,11 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   }
 
   async read(path: string, start: number, end: number): Promise<Uint8Array> {
-    return this.readSync(path, start, end);
+    return this.#readSync(path, start, end);
   }
 
-  /** `node:buffer`'s ISO-8859-1 text and UTF-8 check, for the checking pass. */
-  readonly byteText: ByteText = nodeByteText;
-
-  /** Worker threads for the checking pass over a large file (`_scan_pool.ts`). */
-  parallelScan(path: string): ParallelScan | undefined {
-    return scanPool(this.#abs(path), { workers: this.#options.scanWorkers });
-  }
-
-  /** Device, inode, size and times of the file (`statSync` with nanosecond times). */
-  fileIdentity(path: string): Promise<FileIdentity | undefined> {
-    try {
-      const s = statSync(this.#abs(path), { bigint: true });
-      const key = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-      const changedMs = Number(s.mtimeMs > s.ctimeMs ? s.mtimeMs : s.ctimeMs);
-      return Promise.resolve({ key, file: `${s.dev}:${s.ino}`, size: Number(s.size), changedMs });
-    } catch {
-      return Promise.resolve(undefined);
-    }
-  }
-
-  /**
-   * SHA-256 (hex) of `bytes` on Node: `node:crypto`, about twice as fast as `crypto.subtle`.
-   * Not on Deno, whose `crypto.subtle` hashes on another thread beside the checking pass:
-   * the first open of the 100k session took 1,096 against 1,244 ms (median of 8 alternated
-   * opens), where Node showed no difference (bench/README.md "Round 8").
-   */
-  readonly sha256Hex?: (bytes: Uint8Array) => string = ON_DENO ? undefined : sha256HexSync;
-
-  /** {@link sha256Hex} fed in pieces: a large file's blocks are hashed as they stream by. */
-  readonly sha256Stream?: () => DigestStream = ON_DENO ? undefined : sha256Stream;
-
-  /** {@link read}, synchronously (a lazily opened session's entry bodies, `src/lazy_scan.ts`). */
-  readSync(path: string, start: number, end: number): Uint8Array {
+  /** {@link read}, synchronously (a lazily opened session's entry bodies, `scan/_lazy_open.ts`). */
+  #readSync(path: string, start: number, end: number): Uint8Array {
     const fd = openSync(this.#abs(path), "r");
     try {
       const buffer = new Uint8Array(Math.max(0, end - start));
@@ -206,6 +175,25 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       return buffer.subarray(0, filled);
     } finally {
       closeSync(fd);
+    }
+  }
+
+  /**
+   * Device, inode, size and times of the file, at the resolution both runtimes report (Deno
+   * gives the modification time in milliseconds and the change time in whole seconds, Node
+   * both in nanoseconds), so an index written by one is honoured by the other. An identity is
+   * only recorded once the file has not changed for `RACY_MS`, so a later write always moves
+   * the modification time past what the coarser reading can miss.
+   */
+  #fileIdentity(path: string): Promise<FileIdentity | undefined> {
+    try {
+      const s = statSync(this.#abs(path), { bigint: true });
+      const [mtime, ctime] = [s.mtimeNs / 1_000_000n, s.ctimeNs / 1_000_000_000n];
+      const key = `${s.dev}:${s.ino}:${s.size}:${mtime}:${ctime}`;
+      const changedMs = Number(s.mtimeMs > s.ctimeMs ? s.mtimeMs : s.ctimeMs);
+      return Promise.resolve({ key, file: `${s.dev}:${s.ino}`, size: Number(s.size), changedMs });
+    } catch {
+      return Promise.resolve(undefined);
     }
   }
 

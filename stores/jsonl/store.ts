@@ -20,7 +20,7 @@ import {
   contextOfLoaded,
   type LoadedContext,
 } from "../../src/context_load.ts";
-import { scanContext } from "../../src/context_scan.ts";
+import { scanContext } from "./scan/_scan.ts";
 import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import { LazyFiles } from "./_lazy.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
@@ -45,11 +45,11 @@ import { SessionLocator } from "./_locate.ts";
 import { type AppendContext, appendEntries, type KnownFile } from "./_append.ts";
 import { AppendGroups } from "./_batch.ts";
 import { cachedAfterWrite, JsonlListingCache } from "./_cache.ts";
-import { readHeader } from "./_scan.ts";
+import { readHeader } from "./_head_line.ts";
 import { type RepairReport, repairSessionFile } from "./_tail.ts";
 import { listFolder } from "./_listing.ts";
 import { persistedListing } from "./_persist.ts";
-import { removeResumeIndex, resumeIndexDir, scanFileOf } from "./_resume.ts";
+import { removeResumeIndex, resumeIndexDir, scanFileOf } from "./scan/_resume_file.ts";
 import { freshHeader, headerInfoOf, rewriteHeader } from "./_rewrite.ts";
 import type { JsonlStoreOptions } from "./_options.ts";
 
@@ -151,7 +151,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   /**
    * Optional fast path (see `ContextLoadingStore`): one pass over the file that checks
    * every line as `load` does but keeps only what the projection of `leafId` needs
-   * (`src/context_scan.ts`); on any doubt, `load` and split (same answers, same errors).
+   * (`scan/_scan.ts`); on any doubt, `load` and split (same answers, same errors).
    *
    * @example
    * ```ts
@@ -171,7 +171,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     return contextOfLoaded(await this.load(sessionId), leafId);
   }
 
-  /** The lazy open behind `SessionManager.open` (`src/lazy_scan.ts`); any doubt: undefined. */
+  /** The lazy open behind `SessionManager.open` (`scan/_lazy_open.ts`); any doubt: undefined. */
   async [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined> {
     assertOpen(this.#closed, this.kind);
     return await this.#lazy.open(await this.#require(sessionId), sessionId);

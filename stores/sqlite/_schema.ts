@@ -6,8 +6,12 @@
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
-import { SEARCH_MIGRATION, SEARCH_ORDER_MIGRATION, SEARCH_WORDS_MIGRATION } from "./_search.ts";
-import { SEARCH_BACKLOG_MIGRATION } from "./_search_backlog.ts";
+import {
+  SEARCH_MIGRATION,
+  SEARCH_ORDER_MIGRATION,
+  SEARCH_WORDS_MIGRATION,
+} from "./search/_search.ts";
+import { SEARCH_BACKLOG_MIGRATION } from "./search/_backlog.ts";
 
 /**
  * A value bound to a `?` placeholder.
@@ -99,7 +103,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `DROP INDEX entries_tree`,
     `CREATE INDEX entries_walk ON entries (session_id, seq, entry_id, parent_id)`,
   ],
-  // Full-text search (`_search.ts`): built for existing sessions before the first search.
+  // Full-text search (`search/_search.ts`): built for existing sessions before the first search.
   SEARCH_MIGRATION,
   [
     // Context-only loads (`_context.ts`) plan from each entry's context flags without
@@ -110,10 +114,10 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE INDEX entries_walk ON entries (session_id, seq, entry_id, parent_id, flags)`,
   ],
   // Search candidates walked newest first without sorting, phrases narrowed by FTS
-  // (`_search_walk.ts`): the index is built again before the next search.
+  // (`search/_walk.ts`): the index is built again before the next search.
   SEARCH_ORDER_MIGRATION,
   // Score bounds from a word index, so a walk settles at the best score its rows can reach
-  // (`_search_bound.ts`).
+  // (`search/_bound.ts`).
   SEARCH_WORDS_MIGRATION,
   [
     // Path pointers (`_walk.ts`): a context-only load jumps from the leaf to the boundary
@@ -128,7 +132,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE INDEX entries_unwalked ON entries (session_id) WHERE walk IS NULL`,
   ],
   // Appends record a backlog instead of tokenizing; it is indexed when the writer is idle
-  // and before every search (`_search_backlog.ts`).
+  // and before every search (`search/_backlog.ts`).
   SEARCH_BACKLOG_MIGRATION,
 ];
 

@@ -62,7 +62,7 @@ import {
   storageOperation,
   throwIfAborted,
 } from "../../src/store.ts";
-import { SqliteSearchIndex } from "./_search.ts";
+import { SqliteSearchIndex } from "./search/_search.ts";
 import type { SqliteStoreOptions } from "./_options.ts";
 import { readBranch, readContext, type StatementSource } from "./_context.ts";
 import { LazyOpenings } from "./_lazy.ts";
@@ -384,7 +384,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   /**
-   * Full-text search through the FTS5 index (see `_search.ts`); the same hits as
+   * Full-text search through the FTS5 index (see `search/_search.ts`); the same hits as
    * `scanSearch` on the same data. Sessions not yet indexed (an existing database after
    * the upgrade, or after an indexing failure) are indexed first, and scanned if that fails.
    *

@@ -1,5 +1,5 @@
 /**
- * `SessionManager.open` over the JSONL store indexes entries lazily (src/lazy_scan.ts,
+ * `SessionManager.open` over the JSONL store indexes entries lazily (stores/jsonl/scan/_lazy_open.ts,
  * src/lazy_index.ts): over every fixture copied into a folder, a lazily opened manager
  * answers exactly like a view over the store's full load (same header, file, entries,
  * branches, tree, labels, projections) and a file the full load refuses is refused with

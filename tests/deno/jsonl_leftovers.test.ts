@@ -6,7 +6,7 @@
  */
 import { LISTING_CACHE_FILE } from "../../stores/jsonl/_persist.ts";
 import { mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
-import { RESUME_INDEX_DIR } from "../../stores/jsonl/_resume.ts";
+import { RESUME_INDEX_DIR } from "../../stores/jsonl/scan/_resume_file.ts";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import process from "node:process";

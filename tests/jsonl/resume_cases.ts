@@ -1,5 +1,5 @@
 /**
- * The JSONL store's resume index (`stores/jsonl/_resume.ts`, issue 12), for Deno and Node
+ * The JSONL store's resume index (`stores/jsonl/scan/_resume_file.ts`, issue 12), for Deno and Node
  * alike: a large session checked once leaves an index in `.mu-index/`, and the next
  * `SessionManager.open` or context load parses only the lines appended since (counted as
  * bytes streamed, not timed) and answers like a full load. The index never outlives its
@@ -15,9 +15,11 @@ import { removeDir, tempDir } from "./subjects.ts";
 import { user, v4Header } from "./helpers.ts";
 import { NodeJsonlFolderFs } from "../../stores/jsonl/fs.ts";
 import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
-import { resumeIndexPath } from "../../stores/jsonl/_resume.ts";
+import { resumeIndexPath } from "../../stores/jsonl/scan/_resume_file.ts";
 import { CountingFs } from "./counting_fs.ts";
-import { RACY_MS } from "../../src/resume_index.ts";
+import { attachBackend, backendOf } from "../../stores/jsonl/_backend.ts";
+import { RACY_MS, RESUME_INDEX_VERSION } from "../../stores/jsonl/scan/_resume_index.ts";
+import { encodeSideFile } from "../../stores/jsonl/_side_file.ts";
 import {
   buildSessionProjection,
   loadSessionProjection,
@@ -40,13 +42,13 @@ class StreamCountingFs extends CountingFs {
       yield chunk;
     }
   }
-  /** Forwarded: the identity is what lets an unchanged file go unread. */
-  fileIdentity(path: string) {
-    return this.inner.fileIdentity!(path);
-  }
-  /** Forwarded: with it, bodies are read back from the file rather than kept as read. */
-  readSync(path: string, start: number, end: number): Uint8Array {
-    return this.inner.readSync!(path, start, end);
+  /**
+   * The inner backend's extras, forwarded: the identity lets an unchanged file go unread,
+   * `readSync` reads bodies back from the file rather than keeping them as read.
+   */
+  constructor(inner: NodeJsonlFolderFs) {
+    super(inner);
+    attachBackend(this, backendOf(inner));
   }
   override async read(path: string, start: number, end: number): Promise<Uint8Array> {
     const bytes = await super.read(path, start, end);
@@ -89,7 +91,12 @@ async function resume(dir: string, id: string) {
   const { fs, store } = storeIn(dir);
   try {
     const manager = await SessionManager.open(store, id);
-    return { context: manager.buildSessionContext(), streamed: fs.streamed, ranged: fs.ranged };
+    return {
+      context: manager.buildSessionContext(),
+      cwd: manager.getCwd(),
+      streamed: fs.streamed,
+      ranged: fs.ranged,
+    };
   } finally {
     await store.close();
   }
@@ -171,12 +178,72 @@ export function resumeIndexCases(
       const torn = await resume(dir, header.id);
       assertEquals(torn.streamed, statSync(path).size, "a torn index is not trusted");
       assertEquals(torn.context, opened.context);
-      assertEquals(readFileSync(indexFile), whole, "and is replaced by a whole one");
+      // Replaced by a whole one (not compared byte for byte: a slow run may be past the racy
+      // window by now, and the new index then also names the file's identity).
+      assertEquals((await resume(dir, header.id)).streamed, 0, "and is replaced by a whole one");
 
       const deleting = storeIn(dir);
       await deleting.store.delete(header.id);
       await deleting.store.close();
       assertEquals(exists(indexFile), false);
+    }));
+
+  test(`${label}: a forged index is ignored: the answer is a full parse's`, () =>
+    withFolder(async (dir) => {
+      const { store } = storeIn(dir);
+      const header = v4Header("resume-5");
+      const entries = bigEntries("f", 350, null);
+      const path = (await store.create(header, entries)).path!;
+      const other = await store.create(v4Header("resume-6"), bigEntries("g", 350, null));
+      await store.close();
+      await pastRacyWindow();
+      const honest = await resume(dir, header.id); // writes an index naming the file's identity
+      await resume(dir, "resume-6");
+      const relative = (abs: string) => abs.slice(dir.length + 1);
+      const indexFile = join(dir, resumeIndexPath(relative(path)));
+      const written = readFileSync(indexFile);
+      const body = JSON.parse(new TextDecoder().decode(written.subarray(written.indexOf(10) + 1)));
+      assert(body.identity, "the honest index names the file's identity: no bytes are hashed");
+      const last = entries.length - 1;
+      // Each keeps the file's identity and its true block digests: only the seal is wrong.
+      const forgeries: [string, (index: typeof body) => void][] = [
+        ["changed cwd", (index) => index.snapshot.header.cwd = "/elsewhere"],
+        ["cut context", (index) => index.snapshot.parents[last - 2] = null],
+        ["other branch", (index) => index.snapshot.parents[last] = index.snapshot.ids[3]],
+        ["invalid entries", (index) => index.snapshot.ids[last] = "bad\u0000id"],
+      ];
+      const attacker = await crypto.subtle.generateKey(
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign", "verify"],
+      );
+      const kind = { format: "mu-sessions-resume-index", version: RESUME_INDEX_VERSION };
+      const sealed: [string, Uint8Array][] = [];
+      for (const [name, edit] of forgeries) {
+        const index = structuredClone(body);
+        edit(index);
+        const bytes = new TextEncoder().encode(JSON.stringify(index));
+        sealed.push([`${name}, recomputed digest`, await encodeSideFile(kind, bytes)]);
+        const withKey = { ...kind, key: attacker, boundTo: relative(path) };
+        sealed.push([`${name}, another key`, await encodeSideFile(withKey, bytes)]);
+      }
+      // The user's own index of another session, moved onto this one.
+      sealed.push([
+        "swapped body",
+        readFileSync(join(dir, resumeIndexPath(relative(other.path!)))),
+      ]);
+      for (const [name, forged] of sealed) {
+        writeFileSync(indexFile, forged);
+        const opened = await resume(dir, header.id);
+        assertEquals(opened.context, honest.context, `${name}: the context of a full parse`);
+        assertEquals(opened.cwd, header.cwd, `${name}: the header of a full parse`);
+        assertEquals(opened.streamed, statSync(path).size, `${name}: the file is checked in full`);
+        writeFileSync(indexFile, forged);
+        const { store } = storeIn(dir);
+        const projection = await loadSessionProjection(store, header.id, undefined);
+        await store.close();
+        assertEquals(projection, buildSessionProjection(entries, undefined), name);
+      }
     }));
 
   test(`${label}: resumeIndex: false writes no index`, () =>

@@ -6,7 +6,7 @@
  * Entry files: tests/unit/*.test.ts (runtime-agnostic, written with node:test) and
  * tests/node/*.test.ts (Node-only drivers and the conformance suite).
  */
-import { bundleScanWorker, NODE_BUNDLE_FLAGS } from "../../tools/node_bundle.ts";
+import { NODE_BUNDLE_FLAGS } from "../../tools/node_bundle.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const outdir = `${root}dist/node-tests`;
@@ -39,10 +39,5 @@ const bundled = await run(`${root}node_modules/.bin/esbuild`, [
   "--out-extension:.js=.mjs",
 ]);
 if (bundled !== 0) Deno.exit(bundled);
-// Beside the bundles that start the JSONL checking pass's worker threads.
-for (const dir of ["unit", "node"]) {
-  const code = await bundleScanWorker(`${outdir}/${dir}`);
-  if (code !== 0) Deno.exit(code);
-}
 const nodeBin = Deno.env.get("NODE_BINARY") ?? "node";
 Deno.exit(await run(nodeBin, ["--test", "--test-reporter=spec", outdir]));

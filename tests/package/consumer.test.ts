@@ -166,44 +166,6 @@ Deno.test({
     });
 
     await t.step(
-      "(e) Node: the JSONL checking pass's worker thread starts from the package",
-      async () => {
-        // Started by file, never imported: it must be in the package, its imports resolving.
-        const session = [
-          {
-            type: "session",
-            version: 4,
-            id: "s",
-            createdAt: "2026-01-01T00:00:00.000Z",
-            cwd: "/p",
-          },
-          { type: "label", id: "a", parentId: null, timestamp: "t", targetId: "a" },
-          { type: "label", id: "b", parentId: "a", timestamp: "t", targetId: "a" },
-        ].map((line) => JSON.stringify(line)).join("\n") + "\n";
-        await Deno.writeTextFile(`${project}/worker-session.jsonl`, session);
-        await Deno.writeTextFile(
-          `${project}/worker-check.mjs`,
-          `import { Worker } from "node:worker_threads";\n` +
-            `const url = new URL("./node_modules/@mu/sessions/${NPM_OUT_DIR}/stores/jsonl/_scan_worker.js", import.meta.url);\n` +
-            `const worker = new Worker(url, { workerData: { path: process.argv[2] } });\n` +
-            `worker.on("error", (error) => { console.error(error); process.exit(1); });\n` +
-            `worker.on("message", (message) => {\n` +
-            `  if (message.ready) return worker.postMessage({ start: 0 });\n` +
-            `  console.log(JSON.stringify(message));\n` +
-            `  void worker.terminate();\n` +
-            `});\n`,
-        );
-        const { stdout } = await run("node", [
-          "worker-check.mjs",
-          `${project}/worker-session.jsonl`,
-        ], {
-          cwd: project,
-        });
-        assertEquals(JSON.parse(stdout).scan.ids, ["a", "b"]);
-      },
-    );
-
-    await t.step(
       "(d) the mu command: import, ls, export --html and mu serve with the packaged viewer",
       async () => {
         const env = { PI_CODING_AGENT_DIR: `${work}/mu-agent`, PATH: Deno.env.get("PATH") ?? "" };

@@ -1,5 +1,5 @@
 /**
- * The SQLite search index's backlog (schema step 10, `stores/sqlite/_search_backlog.ts`):
+ * The SQLite search index's backlog (schema step 10, `stores/sqlite/search/_backlog.ts`):
  * small appends tokenize nothing and record their session's backlog in their own
  * transaction; it is indexed when the writer is idle, before every search, and by appends
  * once a session is far behind. A failure to index it never loses an entry or a hit.
@@ -7,7 +7,7 @@
 import { scanSearch, type SessionEntry, type SessionHeader } from "../../core.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import type { SqliteDatabase } from "../../stores/sqlite/_schema.ts";
-import { BACKLOG_BATCH, BACKLOG_BOUND } from "../../stores/sqlite/_search_backlog.ts";
+import { BACKLOG_BATCH, BACKLOG_BOUND } from "../../stores/sqlite/search/_backlog.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { toSchema9 } from "./context_cases.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";

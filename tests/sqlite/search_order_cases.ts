@@ -1,5 +1,5 @@
 /**
- * The SQLite search's candidate order (schema step 7, `stores/sqlite/_search_walk.ts`): a
+ * The SQLite search's candidate order (schema step 7, `stores/sqlite/search/_walk.ts`): a
  * common word walks the time index without sorting its candidates and reads few texts, a
  * phrase narrows to the texts containing it, a schema-6 database is indexed again after the
  * upgrade with the same hits as the scan, and a schema-7 one gets its word index on upgrade.
@@ -7,7 +7,7 @@
 import { scanSearch, type SessionEntry, type SessionHeader } from "../../core.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import type { SqliteDatabase, SqliteValue } from "../../stores/sqlite/_schema.ts";
-import { SORT_BELOW } from "../../stores/sqlite/_search_walk.ts";
+import { SORT_BELOW } from "../../stores/sqlite/search/_walk.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 import { toSchema6, toSchema7 } from "./context_cases.ts";

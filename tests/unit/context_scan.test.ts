@@ -1,5 +1,5 @@
 /**
- * The JSONL context-only pass (src/context_scan.ts) against the full parser: on every
+ * The JSONL context-only pass (stores/jsonl/scan/_scan.ts) against the full parser: on every
  * fixture and leaf it either answers exactly what the full parse + projection gives or
  * declines; over seeded mutations of real files (byte flips, truncations, splices, hostile
  * values from the fuzzer, plus record-level edits: a broken entry anywhere, duplicate ids,
@@ -16,9 +16,7 @@ import {
   type SessionEntry,
 } from "../../core.ts";
 import { projectLoadedContext } from "../../src/context_load.ts";
-import { scanContext } from "../../src/context_scan.ts";
-import type { ByteText } from "../../src/range_scan.ts";
-import { nodeByteText } from "../../stores/jsonl/_byte_text.ts";
+import { scanContext } from "../../stores/jsonl/scan/_scan.ts";
 import { mutate } from "../stress/_mutate.ts";
 import { Rng } from "../stress/_shared.ts";
 import { generatedSession, handMadeSessions, parseableFixtures } from "./context_sessions.ts";
@@ -26,16 +24,11 @@ import { fixtureBytes } from "./fixtures.ts";
 
 const encoder = new TextEncoder();
 
-/**
- * A file for scanContext: the bytes streamed in uneven chunks (lines span chunk borders);
- * with `text`, most lines are parsed from ISO-8859-1 text (`ByteText`, the Deno and Node
- * backends' shortcut), which must not change any answer.
- */
-function reader(bytes: Uint8Array, size = 977, text?: ByteText) {
+/** A file for scanContext: the bytes streamed in uneven chunks (lines span chunk borders). */
+function reader(bytes: Uint8Array, size = 977) {
   const counts = { streams: 0, reads: 0 };
   return {
     counts,
-    text,
     stream: async function* (start = 0) {
       counts.streams++;
       for (let at = start; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
@@ -62,9 +55,8 @@ async function agrees(
   leaf: string | null | undefined,
   what: string,
   full = fullParse(bytes),
-  text?: ByteText,
 ) {
-  const scanned = await scanContext(reader(bytes, 977, text), leaf);
+  const scanned = await scanContext(reader(bytes, 977), leaf);
   if (scanned === undefined) return "declined";
   assert.ok(!full.error, `${what}: the scan accepted what the full parser rejects: ${full.error}`);
   const projected = projectLoadedContext(scanned);
@@ -81,8 +73,6 @@ test("the JSONL pass answers like the full parser on every fixture and every lea
     for (const leaf of [undefined, null, ...full.entries!.map((e) => e.id)]) {
       const verdict = await agrees(bytes, leaf, `${name}, leaf ${leaf}`, full);
       counts[verdict] = (counts[verdict] ?? 0) + 1;
-      const shortcut = await agrees(bytes, leaf, `${name}, leaf ${leaf}`, full, nodeByteText);
-      assert.equal(shortcut, verdict, `${name}, leaf ${leaf}, from ISO-8859-1 text`);
     }
   }
   assert.ok(counts.answered > 300, JSON.stringify(counts));
@@ -162,9 +152,6 @@ test("seeded mutations: the JSONL pass never accepts what the full parser reject
     }
     const verdict = await agrees(bytes, undefined, `round ${round}: ${what}`);
     verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
-    const full = fullParse(bytes);
-    const shortcut = await agrees(bytes, undefined, `round ${round}: ${what}`, full, nodeByteText);
-    assert.equal(shortcut, verdict, `round ${round}: ${what}, from ISO-8859-1 text`);
   }
   assert.ok(verdicts.declined > 50 && verdicts.answered > 20, JSON.stringify(verdicts));
 });

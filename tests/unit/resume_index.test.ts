@@ -1,5 +1,5 @@
 /**
- * The resume index of the JSONL checking pass (src/resume_index.ts, src/context_scan.ts):
+ * The resume index of the JSONL checking pass (stores/jsonl/scan/_resume_index.ts, stores/jsonl/scan/_scan.ts):
  * a file scanned once is scanned again only from where its index ends, and answers exactly
  * like the full parser; an index never vouches for bytes that changed (seeded mutations of
  * the indexed prefix, same-length edits, truncations), a torn, edited or foreign index is
@@ -10,9 +10,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { serializeSessionJsonl, type SessionEntry } from "../../core.ts";
-import { scanContext } from "../../src/context_scan.ts";
-import { scanLazy } from "../../src/lazy_scan.ts";
-import { BlockHasher, type ResumeIndex, sha256Hex } from "../../src/resume_index.ts";
+import { scanContext } from "../../stores/jsonl/scan/_scan.ts";
+import { scanLazy } from "../../stores/jsonl/scan/_lazy_open.ts";
+import {
+  BlockHasher,
+  RESUME_INDEX_VERSION,
+  type ResumeIndex,
+} from "../../stores/jsonl/scan/_resume_index.ts";
+import { sha256Hex } from "../../stores/jsonl/_side_file.ts";
 import { createHash } from "node:crypto";
 import { mutate } from "../stress/_mutate.ts";
 import { Rng } from "../stress/_shared.ts";
@@ -137,7 +142,7 @@ test("a torn, edited or foreign index is ignored and replaced", async () => {
   const spoiled = [
     good.subarray(0, good.length - 10), // torn
     encoder.encode(text.replace('"bytes":', '"bytes": ')), // body edited: checksum fails
-    encoder.encode(text.replace('"version":1', '"version":99')), // another version
+    encoder.encode(text.replace(`"version":${RESUME_INDEX_VERSION}`, `"version":99`)), // another version
     encoder.encode("not an index\n{}"),
     new Uint8Array(0),
   ];

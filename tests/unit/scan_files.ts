@@ -10,8 +10,9 @@ import {
   serializeSessionJsonl,
 } from "../../core.ts";
 import { projectLoadedContext } from "../../src/context_load.ts";
-import { scanContext, type ScanFile } from "../../src/context_scan.ts";
+import { scanContext, type ScanFile } from "../../stores/jsonl/scan/_scan.ts";
 import { generatedSession } from "./context_sessions.ts";
+import { processIndexKey } from "../../stores/jsonl/_backend.ts";
 
 const encoder = new TextEncoder();
 /** Block size of the test indexes: every file spans many blocks and ends in a partial one. */
@@ -44,6 +45,8 @@ export function memoryFile(bytes: Uint8Array, kept: { index?: Uint8Array } = {})
       },
       minBytes: 0,
       blockBytes: BLOCK,
+      key: processIndexKey,
+      boundTo: "memory.jsonl",
     },
   };
   return file;

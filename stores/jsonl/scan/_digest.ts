@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { Digest, DigestStream } from "../../src/resume_index.ts";
+import type { Digest, DigestStream } from "./_resume_index.ts";
 
 /**
  * SHA-256 (hex) of `bytes`, synchronously: about twice as fast as `crypto.subtle` here,

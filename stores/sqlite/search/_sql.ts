@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { PreparedSearch } from "../../src/search.ts";
-import type { SqliteValue } from "./_schema.ts";
+import type { PreparedSearch } from "../../../src/search.ts";
+import type { SqliteValue } from "../_schema.ts";
 
 /** The trigram tokenizer indexes substrings of at least this many characters. */
 export const TRIGRAM = 3;

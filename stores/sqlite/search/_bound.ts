@@ -22,7 +22,7 @@
  *
  * @module
  */
-import type { SearchQuery } from "../../src/_search_query.ts";
+import type { SearchQuery } from "../../../src/_search_query.ts";
 
 /** The word index's tokenizer: word characters as `scoreFolded` reads them. */
 export const WORDS_TOKENIZER = `unicode61 remove_diacritics 0 categories 'L* N*' tokenchars '_'`;
@@ -64,8 +64,8 @@ function termLevels(term: SearchQuery["terms"][number]): Levels {
  *
  * @example
  * ```ts
- * import { parseSearchQuery } from "../../src/_search_query.ts";
- * import { scorePasses } from "./_search_bound.ts";
+ * import { parseSearchQuery } from "../../../src/_search_query.ts";
+ * import { scorePasses } from "./_bound.ts";
  * scorePasses(parseSearchQuery("refreshtok"));
  * // [{ bound: 3, words: '"refreshtok"' }, { bound: 2, words: '"refreshtok" *' }, { bound: 1 }]
  * ```

@@ -16,19 +16,19 @@
  * pages (the best score is rare) reads the older candidates' texts in one unsorted pass. A
  * query without FTS narrowing (terms under three characters) walks with `instr` throughout.
  *
- * Passes (`_search_bound.ts`): "the best score" is the best the rows still to walk can
+ * Passes (`_bound.ts`): "the best score" is the best the rows still to walk can
  * reach. The rows that can reach the query's best score (whole words, from the word index)
  * are walked first, then those that can reach the next score, and only then every
  * candidate, bounded by the score left; a row is visited once across the passes.
  *
  * @module
  */
-import type { PreparedSearch, SearchCandidate, TopHits } from "../../src/search.ts";
-import { throwIfAborted } from "../../src/store.ts";
-import { scoreFolded } from "../../src/_search_query.ts";
-import type { SqliteStatement, SqliteValue } from "./_schema.ts";
-import { scorePasses } from "./_search_bound.ts";
-import { sessionFilter, TRIGRAM, trigramQuery } from "./_search_sql.ts";
+import type { PreparedSearch, SearchCandidate, TopHits } from "../../../src/search.ts";
+import { throwIfAborted } from "../../../src/store.ts";
+import { scoreFolded } from "../../../src/_search_query.ts";
+import type { SqliteStatement, SqliteValue } from "../_schema.ts";
+import { scorePasses } from "./_bound.ts";
+import { sessionFilter, TRIGRAM, trigramQuery } from "./_sql.ts";
 
 /** Where a candidate's original text is: the entry row. */
 export interface SqliteHitRef {

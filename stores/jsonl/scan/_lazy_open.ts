@@ -1,6 +1,6 @@
 /**
  * The JSONL lazy open (`SessionManager.open`, see `lazy_index.ts`): the checking pass of
- * `context_scan.ts` (every check the full parser runs, so an invalid entry anywhere still
+ * `_scan.ts` (every check the full parser runs, so an invalid entry anywhere still
  * stops it; from the file's resume index when that still matches) gives each entry's byte
  * offset, the listing fold and the label positions. An entry body is parsed again from its
  * bytes when the manager first needs it; the pass's rare entries (settings, system,
@@ -17,10 +17,10 @@
  *
  * @module
  */
-import { entryFromText, type ScanFile, scanFile } from "./context_scan.ts";
-import { SessionStorageError } from "./errors.ts";
-import type { Detachable, LazySession } from "./lazy_index.ts";
-import type { SessionEntry } from "./schema.ts";
+import { entryFromText, type ScanFile, scanFile } from "./_scan.ts";
+import { SessionStorageError } from "../../../src/errors.ts";
+import type { Detachable, LazySession } from "../../../src/lazy_index.ts";
+import type { SessionEntry } from "../../../src/schema.ts";
 
 /** The bytes of a file as read, in chunks, addressable by file offset. */
 class RetainedBytes {
@@ -144,7 +144,7 @@ export interface LazyScanOptions {
  *
  * @example
  * ```ts
- * import { scanLazy } from "./lazy_scan.ts";
+ * import { scanLazy } from "./_lazy_open.ts";
  * const bytes = new TextEncoder().encode('{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n');
  * const file = {
  *   source: "/sessions/s.jsonl",
@@ -167,7 +167,8 @@ export async function scanLazy(
     const { ids, parents, flags, listing, labels, offsets, end, at: positions } = scanner;
     const read = (i: number) => {
       // From an entry's first byte to the next one's: only line breaks follow the record.
-      const entry = entryFromText(bodies.text(offsets[i], offsets[i + 1] ?? end), ids[i]);
+      const text = bodies.text(offsets[i], offsets[i + 1] ?? end);
+      const entry = entryFromText(text, ids[i], parents[i]);
       if (!entry) throw new SessionStorageError(`${file.source} changed since it was opened`);
       return entry;
     };

@@ -24,9 +24,9 @@
  *
  * @module
  */
-import { decodeRecord } from "../../src/_records.ts";
-import type { SessionEntry } from "../../src/schema.ts";
-import type { SqliteStatement } from "./_schema.ts";
+import { decodeRecord } from "../../../src/_records.ts";
+import type { SessionEntry } from "../../../src/schema.ts";
+import type { SqliteStatement } from "../_schema.ts";
 
 /**
  * Entries indexed per idle turn and per over-bound append; writes of at least this many
@@ -183,8 +183,8 @@ export class SearchBacklog {
  *
  * @example
  * ```ts
- * import type { SqliteStatement } from "./_schema.ts";
- * import { writeText } from "./_search_backlog.ts";
+ * import type { SqliteStatement } from "../_schema.ts";
+ * import { writeText } from "./_backlog.ts";
  * declare const statement: (sql: string) => SqliteStatement;
  * writeText(statement, "call refreshtoken()", 7);
  * ```
@@ -209,7 +209,7 @@ export function writeText(
  *
  * @example
  * ```ts
- * import { wordsText } from "./_search_backlog.ts";
+ * import { wordsText } from "./_backlog.ts";
  * wordsText("𝐱foo"); // " foo"
  * ```
  */

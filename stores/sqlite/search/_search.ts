@@ -8,7 +8,7 @@
  * Tables (schema steps 5, 7 and 8, `_schema.ts`):
  * ```sql
  * search_docs(id INTEGER PRIMARY KEY, session_id, seq, entry_id, role, ts, tkey) -- what a row is
- * search_docs_by_time (tkey DESC, id)  -- candidates newest first (`_search_walk.ts`)
+ * search_docs_by_time (tkey DESC, id)  -- candidates newest first (`_walk.ts`)
  * search_fts USING fts5(text, tokenize = 'trigram', detail = 'none') -- rowid = docs id
  * search_words USING fts5(text, tokenize = 'unicode61 ...', content = '') -- score bounds
  * search_backlog(session_id PRIMARY KEY, from_seq)  -- entries from from_seq not indexed yet
@@ -17,16 +17,16 @@
  * Writes of many entries index them in the same transaction as the entries, inside a
  * savepoint: when indexing fails the savepoint is undone, the entries still commit, and
  * the session is marked pending. Small writes only record their session's backlog in their
- * transaction (`_search_backlog.ts`), indexed when the writer is idle and before every
+ * transaction (`_backlog.ts`), indexed when the writer is idle and before every
  * search. Pending sessions are (re)indexed before the next search and searched by scanning
  * until they are; the migrations to steps 5 and 7 mark every existing session pending,
  * step 8 fills the word index from the indexed texts.
  *
  * @module
  */
-import { SessionFormatError, SessionNotFoundError } from "../../src/errors.ts";
-import { decodeRecord, listRecords } from "../../src/_records.ts";
-import type { SessionEntry } from "../../src/schema.ts";
+import { SessionFormatError, SessionNotFoundError } from "../../../src/errors.ts";
+import { decodeRecord, listRecords } from "../../../src/_records.ts";
+import type { SessionEntry } from "../../../src/schema.ts";
 import {
   fieldText,
   type PreparedSearch,
@@ -35,16 +35,16 @@ import {
   type SearchHit,
   searchTime,
   TopHits,
-} from "../../src/search.ts";
-import { type LoadedSession, throwIfAborted } from "../../src/store.ts";
-import { foldSearchText } from "../../src/_search_query.ts";
-import { searchFields } from "../../src/search_text.ts";
-import type { SqliteStatement } from "./_schema.ts";
-import type { SqliteStoreOptions } from "./_options.ts";
-import { sessionFilter } from "./_search_sql.ts";
-import { type SqliteHitRef, walkCandidates } from "./_search_walk.ts";
-import { WORDS_TOKENIZER } from "./_search_bound.ts";
-import { BACKLOG_SESSIONS, SearchBacklog, writeText } from "./_search_backlog.ts";
+} from "../../../src/search.ts";
+import { type LoadedSession, throwIfAborted } from "../../../src/store.ts";
+import { foldSearchText } from "../../../src/_search_query.ts";
+import { searchFields } from "../../../src/search_text.ts";
+import type { SqliteStatement } from "../_schema.ts";
+import type { SqliteStoreOptions } from "../_options.ts";
+import { sessionFilter } from "./_sql.ts";
+import { type SqliteHitRef, walkCandidates } from "./_walk.ts";
+import { WORDS_TOKENIZER } from "./_bound.ts";
+import { BACKLOG_SESSIONS, SearchBacklog, writeText } from "./_backlog.ts";
 
 export type { SqliteHitRef };
 
@@ -69,7 +69,7 @@ export const SEARCH_MIGRATION: readonly string[] = [
 ];
 
 /**
- * Schema step 7: rows carry their hit-order time (`tkey`, see `_search_walk.ts`) under an
+ * Schema step 7: rows carry their hit-order time (`tkey`, see `_walk.ts`) under an
  * index walked newest first, and texts are indexed with whitespace runs collapsed
  * (`indexText`). Both change every row: the index is emptied and every session marked
  * pending, to be indexed again before the next search (searched by scanning until then).
@@ -89,9 +89,9 @@ export const SEARCH_ORDER_MIGRATION: readonly string[] = [
 const ASTRAL_WORD_CHARS = "\u{10000}-\u{1F2FF}\u{1FB00}-\u{10FFFF}";
 
 /**
- * Schema step 8: the word index (`_search_bound.ts`), contentless (only its tokens are
+ * Schema step 8: the word index (`_bound.ts`), contentless (only its tokens are
  * stored), filled from the indexed texts already in `search_fts` (sessions still pending
- * get both when they are indexed); the write queue (replaced in step 10, `_search_backlog.ts`).
+ * get both when they are indexed); the write queue (replaced in step 10, `_backlog.ts`).
  */
 export const SEARCH_WORDS_MIGRATION: readonly string[] = [
   `CREATE TABLE search_queue (id INTEGER PRIMARY KEY)`,

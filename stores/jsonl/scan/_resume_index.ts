@@ -1,27 +1,30 @@
 /**
  * The resume index of a large JSONL session (issue 12): what the checking pass
- * (`context_scan.ts`) learned about the file's first `bytes` bytes, saved so that the next
+ * (`_scan.ts`) learned about the file's first `bytes` bytes, saved so that the next
  * open of the same file checks only the lines appended since. Without it, resuming the 100k
  * session parsed and checked all 231 MB again on every open.
  *
- * Trust: the index is believed only for bytes whose SHA-256 still match. It lists the
- * digest of every {@link BLOCK_BYTES} block of the prefix it describes; an open re-reads
- * and re-hashes that prefix (native SHA-256, about a third of the time a `JSON.parse` of the
- * same bytes takes) and uses the index only when every digest matches. An edit anywhere in
- * the prefix, a file replaced by another, a truncation: any of them fails a digest and the
- * file is checked in full, exactly as without an index. The index file itself starts with a
- * line naming its format, version, body length and body SHA-256, so a torn, edited or
- * foreign index is ignored (and replaced), never trusted.
+ * Trust: the index is believed only when this user's key sealed it, and only for bytes whose
+ * SHA-256 still match. The file is a side file (`../_side_file.ts`) whose checksum is an
+ * HMAC-SHA-256 under the user's key (`../_index_key.ts`), bound to the session file's path:
+ * an index someone else wrote, or one moved from another session, is ignored however
+ * consistent its digests. It lists the digest of every {@link BLOCK_BYTES} block of the prefix
+ * it describes; an open re-reads and re-hashes that prefix and uses the index only when every
+ * digest matches (or, without reading, while the file keeps the identity the index names).
+ * An edit anywhere in the prefix, a file replaced by another, a truncation: any of them fails
+ * and the file is checked in full, exactly as without an index. A torn, edited or foreign
+ * index is ignored (and replaced), never trusted.
  *
  * @module
  */
-import type { ListingState } from "./_listing.ts";
+import type { ListingState } from "../../../src/_listing.ts";
+import { decodeSideFile, encodeSideFile, sha256Hex, type SideFileKind } from "../_side_file.ts";
 
 /** The prefix is hashed in blocks of this size (the file is read in blocks of it too). */
 export const BLOCK_BYTES = 4 << 20;
 
 /** Bump when {@link ScanSnapshot} or the checks behind it change meaning. */
-export const RESUME_INDEX_VERSION = 1;
+export const RESUME_INDEX_VERSION = 2;
 const FORMAT = "mu-sessions-resume-index";
 
 /**
@@ -44,7 +47,7 @@ export interface ScanSnapshot extends ScanColumns {
  *
  * @example
  * ```ts
- * import type { ScanColumns } from "./resume_index.ts";
+ * import type { ScanColumns } from "./_resume_index.ts";
  * const none: ScanColumns = {
  *   ids: [], parents: [], flags: [], offsets: [], labels: [],
  *   listing: { hasName: false, messageCount: 0, lastMessageMs: 0 },
@@ -103,6 +106,10 @@ export const RACY_MS = 2_000;
 
 /** Where a store keeps one file's resume index (bytes as {@link encodeResumeIndex} made them). */
 export interface ResumeIndexFile {
+  /** The key indexes are sealed with: only an index this key sealed is trusted. */
+  key(): Promise<CryptoKey>;
+  /** What the index is bound to (the session file's path in its folder). */
+  boundTo: string;
   /** The stored bytes, or `undefined` when there are none. */
   load(): Promise<Uint8Array | undefined>;
   /** Replace the stored bytes (failing to write is not an error: the next open checks in full). */
@@ -133,7 +140,7 @@ export type Digest = ((bytes: Uint8Array) => string | Promise<string>) & {
  *
  * @example
  * ```ts
- * import type { DigestStream } from "./resume_index.ts";
+ * import type { DigestStream } from "./_resume_index.ts";
  * declare const hash: DigestStream;
  * hash.update(new Uint8Array([1])); hash.update(new Uint8Array([2]));
  * hash.digest(); // the hex digest of [1, 2]
@@ -150,23 +157,23 @@ export const RESUME_INDEX_MIN_BYTES = 8 << 20;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function hex(digest: ArrayBuffer): string {
-  let out = "";
-  for (const byte of new Uint8Array(digest)) out += byte.toString(16).padStart(2, "0");
-  return out;
-}
-
 /**
- * SHA-256 (hex) of `bytes`.
+ * How an index is sealed: the key and what it is bound to.
  *
  * @example
  * ```ts
- * import { sha256Hex } from "./resume_index.ts";
- * (await sha256Hex(new Uint8Array(0))).slice(0, 8); // "e3b0c442"
+ * import type { IndexSeal } from "./_resume_index.ts";
+ * declare const key: CryptoKey;
+ * const seal: IndexSeal = { key, boundTo: "--work--/a.jsonl" };
  * ```
  */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  return hex(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+export interface IndexSeal {
+  key: CryptoKey;
+  boundTo: string;
+}
+
+function sideFileKind(seal: IndexSeal): SideFileKind {
+  return { format: FORMAT, version: RESUME_INDEX_VERSION, ...seal };
 }
 
 /**
@@ -174,50 +181,40 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
  *
  * @example
  * ```ts
- * import { decodeResumeIndex, encodeResumeIndex } from "./resume_index.ts";
+ * import { decodeResumeIndex, encodeResumeIndex } from "./_resume_index.ts";
  * const snapshot = {
  *   bytes: 0, nextLine: 1, header: {}, ids: [], parents: [], flags: [], offsets: [], labels: [],
  *   listing: { hasName: false, messageCount: 0, lastMessageMs: 0 }, unseenParents: [],
  * };
- * const bytes = await encodeResumeIndex({ snapshot, blockBytes: 4096, blocks: [] });
- * (await decodeResumeIndex(bytes))?.snapshot.bytes; // 0
+ * const key = await crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+ * const seal = { key, boundTo: "a.jsonl" };
+ * const bytes = await encodeResumeIndex({ snapshot, blockBytes: 4096, blocks: [] }, seal);
+ * (await decodeResumeIndex(bytes, seal))?.snapshot.bytes; // 0
  * ```
  */
-export async function encodeResumeIndex(index: ResumeIndex): Promise<Uint8Array> {
-  const body = encoder.encode(JSON.stringify(index));
-  const head = {
-    format: FORMAT,
-    version: RESUME_INDEX_VERSION,
-    length: body.length,
-    sha256: await sha256Hex(body),
-  };
-  const line = encoder.encode(`${JSON.stringify(head)}\n`);
-  const bytes = new Uint8Array(line.length + body.length);
-  bytes.set(line);
-  bytes.set(body, line.length);
-  return bytes;
+export function encodeResumeIndex(index: ResumeIndex, seal: IndexSeal): Promise<Uint8Array> {
+  return encodeSideFile(sideFileKind(seal), encoder.encode(JSON.stringify(index)));
 }
 
 /**
  * The index in `bytes`, or `undefined` when they are not a whole index of this version
- * (torn, edited, foreign): such an index is ignored, never trusted.
+ * sealed by `seal` (torn, edited, foreign, another user's, another file's): such an index is
+ * ignored, never trusted.
  *
  * @example
  * ```ts
- * import { decodeResumeIndex } from "./resume_index.ts";
- * await decodeResumeIndex(new TextEncoder().encode("{}")); // undefined
+ * import { decodeResumeIndex } from "./_resume_index.ts";
+ * const key = await crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+ * await decodeResumeIndex(new TextEncoder().encode("{}"), { key, boundTo: "a.jsonl" }); // undefined
  * ```
  */
-export async function decodeResumeIndex(bytes: Uint8Array): Promise<ResumeIndex | undefined> {
+export async function decodeResumeIndex(
+  bytes: Uint8Array,
+  seal: IndexSeal,
+): Promise<ResumeIndex | undefined> {
   try {
-    const newline = bytes.indexOf(10);
-    if (newline < 0) return undefined;
-    const head = JSON.parse(decoder.decode(bytes.subarray(0, newline)));
-    const body = bytes.subarray(newline + 1);
-    if (
-      head?.format !== FORMAT || head.version !== RESUME_INDEX_VERSION ||
-      head.length !== body.length || head.sha256 !== await sha256Hex(body)
-    ) return undefined;
+    const body = await decodeSideFile(sideFileKind(seal), bytes);
+    if (!body) return undefined;
     const index = JSON.parse(decoder.decode(body)) as ResumeIndex;
     const { snapshot, blocks, blockBytes } = index;
     const count = snapshot?.ids?.length;
@@ -241,7 +238,7 @@ const IN_FLIGHT = 3;
  *
  * @example
  * ```ts
- * import { BlockHasher } from "./resume_index.ts";
+ * import { BlockHasher } from "./_resume_index.ts";
  * const hasher = new BlockHasher();
  * hasher.push(new TextEncoder().encode("{}\n"));
  * (await hasher.digests()).length; // 1
@@ -356,7 +353,7 @@ export class BlockHasher {
  *
  * @example
  * ```ts
- * import { BlockHasher, type ScanSnapshot, verifyBlocks } from "./resume_index.ts";
+ * import { BlockHasher, type ScanSnapshot, verifyBlocks } from "./_resume_index.ts";
  * const file = new TextEncoder().encode("{}\n");
  * const hasher = new BlockHasher(2);
  * hasher.push(file);

@@ -16,7 +16,7 @@ import type { JsonlFolderFs } from "./_folder.ts";
  *
  * @example
  * ```ts
- * import { type HeadLine } from "./_scan.ts";
+ * import { type HeadLine } from "./_head_line.ts";
  * const head: HeadLine = { text: '{"type":"session"}', line: 1, end: 19, terminated: true };
  * ```
  */
@@ -40,7 +40,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  *
  * @example
  * ```ts
- * import { readHeadLine } from "./_scan.ts";
+ * import { readHeadLine } from "./_head_line.ts";
  * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const head = await readHeadLine(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);
@@ -98,7 +98,7 @@ export async function readHeadLine(
  *
  * @example
  * ```ts
- * import { type HeaderInfo } from "./_scan.ts";
+ * import { type HeaderInfo } from "./_head_line.ts";
  * declare const info: HeaderInfo;
  * if (info.needsUpgrade) console.log(`format ${info.version}`);
  * ```
@@ -122,7 +122,7 @@ export interface HeaderInfo {
  *
  * @example
  * ```ts
- * import { parseHeaderLine } from "./_scan.ts";
+ * import { parseHeaderLine } from "./_head_line.ts";
  * const text = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}';
  * parseHeaderLine({ text, line: 1, end: text.length + 1, terminated: true }, "a.jsonl").needsUpgrade; // true
  * ```
@@ -165,7 +165,7 @@ export function parseHeaderLine(head: HeadLine | undefined, source: string): Hea
  *
  * @example
  * ```ts
- * import { readHeader } from "./_scan.ts";
+ * import { readHeader } from "./_head_line.ts";
  * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const fs = new NodeJsonlFolderFs("/tmp/sessions");
  * const { id } = await readHeader(fs, "a.jsonl", (await fs.stat("a.jsonl"))!.size);

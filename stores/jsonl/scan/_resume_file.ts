@@ -1,17 +1,18 @@
 /**
- * Where the JSONL store keeps the resume index of a session file (`src/resume_index.ts`):
+ * Where the JSONL store keeps the resume index of a session file (`_resume_index.ts`):
  * `.mu-index/<the file's folder path>.idx` in the folder's root. Like the listing cache
  * (`_persist.ts`) it lives in the folder, so every backend can reach it and it moves and is
  * deleted with the folder; the directory's name starts with a dot, so no reader (this one,
  * pi, Atomic) walks into it or takes a file in it for a session. Written atomically without
- * `fsync`: an index lost in a power cut is rebuilt, a torn one is refused by its checksum.
+ * `fsync`: an index lost in a power cut is rebuilt, a torn one is refused by its MAC.
  * A read-only folder simply gets no index.
  *
  * @module
  */
-import type { ScanFile } from "../../src/context_scan.ts";
-import type { ResumeIndexFile } from "../../src/resume_index.ts";
-import type { JsonlFolderFs } from "./_folder.ts";
+import type { ScanFile } from "./_scan.ts";
+import type { ResumeIndexFile } from "./_resume_index.ts";
+import { backendOf } from "../_backend.ts";
+import type { JsonlFolderFs } from "../_folder.ts";
 
 /** The directory of resume indexes, in the folder root. */
 export const RESUME_INDEX_DIR = ".mu-index";
@@ -21,7 +22,7 @@ export const RESUME_INDEX_DIR = ".mu-index";
  *
  * @example
  * ```ts
- * import { resumeIndexPath } from "./_resume.ts";
+ * import { resumeIndexPath } from "./_resume_file.ts";
  * resumeIndexPath("--work--/a.jsonl"); // ".mu-index/--work--/a.jsonl.idx"
  * ```
  */
@@ -34,7 +35,7 @@ export function resumeIndexPath(path: string): string {
  *
  * @example
  * ```ts
- * import { resumeIndexDir } from "./_resume.ts";
+ * import { resumeIndexDir } from "./_resume_file.ts";
  * resumeIndexDir(""); // ".mu-index"
  * resumeIndexDir("--work--"); // ".mu-index/--work--"
  * ```
@@ -45,6 +46,7 @@ export function resumeIndexDir(dir: string): string {
 
 function indexFile(fs: JsonlFolderFs, path: string): ResumeIndexFile {
   const at = resumeIndexPath(path);
+  const backend = backendOf(fs);
   return {
     async load() {
       const stat = await fs.stat(at);
@@ -53,11 +55,10 @@ function indexFile(fs: JsonlFolderFs, path: string): ResumeIndexFile {
     async save(bytes) {
       await fs.writeAtomic(at, bytes, { durability: "relaxed" });
     },
-    digest: fs.sha256Hex &&
-      Object.assign((bytes: Uint8Array) => fs.sha256Hex!(bytes), {
-        stream: fs.sha256Stream && (() => fs.sha256Stream!()),
-      }),
-    identity: fs.fileIdentity && (() => fs.fileIdentity!(path)),
+    key: () => backend.indexKey(),
+    boundTo: path,
+    digest: backend.digest,
+    identity: backend.fileIdentity && (() => backend.fileIdentity!(path)),
   };
 }
 
@@ -67,7 +68,7 @@ function indexFile(fs: JsonlFolderFs, path: string): ResumeIndexFile {
  *
  * @example
  * ```ts
- * import { scanFileOf } from "./_resume.ts";
+ * import { scanFileOf } from "./_resume_file.ts";
  * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * const file = scanFileOf(new NodeJsonlFolderFs("/tmp/sessions"), "a.jsonl", true);
  * ```
@@ -78,9 +79,6 @@ export function scanFileOf(fs: JsonlFolderFs, path: string, withIndex: boolean):
     stream: (start) => fs.readStream(path, start),
     read: (start, end) => fs.read(path, start, end),
     index: withIndex ? indexFile(fs, path) : undefined,
-    parallel: fs.parallelScan?.(path),
-    text: fs.byteText,
-    size: async () => (await fs.stat(path))?.size,
   };
 }
 
@@ -89,7 +87,7 @@ export function scanFileOf(fs: JsonlFolderFs, path: string, withIndex: boolean):
  *
  * @example
  * ```ts
- * import { removeResumeIndex } from "./_resume.ts";
+ * import { removeResumeIndex } from "./_resume_file.ts";
  * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
  * await removeResumeIndex(new NodeJsonlFolderFs("/tmp/sessions"), "a.jsonl");
  * ```

@@ -6,7 +6,7 @@
  * compaction entries). The entries of the context range are then read back by their
  * offsets, a run of consecutive entries in one read.
  *
- * A file with a resume index (`resume_index.ts`) whose digests still match is not checked
+ * A file with a resume index (`_resume_index.ts`) whose digests still match is not checked
  * again: the pass starts from the index's state and checks only the lines appended since.
  * A large file checked in full leaves an index for the next open.
  *
@@ -17,40 +17,31 @@
  *
  * @module
  */
-import { CONTEXT_VERBATIM, type LoadedContext, planContextLoad } from "./context_load.ts";
-import { appendListing, emptyListingState } from "./_listing.ts";
 import {
-  BLOCK_BYTES,
+  CONTEXT_VERBATIM,
+  type LoadedContext,
+  planContextLoad,
+} from "../../../src/context_load.ts";
+import { appendListing, emptyListingState } from "../../../src/_listing.ts";
+import {
   BlockHasher,
   decodeResumeIndex,
   encodeResumeIndex,
   type FileIdentity,
+  type IndexSeal,
   RACY_MS,
   RESUME_INDEX_MIN_BYTES,
   type ResumeIndex,
   type ResumeIndexFile,
   type ScanSnapshot,
   verifyBlocks,
-} from "./resume_index.ts";
-import {
-  type ByteText,
-  type RangeReader,
-  type RangeScan,
-  scanRange,
-  Unsure,
-} from "./range_scan.ts";
-import {
-  type Hashed,
-  PARALLEL_MIN_BYTES,
-  type ParallelScan,
-  scanInRanges,
-} from "./parallel_scan.ts";
-import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
-import { headerProblem } from "./_entry_check.ts";
-import { MAX_NESTING_DEPTH, nestsDeeperThan } from "./_wellformed.ts";
+} from "./_resume_index.ts";
+import { type RangeReader, type RangeScan, scanRange, Unsure } from "./_line_checks.ts";
+import type { CompactionEntry, SessionEntry, SessionHeader } from "../../../src/schema.ts";
+import { headerProblem, validateEntry } from "../../../src/_entry_check.ts";
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from "../../../src/_wellformed.ts";
 
-export { Unsure } from "./range_scan.ts";
-export type { ParallelScan } from "./parallel_scan.ts";
+export { Unsure } from "./_line_checks.ts";
 
 /**
  * The pass's state: the compact index, the listing fold and the rare entries, from the
@@ -196,12 +187,6 @@ export interface ScanFile {
   index?: ResumeIndexFile;
   /** Sees every byte read, in file order; `clear` forgets them (an index that did not match). */
   keep?: { add(chunk: Uint8Array): void; clear(): void };
-  /** Checks a large file in ranges side by side (worker threads), when the backend can. */
-  parallel?: ParallelScan;
-  /** The file's size, when known without reading it (to plan a parallel pass). */
-  size?: () => Promise<number | undefined>;
-  /** The runtime's native conversions of bytes to text, which spare most lines a decode. */
-  text?: ByteText;
 }
 
 /**
@@ -211,7 +196,7 @@ export interface ScanFile {
  */
 async function matchingIndex(file: ScanFile, identity: FileIdentity | undefined) {
   const stored = await file.index?.load().catch(() => undefined);
-  const index = stored && await decodeResumeIndex(stored);
+  const index = stored && await decodeResumeIndex(stored, await sealOf(file.index!));
   if (!index) return undefined;
   const unchanged = identity !== undefined && index.identity !== undefined &&
     identity.key === index.identity && identity.size === index.snapshot.bytes;
@@ -225,6 +210,11 @@ async function matchingIndex(file: ScanFile, identity: FileIdentity | undefined)
   return undefined;
 }
 
+/** How the file's index is sealed. */
+async function sealOf(index: ResumeIndexFile): Promise<IndexSeal> {
+  return { key: await index.key(), boundTo: index.boundTo };
+}
+
 /** The file's identity, when its backend tells one. */
 async function identityOf(file: ScanFile): Promise<FileIdentity | undefined> {
   return await file.index?.identity?.().catch(() => undefined);
@@ -232,7 +222,7 @@ async function identityOf(file: ScanFile): Promise<FileIdentity | undefined> {
 
 /**
  * The checking pass over `file`: from its resume index's state when that still matches,
- * else from the start, in ranges side by side when the file is large and its backend can.
+ * else from the start.
  * Keeps the index current: written once a large file was checked whole, and again whenever
  * lines were checked after it. Throws (`Unsure`, a parse error) on any doubt.
  */
@@ -247,49 +237,25 @@ export async function scanFile(
   const minBytes = file.index?.minBytes ?? RESUME_INDEX_MIN_BYTES;
   // A file known to be too small for an index is not hashed (most sessions are).
   const small = before !== undefined && before.size < minBytes;
-  const size = resumed || !file.parallel || file.keep
-    ? undefined
-    : before?.size ?? await file.size?.().catch(() => undefined);
-  let newlineEnded: boolean;
-  let hashed: Hashed | undefined;
   const reader: RangeReader = {
     stream: (at) => file.stream(at),
-    digest: file.index?.digest,
     source: file.source,
-    text: file.text,
   };
-  if (size !== undefined && size >= (file.parallel!.minBytes ?? PARALLEL_MIN_BYTES)) {
-    const blockBytes = file.index && !small ? file.index.blockBytes ?? BLOCK_BYTES : undefined;
-    const absorb = (scan: RangeScan) => scanner.absorb(scan);
-    ({ newlineEnded, hashed } = await scanInRanges(
-      reader,
-      file.parallel!,
-      size,
-      blockBytes,
-      absorb,
-    ));
-    // The ranges were read through separate handles: a file replaced meanwhile (renamed
-    // over) may have given some of them; the full load reads one file.
-    const now = before?.file !== undefined && await identityOf(file);
-    if (now && now.file !== before!.file) throw new Unsure();
-  } else {
-    const hasher = !file.index
-      ? undefined
-      : !resumed
-      ? small ? undefined : new BlockHasher(file.index.blockBytes, file.index.digest)
-      : resumed.lastBlock
-      ? BlockHasher.resume(resumed.index, resumed.lastBlock, file.index.digest)
-      : undefined; // unchanged by its identity: nothing to write (the file grew since: next time)
-    const onBytes = (chunk: Uint8Array) => {
-      hasher?.push(chunk);
-      file.keep?.add(chunk);
-    };
-    const job = { start: from, aligned: true, line: scanner.nextLine };
-    const scan = await scanRange(reader, job, onBytes);
-    scanner.absorb(scan);
-    newlineEnded = scan.newlineEnded;
-    hashed = hasher;
-  }
+  const hashed = !file.index
+    ? undefined
+    : !resumed
+    ? small ? undefined : new BlockHasher(file.index.blockBytes, file.index.digest)
+    : resumed.lastBlock
+    ? BlockHasher.resume(resumed.index, resumed.lastBlock, file.index.digest)
+    : undefined; // unchanged by its identity: nothing to write (the file grew since: next time)
+  const onBytes = (chunk: Uint8Array) => {
+    hashed?.push(chunk);
+    file.keep?.add(chunk);
+  };
+  const job = { start: from, aligned: true, line: scanner.nextLine };
+  const scan = await scanRange(reader, job, onBytes);
+  scanner.absorb(scan);
+  const newlineEnded = scan.newlineEnded;
   const scanned = { scanner, header: scanner.checkedHeader() }; // only an accepted file is indexed
   if (!hashed || !newlineEnded || hashed.length !== scanner.end) return scanned;
   const checked = scanner.end - from;
@@ -307,22 +273,34 @@ export async function scanFile(
     blocks: await hashed.digests(),
   };
   if (steady) index.identity = after!.key;
-  await file.index!.save(await encodeResumeIndex(index)).catch(() => {});
+  await sealOf(file.index!)
+    .then((seal) => encodeResumeIndex(index, seal))
+    .then((bytes) => file.index!.save(bytes))
+    .catch(() => {});
   return scanned;
 }
 
 /**
- * The entry in `text` (its line, and any line breaks after it) when it parses and carries
- * `id`; `undefined` when the file changed since the pass indexed it.
+ * The entry in `text` (its line, and any blank lines after it) when it is the entry the
+ * pass indexed: it parses, passes the full parser's entry checks, and carries `id` under
+ * `parentId`; `undefined` when the file changed since the pass indexed it. Only the first
+ * line is parsed: a line the parser takes for blank (one holding only a byte-order mark or
+ * other Unicode space, which `String.prototype.trim` removes) is no JSON whitespace.
  */
-export function entryFromText(text: string, id: string): SessionEntry | undefined {
+export function entryFromText(
+  text: string,
+  id: string,
+  parentId: string | null,
+): SessionEntry | undefined {
+  const newline = text.indexOf("\n");
   let entry: SessionEntry | undefined;
   try {
-    entry = JSON.parse(text);
+    entry = JSON.parse(newline === -1 ? text : text.slice(0, newline));
   } catch {
     return undefined;
   }
-  return entry?.id === id ? entry : undefined;
+  if (entry?.id !== id || entry.parentId !== parentId || validateEntry(entry)) return undefined;
+  return entry;
 }
 
 /** Lines up to this far apart are read together rather than in two reads. */
@@ -348,7 +326,7 @@ async function readEntries(
     for (let k = i; k <= j; k++) {
       const [from, to] = scanner.rangeOf(sorted[k]);
       const text = decoder.decode(bytes.subarray(from - start, to - start));
-      const entry = entryFromText(text, scanner.ids[sorted[k]]);
+      const entry = entryFromText(text, scanner.ids[sorted[k]], scanner.parents[sorted[k]]);
       if (!entry) throw new Unsure(); // the file changed
       found.set(sorted[k], entry);
     }
@@ -363,7 +341,7 @@ async function readEntries(
  *
  * @example
  * ```ts
- * import { scanContext } from "./context_scan.ts";
+ * import { scanContext } from "./_scan.ts";
  * const bytes = new TextEncoder().encode('{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n');
  * const file = {
  *   stream: async function* (start = 0) { yield bytes.subarray(start); },
