@@ -19,8 +19,12 @@ import {
 } from "./records.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import {
-  assertOpen,
-  assertStorableEntries,
+  assertStoreOpen,
+  assertValidHeader,
+  assertWritableEntries,
+  guardStoreClass,
+} from "./guarded_store.ts";
+import {
   assertValidSessionId,
   asStorageError,
   type CreatedSession,
@@ -65,7 +69,6 @@ export interface MemoryStoreOptions {
 export class MemorySessionStore implements SessionStore {
   readonly kind = "memory";
   readonly #sessions: Map<string, SessionRecords>;
-  #closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#sessions = options.sessions ?? new Map();
@@ -84,17 +87,17 @@ export class MemorySessionStore implements SessionStore {
    * Throws like `create` rejects.
    */
   seed(header: SessionHeader, entries: readonly SessionEntry[] = []): void {
-    assertOpen(this.#closed, this.kind);
+    // Synchronous, so the asynchronous guards in front of `create` cannot cover it.
+    assertStoreOpen(this, this.kind);
     assertValidSessionId(header.id);
-    assertStorableEntries(entries);
+    assertValidHeader(header);
+    assertWritableEntries(entries);
     if (this.#sessions.has(header.id)) throw new SessionExistsError(header.id);
     const records = encodeSession(header, entries);
     this.#commit("create", () => this.#sessions.set(header.id, records));
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
     const session = this.#get(sessionId);
     const lines = encodeEntries(entries); // all or nothing, before anything changes
     // A shallow copy is enough: the fold replaces `summary`, never edits it in place.
@@ -108,28 +111,23 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
-    assertOpen(this.#closed, this.kind);
     const { header, entries } = this.#get(sessionId);
     return decodeSession(header, entries, { source: `memory:${sessionId}` });
   }
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
     this.#get(header.id);
     const records = encodeSession(header, entries);
     this.#commit("replace", () => this.#sessions.set(header.id, records));
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     const session = this.#get(header.id);
     const next = { ...session, header: toJsonLine(header, "header") };
     this.#commit("updateHeader", () => this.#sessions.set(header.id, next));
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    assertOpen(this.#closed, this.kind);
     const records = [...this.#sessions].map(([id, { header, listing }]) => ({
       id,
       header,
@@ -139,25 +137,20 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     this.#commit("delete", () => this.#sessions.delete(sessionId));
   }
 
   async has(sessionId: string): Promise<boolean> {
-    assertOpen(this.#closed, this.kind);
     return this.#sessions.has(sessionId);
   }
 
   /** The session as format-4 JSONL, joined from the stored records. */
   async exportJsonl(sessionId: string): Promise<string> {
-    assertOpen(this.#closed, this.kind);
     const { header, entries } = this.#get(sessionId);
     return recordsToJsonl(header, entries);
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-  }
+  async close(): Promise<void> {}
 
   #get(sessionId: string): SessionRecords {
     const session = this.#sessions.get(sessionId);
@@ -174,3 +167,5 @@ export class MemorySessionStore implements SessionStore {
     }
   }
 }
+
+guardStoreClass(MemorySessionStore);

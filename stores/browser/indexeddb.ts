@@ -35,17 +35,14 @@ import {
   recordsToJsonl,
 } from "../../src/records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import { guardStoreClass } from "../../src/guarded_store.ts";
 import {
-  assertOpen,
-  assertStorableEntries,
-  assertValidSessionId,
   type CreatedSession,
   type ListOptions,
   type LoadedSession,
   type SessionInfo,
   type SessionStore,
   storageOperation,
-  throwIfAborted,
 } from "../../src/store.ts";
 
 /**
@@ -200,9 +197,6 @@ export class IndexedDbSessionStore implements SessionStore {
     header: SessionHeader,
     entries: readonly SessionEntry[] = [],
   ): Promise<CreatedSession> {
-    assertOpen(this.#closed, this.kind);
-    assertValidSessionId(header.id);
-    assertStorableEntries(entries);
     const records = encodeSession(header, entries);
     await this.#tx("readwrite", "create", async (os) => {
       if (await promisifyRequest(os.getKey(sessionKey(header.id))) !== undefined) {
@@ -215,8 +209,6 @@ export class IndexedDbSessionStore implements SessionStore {
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
     const lines = encodeEntries(entries);
     await this.#tx("readwrite", "append", async (os) => {
       const record = await this.#record(os, sessionId);
@@ -242,8 +234,6 @@ export class IndexedDbSessionStore implements SessionStore {
   }
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
     const records = encodeSession(header, entries);
     await this.#tx("readwrite", "replace", async (os) => {
       await this.#record(os, header.id);
@@ -254,7 +244,6 @@ export class IndexedDbSessionStore implements SessionStore {
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     const headerLine = toJsonLine(header, "header");
     await this.#tx("readwrite", "updateHeader", async (os) => {
       const record = await this.#record(os, header.id);
@@ -263,8 +252,6 @@ export class IndexedDbSessionStore implements SessionStore {
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    assertOpen(this.#closed, this.kind);
-    throwIfAborted(options.signal);
     const records = await this.#tx("readonly", "list", async (os) => {
       const keys = promisifyRequest<IDBValidKey[]>(os.getAllKeys(ALL_SESSIONS()));
       const values = await promisifyRequest<(SessionRecord | undefined)[]>(
@@ -280,7 +267,6 @@ export class IndexedDbSessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     await this.#tx("readwrite", "delete", async (os) => {
       os.delete(sessionKey(sessionId));
       os.delete(chunksOf(sessionId));
@@ -288,7 +274,6 @@ export class IndexedDbSessionStore implements SessionStore {
   }
 
   async has(sessionId: string): Promise<boolean> {
-    assertOpen(this.#closed, this.kind);
     return await storageOperation(
       "has",
       async () => (await get(sessionKey(sessionId), this.#use)) !== undefined,
@@ -323,7 +308,6 @@ export class IndexedDbSessionStore implements SessionStore {
 
   /** Header and all entry lines of one session, from one snapshot. */
   #read(what: string, sessionId: string): Promise<{ header: string; lines: string[] }> {
-    assertOpen(this.#closed, this.kind);
     return this.#tx("readonly", what, async (os) => {
       const chunks = promisifyRequest<string[][]>(os.getAll(chunksOf(sessionId)));
       const record = await this.#record(os, sessionId);
@@ -346,7 +330,6 @@ export class IndexedDbSessionStore implements SessionStore {
    * nothing `body` wrote is kept.
    */
   #tx<T>(mode: IDBTransactionMode, what: string, body: (os: IDBObjectStore) => Promise<T>) {
-    assertOpen(this.#closed, this.kind);
     return storageOperation(what, () =>
       this.#use(mode, async (os) => {
         const tx = os.transaction;
@@ -371,6 +354,8 @@ export class IndexedDbSessionStore implements SessionStore {
       }));
   }
 }
+
+guardStoreClass(IndexedDbSessionStore);
 
 /**
  * Delete a store's whole database (close its stores first; open connections elsewhere are

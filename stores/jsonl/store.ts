@@ -24,10 +24,8 @@ import { scanContext } from "../../src/context_scan.ts";
 import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import { LazyFiles } from "./_lazy.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import { guardStoreClass } from "../../src/guarded_store.ts";
 import {
-  assertOpen,
-  assertStorableEntries,
-  assertValidSessionId,
   type CreatedSession,
   type ListOptions,
   type LoadedSession,
@@ -79,7 +77,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   readonly #locator: SessionLocator;
   /** Files this store wrote or verified, by path. */
   readonly #known = new Map<string, KnownFile>();
-  #closed = false;
   readonly #lazy: LazyFiles;
   #swept = false;
   readonly #context: AppendContext;
@@ -107,9 +104,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     header: SessionHeader,
     entries: readonly SessionEntry[] = [],
   ): Promise<CreatedSession> {
-    assertOpen(this.#closed, this.kind);
-    assertValidSessionId(header.id);
-    assertStorableEntries(entries);
     const text = await storageOperation("create", () => serializeSessionJsonl(header, entries));
     const hash = await hashSessionId(header.id);
     const path = sessionFileName(header.createdAt, hash);
@@ -128,8 +122,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
     // Serialise first: an unserialisable entry fails before the file is touched.
     const lines = await storageOperation("append", () => serializeEntries(entries));
     const cached = this.#locator.cached(sessionId);
@@ -162,7 +154,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * ```
    */
   async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {
-    assertOpen(this.#closed, this.kind);
     const path = await this.#require(sessionId);
     const file = scanFileOf(this.#fs, path, this.#options.resumeIndex !== false);
     const scanned = await scanContext(file, leafId);
@@ -172,12 +163,10 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
 
   /** The lazy open behind `SessionManager.open` (`src/lazy_scan.ts`); any doubt: undefined. */
   async [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined> {
-    assertOpen(this.#closed, this.kind);
     return await this.#lazy.open(await this.#require(sessionId), sessionId);
   }
 
   async #load(sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
-    assertOpen(this.#closed, this.kind);
     const path = await this.#require(sessionId);
     try {
       return await this.#parse(path, sessionId, retainRaw);
@@ -222,9 +211,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     entries: readonly SessionEntry[],
     options: { ifStillOlderFormat?: boolean } = {},
   ): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertValidSessionId(header.id);
-    assertStorableEntries(entries);
     const text = await storageOperation("replace", () => serializeSessionJsonl(header, entries));
     const path = await this.#require(header.id);
     await this.#locked(path, "replace", async () => {
@@ -247,8 +233,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertValidSessionId(header.id);
     await storageOperation("updateHeader", () => toJsonLine(header));
     const path = await this.#require(header.id);
     await this.#locked(path, "updateHeader", async () => {
@@ -260,7 +244,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    assertOpen(this.#closed, this.kind);
     const paths = await storageOperation("list", () => this.#locator.allPaths());
     if (!this.#swept) {
       // Once per store: what a crashed writer left (temp copies, locks) is removed when
@@ -286,7 +269,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async delete(sessionId: string): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     const path = await this.#locator.locate(sessionId);
     if (!path) return;
     await this.#locked(path, "delete", async () => {
@@ -304,7 +286,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * append, by any process), or without an id from every file's.
    */
   async changeToken(sessionId?: string): Promise<string> {
-    assertOpen(this.#closed, this.kind);
     if (sessionId !== undefined) {
       const stat = await this.#fs.stat(await this.#require(sessionId));
       return stat ? `${stat.size}:${stat.mtimeMs}` : "gone";
@@ -314,12 +295,10 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async has(sessionId: string): Promise<boolean> {
-    assertOpen(this.#closed, this.kind);
     return (await this.#locator.locate(sessionId)) !== undefined;
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
     this.#fs.idle?.(); // no lock file outlives the store
   }
 
@@ -341,7 +320,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * ```
    */
   async pathOf(sessionId: string): Promise<string | undefined> {
-    assertOpen(this.#closed, this.kind);
     const path = await this.#locator.locate(sessionId);
     return path === undefined ? undefined : this.#fs.describe(path);
   }
@@ -362,7 +340,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * ```
    */
   async openFile(path: string, options: { cwd: string }): Promise<string> {
-    assertOpen(this.#closed, this.kind);
     const existing = async () => {
       const stat = await this.#fs.stat(path);
       if (!stat) return undefined;
@@ -401,7 +378,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * ```
    */
   async repairSession(session: string | { path: string }): Promise<RepairReport> {
-    assertOpen(this.#closed, this.kind);
     const path = typeof session === "string"
       ? this.#locator.cached(session) ?? await this.#require(session)
       : session.path;
@@ -467,3 +443,5 @@ function isTornRecord(error: unknown): boolean {
   return error instanceof Error && error.name === "SessionFormatError" &&
     String((error as { reason?: string }).reason).startsWith("torn final record");
 }
+
+guardStoreClass(JsonlSessionStore, ["pathOf", "openFile", "repairSession"]);

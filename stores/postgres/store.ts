@@ -44,17 +44,14 @@ import {
 } from "../../src/records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
+import { guardStoreClass } from "../../src/guarded_store.ts";
 import {
-  assertOpen,
-  assertStorableEntries,
-  assertValidSessionId,
   type BranchLoadingStore,
   type CreatedSession,
   type ListOptions,
   type LoadedBranch,
   type LoadedSession,
   type SessionInfo,
-  throwIfAborted,
 } from "../../src/store.ts";
 import {
   type ConnectionTarget,
@@ -176,8 +173,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     header: SessionHeader,
     entries: readonly SessionEntry[] = [],
   ): Promise<CreatedSession> {
-    assertValidSessionId(header.id);
-    assertStorableEntries(entries);
     return await this.#write("create", () => {
       const records = encodeSession(header, entries);
       const rows = toEntryRows(entries, records.entries);
@@ -197,7 +192,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    assertStorableEntries(entries);
     await this.#write("append", () => {
       const rows = toEntryRows(entries);
       return async (tx) => {
@@ -238,7 +232,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   }
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
-    assertStorableEntries(entries);
     await this.#write("replace", () => {
       const records = encodeSession(header, entries);
       const rows = toEntryRows(entries, records.entries);
@@ -265,8 +258,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    assertOpen(this.#closed, this.kind);
-    throwIfAborted(options.signal);
     const where: string[] = [];
     const params: unknown[] = [];
     if (options.cwd !== undefined) where.push(`cwd = $${params.push(options.cwd)}`);
@@ -403,7 +394,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
    * store rejects before anything is sent) and returns the body run inside it.
    */
   async #write<T>(what: string, prepare: () => (tx: Runner) => Promise<T>): Promise<T> {
-    assertOpen(this.#closed, this.kind);
     let body: (tx: Runner) => Promise<T>;
     try {
       body = prepare();
@@ -422,7 +412,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   }
 
   async #run<T>(what: string, operation: (sql: PostgresClient) => PromiseLike<T>): Promise<T> {
-    assertOpen(this.#closed, this.kind);
     try {
       return await operation(this.#sql);
     } catch (error) {
@@ -445,3 +434,5 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     });
   }
 }
+
+guardStoreClass(PostgresSessionStore);
