@@ -12,6 +12,7 @@
  */
 import { EntryConflictError, InvalidArgumentError, SessionStorageError } from "./errors.ts";
 import { headerProblem } from "./entry_check.ts";
+import { toJsonLine } from "./jsonl.ts";
 import { OPEN_LAZY } from "./lazy_store.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import {
@@ -198,4 +199,34 @@ export function assertWritableEntries(entries: readonly SessionEntry[] = []): vo
     }
     seen.add(id);
   }
+}
+
+/**
+ * Which of a write's entries are new, given what the session already stores under their
+ * ids (`storedText`: the stored JSON text for an id, or `undefined`): an entry stored byte
+ * for byte is left out, so a retried append whose first try committed writes nothing; one
+ * stored with other content rejects with {@link EntryConflictError}. Every driver calls it
+ * with its own indexed lookup, under the lock or transaction of the write.
+ *
+ * @example
+ * ```ts
+ * import { newEntries } from "./guarded_store.ts";
+ * const entry = { type: "label", id: "a", parentId: null, timestamp: "t", targetId: "b" } as const;
+ * newEntries("s", [entry], () => JSON.stringify(entry)); // []: already stored
+ * ```
+ */
+export function newEntries<T extends SessionEntry>(
+  sessionId: string,
+  entries: readonly T[],
+  storedText: (id: string) => string | undefined,
+): T[] {
+  const fresh: T[] = [];
+  for (const entry of entries) {
+    const stored = storedText(entry.id);
+    if (stored === undefined) fresh.push(entry);
+    else if (stored !== toJsonLine(entry, "entry")) {
+      throw new EntryConflictError(sessionId, entry.id);
+    }
+  }
+  return fresh;
 }

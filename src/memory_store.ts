@@ -23,6 +23,7 @@ import {
   assertValidHeader,
   assertWritableEntries,
   guardStoreClass,
+  newEntries,
 } from "./guarded_store.ts";
 import {
   assertValidSessionId,
@@ -97,8 +98,14 @@ export class MemorySessionStore implements SessionStore {
     this.#commit("create", () => this.#sessions.set(header.id, records));
   }
 
-  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
+  async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
     const session = this.#get(sessionId);
+    const positions = positionsById(session.entries);
+    const entries = newEntries(sessionId, given, (id) => {
+      const at = positions.get(id);
+      return at === undefined ? undefined : session.entries[at];
+    });
+    if (entries.length === 0) return;
     const lines = encodeEntries(entries); // all or nothing, before anything changes
     // A shallow copy is enough: the fold replaces `summary`, never edits it in place.
     const listing = { ...session.listing };
@@ -107,6 +114,7 @@ export class MemorySessionStore implements SessionStore {
     // succeeded the lines are added in place, so an append costs O(entries), not O(session).
     const next = { ...session, listing };
     this.#commit("append", () => this.#sessions.set(sessionId, next));
+    entries.forEach((entry, i) => positions.set(entry.id, next.entries.length + i));
     next.entries.push(...lines);
   }
 
@@ -169,3 +177,33 @@ export class MemorySessionStore implements SessionStore {
 }
 
 guardStoreClass(MemorySessionStore);
+
+/**
+ * Each entry id's line in a session's entry list, built once per list (appends add to the
+ * list in place and to this index with it; `replace` makes a new list), so an append
+ * checks its ids without reading the session.
+ */
+const idPositions = new WeakMap<string[], Map<string, number>>();
+
+function positionsById(lines: string[]): Map<string, number> {
+  let positions = idPositions.get(lines);
+  if (positions === undefined) {
+    positions = new Map();
+    for (let i = 0; i < lines.length; i++) {
+      const id = idOfLine(lines[i]);
+      if (id !== undefined) positions.set(id, i);
+    }
+    idPositions.set(lines, positions);
+  }
+  return positions;
+}
+
+/** A stored line's entry id; a damaged line has none (loading it reports the damage). */
+function idOfLine(line: string): string | undefined {
+  try {
+    const id = (JSON.parse(line) as { id?: unknown } | null)?.id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -44,7 +44,7 @@ import {
 } from "../../src/records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
-import { guardStoreClass } from "../../src/guarded_store.ts";
+import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
 import {
   type BranchLoadingStore,
   type CreatedSession,
@@ -191,12 +191,22 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     });
   }
 
-  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
+  async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
     await this.#write("append", () => {
-      const rows = toEntryRows(entries);
+      const givenRows = toEntryRows(given);
       return async (tx) => {
         const locked = await this.#lockSession(tx, sessionId, "header, listing, next_seq");
+        if (given.length === 0) return;
+        // Ids already stored, read under the session's row lock (`entries_by_entry_id`).
+        const found = await tx.unsafe(
+          `SELECT entry_id, json FROM ${this.#s}.entries
+           WHERE session_id = $1 AND entry_id = ANY($2::text[])`,
+          [sessionId, given.map((entry) => entry.id)],
+        );
+        const stored = new Map(found.map((row) => [String(row.entry_id), String(row.json)]));
+        const entries = newEntries(sessionId, given, (id) => stored.get(id));
         if (entries.length === 0) return;
+        const rows = entries.length === given.length ? givenRows : toEntryRows(entries);
         // Folded from the state read under the row lock, so no writer loses another's update.
         const listing = foldEntries(decodeListing(locked.listing, decoding(sessionId)), entries);
         const header = decodeHeader(locked.header, decoding(sessionId));

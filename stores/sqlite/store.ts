@@ -49,7 +49,7 @@ import {
   recordsToJsonl,
 } from "../../src/records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
-import { guardStoreClass } from "../../src/guarded_store.ts";
+import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
 import {
   type BranchLoadingStore,
   type CreatedSession,
@@ -187,9 +187,21 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   /** The body of an append, under the write lock. */
-  #appendRows(sessionId: string, entries: readonly SessionEntry[], rows: EntryRow[]): void {
+  #appendRows(sessionId: string, given: readonly SessionEntry[], givenRows: EntryRow[]): void {
     const row = this.#get("SELECT header, listing FROM sessions WHERE id = ?", sessionId);
     if (!row) throw new SessionNotFoundError(sessionId);
+    // Ids already stored: one indexed lookup each (`entries_by_id`), under the write lock.
+    const stored = this.#statement(
+      "SELECT json FROM entries WHERE entry_id = ? AND session_id = ? LIMIT 1",
+    );
+    const entries = newEntries(sessionId, given, (id) => {
+      const found = stored.get(id, sessionId);
+      return found === undefined ? undefined : String(found.json);
+    });
+    const fresh = new Set(entries);
+    const rows = entries.length === given.length
+      ? givenRows
+      : givenRows.filter((_, i) => fresh.has(given[i]));
     if (rows.length === 0) return;
     // Fold from the committed state read under the write lock, so concurrent writers in
     // other processes never lose each other's listing updates.
