@@ -12,6 +12,7 @@ import {
   decodeSession,
   encodeEntries,
   encodeSession,
+  entryIdOfLine,
   foldEntries,
   listRecords,
   recordsToJsonl,
@@ -190,20 +191,10 @@ function positionsById(lines: string[]): Map<string, number> {
   if (positions === undefined) {
     positions = new Map();
     for (let i = 0; i < lines.length; i++) {
-      const id = idOfLine(lines[i]);
+      const id = entryIdOfLine(lines[i]);
       if (id !== undefined) positions.set(id, i);
     }
     idPositions.set(lines, positions);
   }
   return positions;
-}
-
-/** A stored line's entry id; a damaged line has none (loading it reports the damage). */
-function idOfLine(line: string): string | undefined {
-  try {
-    const id = (JSON.parse(line) as { id?: unknown } | null)?.id;
-    return typeof id === "string" ? id : undefined;
-  } catch {
-    return undefined;
-  }
 }

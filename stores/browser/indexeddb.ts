@@ -30,12 +30,13 @@ import {
   decodeSession,
   encodeEntries,
   encodeSession,
+  entryIdOfLine,
   foldEntries,
   listRecords,
   recordsToJsonl,
 } from "../../src/records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
-import { guardStoreClass } from "../../src/guarded_store.ts";
+import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
 import {
   type CreatedSession,
   type ListOptions,
@@ -71,7 +72,15 @@ interface SessionRecord {
   chunks: number;
   lastChunkChars: number;
   lastChunkLines: number;
+  /**
+   * Whether every entry id has its `idKey` record (where its line is). Sessions written
+   * before ids were indexed get them on their first append.
+   */
+  idsIndexed?: boolean;
 }
+
+/** Where an entry's line is: chunk number and position in the chunk. */
+type LinePlace = [chunk: number, line: number];
 
 /** A chunk is closed once it holds this many lines or characters. */
 const CHUNK_LINES = 256;
@@ -81,6 +90,8 @@ const sessionKey = (id: string): IDBValidKey => ["s", id];
 const chunkKey = (id: string, n: number): IDBValidKey => ["e", id, n];
 const ALL_SESSIONS = () => IDBKeyRange.bound(["s"], ["s", []]);
 const chunksOf = (id: string) => IDBKeyRange.bound(["e", id], ["e", id, []]);
+const idKey = (id: string, entryId: string): IDBValidKey => ["i", id, entryId];
+const idsOf = (id: string) => IDBKeyRange.bound(["i", id], ["i", id, []]);
 
 /**
  * idb-keyval's `createStore`, plus what a session store needs from the connection: strict
@@ -125,6 +136,7 @@ function packLines(
   record: SessionRecord,
   last: string[] | undefined,
   lines: readonly string[],
+  places: LinePlace[] = [],
 ): Map<number, string[]> {
   const touched = new Map<number, string[]>();
   let n = record.chunks - 1;
@@ -140,6 +152,7 @@ function packLines(
       record.lastChunkChars = 0;
       record.lastChunkLines = 0;
     }
+    places.push([n, chunk.length]);
     chunk.push(line);
     touched.set(n, chunk);
     record.lastChunkChars += line.length;
@@ -150,7 +163,15 @@ function packLines(
 }
 
 function newRecord(header: string, listing: ListingState): SessionRecord {
-  return { header, listing, entries: 0, chunks: 0, lastChunkChars: 0, lastChunkLines: 0 };
+  return {
+    header,
+    listing,
+    entries: 0,
+    chunks: 0,
+    lastChunkChars: 0,
+    lastChunkLines: 0,
+    idsIndexed: true,
+  };
 }
 
 /**
@@ -203,22 +224,29 @@ export class IndexedDbSessionStore implements SessionStore {
         throw new SessionExistsError(header.id);
       }
       const record = newRecord(records.header, records.listing);
-      this.#putSession(os, header.id, record, undefined, records.entries);
+      this.#putSession(os, header.id, record, undefined, entries, records.entries);
     });
     return { id: header.id };
   }
 
-  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    const lines = encodeEntries(entries);
+  async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
+    const givenLines = encodeEntries(given);
     await this.#tx("readwrite", "append", async (os) => {
       const record = await this.#record(os, sessionId);
-      if (lines.length === 0) return;
+      if (given.length === 0) return;
+      const stored = await this.#storedLines(os, sessionId, record, given);
+      const entries = newEntries(sessionId, given, (id) => stored.get(id));
+      if (entries.length === 0) return;
+      const fresh = new Set(entries);
+      const lines = entries.length === given.length
+        ? givenLines
+        : givenLines.filter((_, i) => fresh.has(given[i]));
       const last = record.chunks > 0 && record.lastChunkLines < CHUNK_LINES
         ? await promisifyRequest<string[]>(os.get(chunkKey(sessionId, record.chunks - 1)))
         : undefined;
       record.listing = decodeListing(record.listing, { source: `indexeddb:${sessionId}` });
       foldEntries(record.listing, entries);
-      this.#putSession(os, sessionId, record, last, lines);
+      this.#putSession(os, sessionId, record, last, entries, lines);
     });
   }
 
@@ -238,8 +266,9 @@ export class IndexedDbSessionStore implements SessionStore {
     await this.#tx("readwrite", "replace", async (os) => {
       await this.#record(os, header.id);
       os.delete(chunksOf(header.id));
+      os.delete(idsOf(header.id));
       const record = newRecord(records.header, records.listing);
-      this.#putSession(os, header.id, record, undefined, records.entries);
+      this.#putSession(os, header.id, record, undefined, entries, records.entries);
     });
   }
 
@@ -270,6 +299,7 @@ export class IndexedDbSessionStore implements SessionStore {
     await this.#tx("readwrite", "delete", async (os) => {
       os.delete(sessionKey(sessionId));
       os.delete(chunksOf(sessionId));
+      os.delete(idsOf(sessionId));
     });
   }
 
@@ -286,18 +316,69 @@ export class IndexedDbSessionStore implements SessionStore {
     await this.#closeDb();
   }
 
-  /** Write a session record and the chunks `lines` touch, in the caller's transaction. */
+  /**
+   * Write a session record, the chunks `lines` (the entries' texts) touch and where each
+   * entry id's line is, in the caller's transaction.
+   */
   #putSession(
     os: IDBObjectStore,
     sessionId: string,
     record: SessionRecord,
     last: string[] | undefined,
+    entries: readonly SessionEntry[],
     lines: readonly string[],
   ): void {
-    for (const [n, chunk] of packLines(record, last, lines)) {
+    const places: LinePlace[] = [];
+    for (const [n, chunk] of packLines(record, last, lines, places)) {
       os.put(chunk, chunkKey(sessionId, n));
     }
+    entries.forEach((entry, i) => os.put(places[i], idKey(sessionId, entry.id)));
     os.put(record, sessionKey(sessionId));
+  }
+
+  /**
+   * The stored lines of those of `entries`' ids the session already has: one keyed read
+   * per id and one per chunk holding a hit. A session written before ids were indexed is
+   * indexed here once (reading its chunks) and marked.
+   */
+  async #storedLines(
+    os: IDBObjectStore,
+    sessionId: string,
+    record: SessionRecord,
+    entries: readonly SessionEntry[],
+  ): Promise<Map<string, string>> {
+    if (!record.idsIndexed) await this.#indexIds(os, sessionId, record);
+    const places = await Promise.all(
+      entries.map((entry) =>
+        promisifyRequest<LinePlace | undefined>(os.get(idKey(sessionId, entry.id)))
+      ),
+    );
+    const stored = new Map<string, string>();
+    const chunks = new Map<number, Promise<string[] | undefined>>();
+    for (const [i, place] of places.entries()) {
+      if (!place) continue;
+      let chunk = chunks.get(place[0]);
+      if (!chunk) {
+        chunks.set(place[0], chunk = promisifyRequest(os.get(chunkKey(sessionId, place[0]))));
+      }
+      const line = (await chunk)?.[place[1]];
+      if (typeof line === "string") stored.set(entries[i].id, line);
+    }
+    return stored;
+  }
+
+  async #indexIds(os: IDBObjectStore, sessionId: string, record: SessionRecord): Promise<void> {
+    const keys = await promisifyRequest<IDBValidKey[]>(os.getAllKeys(chunksOf(sessionId)));
+    const chunks = await promisifyRequest<unknown[]>(os.getAll(chunksOf(sessionId)));
+    chunks.forEach((chunk, i) => {
+      const n = (keys[i] as IDBValidKey[])[2] as number;
+      if (!Array.isArray(chunk)) return; // loading reports the damage
+      chunk.forEach((line, at) => {
+        const id = entryIdOfLine(line);
+        if (id !== undefined) os.put([n, at] satisfies LinePlace, idKey(sessionId, id));
+      });
+    });
+    record.idsIndexed = true;
   }
 
   async #record(os: IDBObjectStore, sessionId: string): Promise<SessionRecord> {
