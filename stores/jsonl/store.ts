@@ -24,7 +24,8 @@ import { scanContext } from "../../src/context_scan.ts";
 import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import { LazyFiles } from "./_lazy.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
-import { guardStoreClass } from "../../src/guarded_store.ts";
+import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
+import { EntryIdPlaces } from "./_entry_ids.ts";
 import {
   type CreatedSession,
   type ListOptions,
@@ -81,6 +82,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   #swept = false;
   readonly #context: AppendContext;
   readonly #groups: AppendGroups;
+  readonly #entryIds: EntryIdPlaces;
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
     this.#fs = fs;
@@ -88,6 +90,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     this.#options = options;
     this.#cache = options.cache ?? new JsonlListingCache();
     this.#locator = new SessionLocator(fs);
+    this.#entryIds = new EntryIdPlaces(fs);
     const forget = (path: string) => this.#forget(path);
     const durability = options.durability ?? "durable";
     this.#context = { fs, known: this.#known, cache: this.#cache, forget, durability };
@@ -121,7 +124,9 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     });
   }
 
-  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
+  async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
+    const entries = await this.#newEntries(sessionId, given);
+    if (given.length > 0 && entries.length === 0) return; // all stored already: a retry
     // Serialise first: an unserialisable entry fails before the file is touched.
     const lines = await storageOperation("append", () => serializeEntries(entries));
     const cached = this.#locator.cached(sessionId);
@@ -432,7 +437,20 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     );
   }
 
+  /**
+   * The entries the session does not hold yet; other content under a held id rejects. Read
+   * before the append's lock: two writers appending one new id at once may both write it.
+   */
+  async #newEntries(sessionId: string, given: readonly SessionEntry[]) {
+    if (given.length === 0) return given;
+    const path = this.#locator.cached(sessionId) ?? await this.#require(sessionId);
+    const ids = given.map((entry) => entry.id);
+    const stored = await storageOperation("append", () => this.#entryIds.storedLines(path, ids));
+    return newEntries(sessionId, given, (id) => stored.get(id));
+  }
+
   #forget(path: string): void {
+    this.#entryIds.forget(path);
     this.#known.delete(path);
     this.#cache.delete(this.#fs.describe(path));
     this.#locator.forget(path);
