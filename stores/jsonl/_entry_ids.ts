@@ -1,9 +1,10 @@
 /**
  * Where each entry id's line is in the session files a store appends to, so an append can
  * refuse an id the session already holds (`newEntries` in `src/guarded_store.ts`) without
- * parsing the session: a file is scanned once, then only the bytes appended since (by this
- * store or another process). A rewrite that leaves a stale place is caught when the line
- * read there does not carry the id, and the file is scanned again.
+ * parsing the session: a file is scanned once; the store's own appends are recorded as
+ * they commit (no read, no extra stat: the append's own stat says the file is unchanged);
+ * only bytes another process appended are scanned. A place found stale (the line read
+ * there does not carry the id) or not yet known (an own append) scans the file again.
  *
  * @module
  */
@@ -12,8 +13,11 @@ import type { FileStat, JsonlFolderFs } from "./_folder.ts";
 interface ScannedFile extends FileStat {
   /** Bytes scanned: the end of the last complete line. */
   scanned: number;
-  places: Map<string, readonly [start: number, end: number]>;
+  /** Byte range of each id's line; `OWN` for a line this store appended since the scan. */
+  places: Map<string, readonly [start: number, end: number] | typeof OWN>;
 }
+
+const OWN = 0;
 
 const SCAN_CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
@@ -41,15 +45,26 @@ export class EntryIdPlaces {
     this.#fs = fs;
   }
 
-  /** The stored line of each of `ids` the file holds (none for a missing file). */
-  async storedLines(path: string, ids: readonly string[]): Promise<Map<string, string>> {
+  /**
+   * The stored line of each of `ids` the file holds (none for a missing file). `known`:
+   * the file's stat after this store's last write to it, when it has one.
+   */
+  async storedLines(
+    path: string,
+    ids: readonly string[],
+    known?: FileStat,
+  ): Promise<Map<string, string>> {
     for (let attempt = 0;; attempt++) {
-      const file = await this.#current(path, attempt > 0);
+      const file = await this.#current(path, attempt > 0, attempt > 0 ? undefined : known);
       const stored = new Map<string, string>();
       let stale = false;
       for (const id of ids) {
         const place = file?.places.get(id);
-        if (!place) continue;
+        if (place === undefined) continue;
+        if (place === OWN) {
+          stale = true;
+          continue;
+        }
         const line = decoder.decode(await this.#fs.read(path, place[0], place[1]));
         if (idOf(line) === id) stored.set(id, line);
         else stale = true;
@@ -58,12 +73,32 @@ export class EntryIdPlaces {
     }
   }
 
+  /**
+   * Record this store's committed append of `entries` (`bytes` long) to a file, which
+   * `after` describes: in step when the file grew by exactly these bytes since the stat
+   * the cache is at; otherwise the next call scans what it has not seen.
+   */
+  appended(path: string, entries: readonly { id: string }[], bytes: number, after?: FileStat) {
+    const file = this.#files.get(path);
+    if (!file) return;
+    for (const { id } of entries) file.places.set(id, OWN);
+    if (after && after.size === file.size + bytes) Object.assign(file, after);
+  }
+
   /** Forget a file (deleted or replaced by this store). */
   forget(path: string): void {
     this.#files.delete(path);
   }
 
-  async #current(path: string, rescan: boolean): Promise<ScannedFile | undefined> {
+  async #current(
+    path: string,
+    rescan: boolean,
+    known: FileStat | undefined,
+  ): Promise<ScannedFile | undefined> {
+    const cached = rescan ? undefined : this.#files.get(path);
+    if (cached && known && cached.size === known.size && cached.mtimeMs === known.mtimeMs) {
+      return cached;
+    }
     const stat = await this.#fs.stat(path);
     if (!stat) {
       this.#files.delete(path);

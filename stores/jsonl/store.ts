@@ -132,11 +132,16 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     const cached = this.#locator.cached(sessionId);
     if (cached !== undefined && entries.length > 0) {
       // Optimistic: the checks under the lock (stat, header) confirm the cached file.
-      if (await this.#groups.add(cached, sessionId, entries, lines, true)) return;
+      if (await this.#groups.add(cached, sessionId, entries, lines, true)) {
+        return this.#appended(cached, entries, lines);
+      }
       this.#forget(cached);
     }
     const path = await this.#require(sessionId);
-    if (entries.length > 0) await this.#groups.add(path, sessionId, entries, lines, false);
+    if (entries.length > 0) {
+      await this.#groups.add(path, sessionId, entries, lines, false);
+      this.#appended(path, entries, lines);
+    }
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
@@ -445,8 +450,17 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     if (given.length === 0) return given;
     const path = this.#locator.cached(sessionId) ?? await this.#require(sessionId);
     const ids = given.map((entry) => entry.id);
-    const stored = await storageOperation("append", () => this.#entryIds.storedLines(path, ids));
+    const known = this.#known.get(path)?.stat;
+    const stored = await storageOperation(
+      "append",
+      () => this.#entryIds.storedLines(path, ids, known),
+    );
     return newEntries(sessionId, given, (id) => stored.get(id));
+  }
+
+  #appended(path: string, entries: readonly SessionEntry[], lines: string): void {
+    const after = this.#known.get(path)?.stat;
+    this.#entryIds.appended(path, entries, encoder.encode(lines).length, after);
   }
 
   #forget(path: string): void {
