@@ -8,6 +8,7 @@ import {
   EntryConflictError,
   InvalidArgumentError,
   parseSessionJsonlSync,
+  searchSessions,
   type SessionEntry,
   type SessionHeader,
   SessionStorageError,
@@ -111,6 +112,35 @@ export function contractSuite(register: Register, subject: StoreSubject): void {
     );
     assertEquals((await store.load(id)).entries, [e1]);
   });
+
+  t("search: a NUL in the query or the text is matched like any character", async (store) => {
+    const id = freshId("nul");
+    const e1 = userEntry("before a\u0000b after", null);
+    const e2 = userEntry("plain words only", e1.id);
+    await store.create(header(id), [e1, e2]);
+    const found = async (query: string) =>
+      (await searchSessions(store, query, { sessionId: id })).map((hit) => hit.entryId);
+    assertEquals(await found("a\u0000b"), [e1.id]);
+    assertEquals(await found("after \u0000"), [e1.id]); // text past the NUL is searched too
+    assertEquals(await found("\u0000"), [e1.id]);
+    assertEquals(await found("words"), [e2.id]);
+    assertEquals(await found("x\u0000y"), []);
+  });
+
+  t(
+    "search: a query of more than 256 terms is refused with InvalidArgumentError",
+    async (store) => {
+      const id = freshId("terms");
+      await store.create(header(id), [userEntry("hello world", null)]);
+      const words = (n: number, word: string) => Array.from({ length: n }, () => word).join(" ");
+      for (const word of ["hello", "hel*", '"hello world"', "-nope"]) {
+        const query = word.startsWith("-") ? `hello ${words(255, word)}` : words(256, word);
+        assertEquals((await searchSessions(store, query)).length, 1, word);
+        const tooMany = word.startsWith("-") ? `hello ${words(256, word)}` : words(257, word);
+        await assertRejects(() => searchSessions(store, tooMany), InvalidArgumentError);
+      }
+    },
+  );
 
   t("a closed store refuses every call with SessionStorageError", async (store) => {
     const id = freshId("closed");
