@@ -15,6 +15,7 @@ import { headerProblem } from "./entry_check.ts";
 import { toJsonLine } from "./jsonl.ts";
 import { OPEN_LAZY } from "./lazy_store.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
+import { SessionIndex } from "./tree.ts";
 import {
   assertStorableEntries,
   assertValidSessionId,
@@ -47,6 +48,7 @@ const ARGUMENT_GUARDS: Partial<Record<string, (args: unknown[]) => void>> = {
     assertValidSessionId((header as SessionHeader | undefined)?.id);
     assertValidHeader(header);
     assertWritableEntries(entries as readonly SessionEntry[] | undefined);
+    assertNoParentCycle(entries as readonly SessionEntry[] | undefined);
   },
   append([, entries]) {
     assertWritableEntries(entries as readonly SessionEntry[]);
@@ -54,6 +56,7 @@ const ARGUMENT_GUARDS: Partial<Record<string, (args: unknown[]) => void>> = {
   replace([header, entries]) {
     assertValidSessionId((header as SessionHeader | undefined)?.id);
     assertWritableEntries(entries as readonly SessionEntry[]);
+    assertNoParentCycle(entries as readonly SessionEntry[]);
   },
   updateHeader([header]) {
     assertValidSessionId((header as SessionHeader | undefined)?.id);
@@ -199,6 +202,23 @@ export function assertWritableEntries(entries: readonly SessionEntry[] = []): vo
     }
     seen.add(id);
   }
+}
+
+/**
+ * Refuse a whole session (a `create` or `replace`, so every import) whose parent links form
+ * a cycle: it could be stored but never opened or shown. The `SessionFormatError` names the
+ * entry and its line as in the session's JSONL (the header is line 1).
+ *
+ * @example
+ * ```ts
+ * import { assertNoParentCycle } from "./guarded_store.ts";
+ * const entry = (id: string, parentId: string) =>
+ *   ({ type: "label", id, parentId, timestamp: "t", targetId: id }) as const;
+ * assertNoParentCycle([entry("a", "b"), entry("b", "a")]); // throws: line 2
+ * ```
+ */
+export function assertNoParentCycle(entries: readonly SessionEntry[] = [], source?: string): void {
+  if (entries.length > 0) SessionIndex.build(entries, { source });
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   parseSessionJsonlSync,
   searchSessions,
   type SessionEntry,
+  SessionFormatError,
   type SessionHeader,
   SessionStorageError,
   type SessionStore,
@@ -139,6 +140,25 @@ export function contractSuite(register: Register, subject: StoreSubject): void {
         const tooMany = word.startsWith("-") ? `hello ${words(256, word)}` : words(257, word);
         await assertRejects(() => searchSessions(store, tooMany), InvalidArgumentError);
       }
+    },
+  );
+
+  t(
+    "a session whose parent links form a cycle is refused with the line; nothing stored",
+    async (store) => {
+      const id = freshId("cycle");
+      const root = userEntry("root", null);
+      const a = userEntry("a", "later");
+      const b = userEntry("b", a.id, "later");
+      const error = await assertRejects(
+        () => store.create(header(id), [root, a, b]),
+        SessionFormatError,
+      );
+      assertEquals(error.line, 3); // header, root, then a: its own ancestor through b
+      assertEquals(await store.has(id), false);
+      await store.create(header(id), [root]);
+      await assertRejects(() => store.replace(header(id), [root, a, b]), SessionFormatError);
+      assertEquals((await store.load(id)).entries, [root]);
     },
   );
 

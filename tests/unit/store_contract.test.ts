@@ -3,7 +3,13 @@
  * parser's path and the JSONL store's.
  */
 import { assertEquals, assertRejects } from "../conformance/assert.ts";
-import { InvalidArgumentError, parseSessionJsonl, SessionFormatError } from "../../core.ts";
+import {
+  importSession,
+  InvalidArgumentError,
+  MemorySessionStore,
+  parseSessionJsonl,
+  SessionFormatError,
+} from "../../core.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 
 const LFS_POINTER = "version https://git-lfs.github.com/spec/v1\n" +
@@ -41,6 +47,44 @@ Deno.test("the JSONL store leaves no file behind for a header create refuses", a
       [],
     );
     await store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("import refuses a session whose parent links form a cycle, naming the line", async () => {
+  const line = (id: string, parentId: string | null) =>
+    JSON.stringify({
+      type: "label",
+      id,
+      parentId,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      targetId: id,
+    });
+  const jsonl = [
+    JSON.stringify({
+      type: "session",
+      version: 4,
+      id: "c1",
+      createdAt: "2026-01-01T00:00:00.000Z",
+      cwd: "/p",
+    }),
+    line("r", null),
+    line("a", "b"),
+    line("b", "a"),
+  ].join("\n") + "\n";
+  const dir = await Deno.makeTempDir();
+  try {
+    const stores = [new MemorySessionStore(), await openJsonlFsStore(dir, { trashCommand: false })];
+    for (const store of stores) {
+      const outcome = await importSession(store, jsonl, { source: "cycle.jsonl" });
+      assertEquals(outcome.status, "invalid", store.kind);
+      const error = (outcome as { error: SessionFormatError }).error;
+      assertEquals([error instanceof SessionFormatError, error.line], [true, 3]);
+      assertEquals(error.message.includes("cycle.jsonl"), true);
+      assertEquals(await store.has("c1"), false);
+      await store.close();
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
