@@ -352,8 +352,9 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   async openFile(path: string, options: { cwd: string }): Promise<string> {
     const existing = async () => {
       const stat = await this.#fs.stat(path);
-      if (!stat) return undefined;
-      const { id } = await readHeader(this.#fs, path, stat.size); // 0 bytes: SessionFormatError
+      // An empty file (`mktemp` first, then open) is a session to start, as a missing one.
+      if (!stat || stat.size === 0) return undefined;
+      const { id } = await readHeader(this.#fs, path, stat.size);
       this.#locator.pin(id, path);
       return id;
     };
