@@ -45,13 +45,13 @@ import {
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
-import {
-  type BranchLoadingStore,
-  type CreatedSession,
-  type ListOptions,
-  type LoadedBranch,
-  type LoadedSession,
-  type SessionInfo,
+import type {
+  BranchLoadingStore,
+  CreatedSession,
+  ListOptions,
+  LoadedBranch,
+  LoadedSession,
+  SessionInfo,
 } from "../../src/store.ts";
 import {
   type ConnectionTarget,

@@ -28,13 +28,7 @@ import { throwIfAborted } from "../../src/store.ts";
 import { scoreFolded } from "../../src/search_query.ts";
 import type { SqliteStatement, SqliteValue } from "./_schema.ts";
 import { scorePasses } from "./_search_bound.ts";
-import {
-  indexedForm,
-  matchedForm,
-  sessionFilter,
-  TRIGRAM,
-  trigramQuery,
-} from "./_search_sql.ts";
+import { indexedForm, matchedForm, sessionFilter, TRIGRAM, trigramQuery } from "./_search_sql.ts";
 
 /** Where a candidate's original text is: the entry row. */
 export interface SqliteHitRef {
