@@ -23,6 +23,7 @@
 
 // Errors: every deliberate failure is one of these, all extending SessionError.
 export {
+  EntryConflictError,
   EntryNotFoundError,
   InvalidArgumentError,
   SessionError,

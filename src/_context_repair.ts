@@ -4,20 +4,21 @@
  * decides, message by message, what the derived context keeps and what it adds.
  *
  * Rules, applied in one pass (O(messages)):
- * - Only an assistant message with `stopReason: "toolUse"` announces calls that results may
- *   answer. Provider pipelines (pi's and Atomic's) skip assistant messages whose `stopReason`
- *   is `"error"` or `"aborted"` (incomplete turns that providers reject when replayed), so a
- *   result answering a call of such a turn would reach the provider with no matching call:
- *   those results are dropped as `"incomplete-turn"`, and those calls are never answered
- *   synthetically. Results answering calls of any other non-`toolUse` message (`"stop"`,
- *   `"length"`, none) are dropped as orphans: no complete tool-use turn asked for them.
- *   This way every kept result answers a call of an earlier `toolUse` assistant message, the
- *   invariant the test suite checks over every fixture.
- * - Every assistant message (whatever its `stopReason`) closes the open group; a `toolUse`
- *   assistant message opens a *group* of its tool calls. The group stays open until the
- *   next assistant message, a compaction boundary, or the end of the context, so a real
- *   result that arrives after an interleaved user/custom message is still kept.
- * - When a group closes, every call without a result gets a synthetic error result,
+ * - An assistant message's calls may be answered by their real results whatever its
+ *   `stopReason`, but for `"error"` and `"aborted"`: provider pipelines (pi's and Atomic's)
+ *   skip those incomplete turns (providers reject them when replayed), so a result
+ *   answering one of their calls would reach the provider with no matching call: it is
+ *   dropped as `"incomplete-turn"`. pi's agent loop runs the calls of `"stop"`/`"length"`
+ *   turns too (OpenAI-compatible servers report `finish_reason` "stop" or "length" with tool
+ *   calls; Anthropic's `max_tokens`), and pi's context and Atomic's repair keep their results.
+ *   Only a `"toolUse"` turn's unanswered calls get synthetic results. This way every kept
+ *   result answers a call of an earlier complete turn, the invariant the test suite checks
+ *   over every fixture.
+ * - Every assistant message (whatever its `stopReason`) closes the open group and opens a
+ *   *group* of its answerable tool calls. The group stays open until the next assistant
+ *   message, a compaction boundary, or the end of the context, so a real result that
+ *   arrives after an interleaved user/custom message is still kept.
+ * - When a `toolUse` group closes, every call without a result gets a synthetic error result,
  *   inserted right after the group's last kept result (or right after the assistant when it
  *   has none), timestamped with the assistant message.
  * - A result whose call id no earlier assistant announced is an *orphan*; a second result
@@ -64,7 +65,22 @@ export const OMITTED_TOOL_RESULT_TEXT =
 export type ToolResultVerdict = "keep" | "orphan" | "duplicate" | "incomplete-turn";
 
 /** Stop reasons of turns the provider pipelines skip: their calls are never answerable. */
-const INCOMPLETE_TURN = new Set(["error", "aborted"]);
+const INCOMPLETE_TURN = new Set<string | undefined>(["error", "aborted"]);
+
+/**
+ * Whether an assistant message is a turn provider pipelines skip (`"error"`, `"aborted"`):
+ * no result may answer its calls.
+ *
+ * @example
+ * ```ts
+ * import { isIncompleteTurn } from "./context_repair.ts";
+ * isIncompleteTurn({ stopReason: "aborted" }); // true
+ * isIncompleteTurn({ stopReason: "stop" }); // false
+ * ```
+ */
+export function isIncompleteTurn(message: Pick<AssistantMessage, "stopReason">): boolean {
+  return INCOMPLETE_TURN.has(message.stopReason);
+}
 
 /** Synthetic results for the unanswered calls of one closed group. */
 export interface UnansweredToolCalls<T> {
@@ -126,8 +142,9 @@ export class ToolCallPairing<T> {
 
   /**
    * Feed an assistant message. Closes the open group (returning its repair, if any) and
-   * opens a group for this message's calls when its `stopReason` is `"toolUse"` (the calls of
-   * any other message are unanswerable). `synthesize: false` for hidden messages.
+   * opens a group for this message's calls, unless it is an incomplete (`"error"` /
+   * `"aborted"`) turn, whose calls are unanswerable. Only a `"toolUse"` group gets synthetic
+   * results. `synthesize: false` for hidden messages.
    */
   assistant(
     message: Pick<AssistantMessage, "content" | "stopReason">,
@@ -138,15 +155,15 @@ export class ToolCallPairing<T> {
     const closed = this.close();
     const calls = toolCallsOf(message);
     if (calls.length === 0) return closed;
-    if (message.stopReason !== "toolUse") {
-      const stop = message.stopReason;
-      const verdict = stop && INCOMPLETE_TURN.has(stop) ? "incomplete-turn" : "orphan";
+    if (isIncompleteTurn(message)) {
       for (const call of calls) {
         this.#known.delete(call.id);
-        this.#unanswerable.set(call.id, verdict);
+        this.#unanswerable.set(call.id, "incomplete-turn");
       }
       return closed;
     }
+    // A stop/length turn's calls ran too, but nothing is invented for those that did not.
+    if (message.stopReason !== "toolUse") synthesize = false;
     const ids = new Set<string>();
     for (const call of calls) {
       ids.add(call.id);

@@ -8,7 +8,8 @@
 /**
  * The reason for a line that is not JSON. Only a final line without a newline that starts
  * like a record (`{`) can be a cut-off write ("torn": repair drops it); anything else, even
- * unterminated (`curl --data-binary 'not json'`), is invalid JSON.
+ * unterminated (`curl --data-binary 'not json'`), is invalid JSON, but for a Git LFS pointer
+ * (a clone without `git lfs pull` holds these in place of the files), which says so.
  *
  * @example
  * ```ts
@@ -17,8 +18,12 @@
  * ```
  */
 export function unparseableLineReason(text: string, terminated: boolean, error: unknown): string {
+  if (text.startsWith(LFS_POINTER)) return "Git LFS pointer, not a session; run git lfs pull";
   if (!terminated && /^\s*\{/.test(text)) {
     return "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
   }
   return `invalid JSON: ${(error as Error).message}`;
 }
+
+/** How a Git LFS pointer file starts (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md). */
+const LFS_POINTER = "version https://git-lfs";

@@ -50,6 +50,26 @@ export interface SessionRecords {
 }
 
 /**
+ * A stored entry line's id, without failing: a damaged line has none (loading the session
+ * reports the damage). For stores that index their entry ids.
+ *
+ * @example
+ * ```ts
+ * import { entryIdOfLine } from "./records.ts";
+ * entryIdOfLine('{"type":"label","id":"a"}'); // "a"
+ * entryIdOfLine("{torn"); // undefined
+ * ```
+ */
+export function entryIdOfLine(line: unknown): string | undefined {
+  try {
+    const id = (JSON.parse(String(line)) as { id?: unknown } | null)?.id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Entries as stored records, all or none: `toJsonLine` of each, naming the entry that
  * cannot be stored in the `SessionStorageError`.
  *

@@ -54,8 +54,14 @@ export interface SearchQuery {
 }
 
 /**
+ * The most terms one query may have: every store answers up to it alike (an SQL store
+ * turns each term into conditions, and SQLite refuses an expression 1,000 levels deep).
+ */
+const MAX_SEARCH_TERMS = 256;
+
+/**
  * Parse a query; rejects with `InvalidArgumentError` when it has no positive term (an
- * empty query, or only exclusions, would match everything).
+ * empty query, or only exclusions, would match everything) or more than 256 terms.
  *
  * @example
  * ```ts
@@ -84,6 +90,11 @@ export function parseSearchQuery(source: string): SearchQuery {
     if (word === "-" || /^\*+$/.test(word)) continue;
     const text = fold(word);
     terms.push({ kind: prefix ? "prefix" : "word", exclude, text, parts: [text] });
+  }
+  if (terms.length > MAX_SEARCH_TERMS) {
+    throw new InvalidArgumentError(
+      `The search query has ${terms.length} terms; at most ${MAX_SEARCH_TERMS} are searched at once`,
+    );
   }
   if (!terms.some((term) => !term.exclude)) {
     throw new InvalidArgumentError(

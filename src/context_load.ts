@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { toolCallsOf } from "./_context_repair.ts";
+import { isIncompleteTurn, toolCallsOf } from "./_context_repair.ts";
 import {
   buildSessionProjection,
   projectPath,
@@ -258,7 +258,7 @@ function tailNeedsEarlierCalls(entries: readonly SessionEntry[]): boolean {
     const entry = entries[i];
     if (entry.type !== "message") continue;
     const message = entry.message;
-    if (message.role === "assistant" && message.stopReason === "toolUse") {
+    if (message.role === "assistant" && !isIncompleteTurn(message)) {
       for (const call of toolCallsOf(message)) announced.add(call.id);
     } else if (message.role === "toolResult" && !announced.has(message.toolCallId)) {
       return true;

@@ -121,6 +121,35 @@ export class SessionExistsError extends SessionError {
 }
 
 /**
+ * An entry id the session already holds, appended again with different content. An entry
+ * already stored byte for byte is not a conflict: appending it again (a retry after an
+ * error that hid a successful commit) succeeds and writes nothing.
+ *
+ * @example
+ * ```ts
+ * import { EntryConflictError } from "@mu/sessions";
+ * const error = new EntryConflictError("s1", "e1");
+ * error.entryId; // "e1"
+ * ```
+ */
+export class EntryConflictError extends SessionError {
+  override name = "EntryConflictError";
+  readonly sessionId: string;
+  readonly entryId: string;
+  constructor(
+    sessionId: string,
+    entryId: string,
+    message = `Session ${sessionId} already has an entry ${
+      JSON.stringify(entryId)
+    } with other content`,
+  ) {
+    super(message);
+    this.sessionId = sessionId;
+    this.entryId = entryId;
+  }
+}
+
+/**
  * Storage failed (I/O error, lock held by another writer, disk full, closed store).
  * When a write rejects with this error nothing of that write was committed.
  *

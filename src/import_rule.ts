@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { assertNoParentCycle } from "./guarded_store.ts";
 import { SessionFormatError, SessionStorageError } from "./errors.ts";
 import { parseSessionJsonl, serializeSessionJsonl } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
@@ -245,6 +246,7 @@ export async function importSession(
   let parsed;
   try {
     parsed = await parseSessionJsonl(input, { source: options.source });
+    assertNoParentCycle(parsed.entries, options.source); // storable, but never openable
   } catch (error) {
     if (error instanceof SessionFormatError) return { status: "invalid", error };
     throw error;

@@ -12,6 +12,7 @@ import {
   decodeSession,
   encodeEntries,
   encodeSession,
+  entryIdOfLine,
   foldEntries,
   listRecords,
   recordsToJsonl,
@@ -19,8 +20,13 @@ import {
 } from "./_records.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import {
-  assertOpen,
-  assertStorableEntries,
+  assertStoreOpen,
+  assertValidHeader,
+  assertWritableEntries,
+  guardStoreClass,
+  newEntries,
+} from "./guarded_store.ts";
+import {
   assertValidSessionId,
   asStorageError,
   type CreatedSession,
@@ -66,7 +72,6 @@ export interface MemoryStoreOptions {
 export class MemorySessionStore implements SessionStore {
   readonly kind = "memory";
   readonly #sessions: Map<string, SessionRecords>;
-  #closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#sessions = options.sessions ?? new Map();
@@ -85,18 +90,24 @@ export class MemorySessionStore implements SessionStore {
    * Throws like `create` rejects.
    */
   seed(header: SessionHeader, entries: readonly SessionEntry[] = []): void {
-    assertOpen(this.#closed, this.kind);
+    // Synchronous, so the asynchronous guards in front of `create` cannot cover it.
+    assertStoreOpen(this, this.kind);
     assertValidSessionId(header.id);
-    assertStorableEntries(entries);
+    assertValidHeader(header);
+    assertWritableEntries(entries);
     if (this.#sessions.has(header.id)) throw new SessionExistsError(header.id);
     const records = encodeSession(header, entries);
     this.#commit("create", () => this.#sessions.set(header.id, records));
   }
 
-  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
+  async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
     const session = this.#get(sessionId);
+    const positions = positionsById(session.entries);
+    const entries = newEntries(sessionId, given, (id) => {
+      const at = positions.get(id);
+      return at === undefined ? undefined : session.entries[at];
+    });
+    if (entries.length === 0) return;
     const lines = encodeEntries(entries); // all or nothing, before anything changes
     // A shallow copy is enough: the fold replaces `summary`, never edits it in place.
     const listing = { ...session.listing };
@@ -105,32 +116,28 @@ export class MemorySessionStore implements SessionStore {
     // succeeded the lines are added in place, so an append costs O(entries), not O(session).
     const next = { ...session, listing };
     this.#commit("append", () => this.#sessions.set(sessionId, next));
+    entries.forEach((entry, i) => positions.set(entry.id, next.entries.length + i));
     next.entries.push(...lines);
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
-    assertOpen(this.#closed, this.kind);
     const { header, entries } = this.#get(sessionId);
     return decodeSession(header, entries, { source: `memory:${sessionId}` });
   }
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
     this.#get(header.id);
     const records = encodeSession(header, entries);
     this.#commit("replace", () => this.#sessions.set(header.id, records));
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     const session = this.#get(header.id);
     const next = { ...session, header: toJsonLine(header, "header") };
     this.#commit("updateHeader", () => this.#sessions.set(header.id, next));
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    assertOpen(this.#closed, this.kind);
     const records = [...this.#sessions].map(([id, { header, listing }]) => ({
       id,
       header,
@@ -140,25 +147,20 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     this.#commit("delete", () => this.#sessions.delete(sessionId));
   }
 
   async has(sessionId: string): Promise<boolean> {
-    assertOpen(this.#closed, this.kind);
     return this.#sessions.has(sessionId);
   }
 
   /** The session as format-4 JSONL, joined from the stored records. */
   async exportJsonl(sessionId: string): Promise<string> {
-    assertOpen(this.#closed, this.kind);
     const { header, entries } = this.#get(sessionId);
     return recordsToJsonl(header, entries);
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-  }
+  async close(): Promise<void> {}
 
   #get(sessionId: string): SessionRecords {
     const session = this.#sessions.get(sessionId);
@@ -174,4 +176,26 @@ export class MemorySessionStore implements SessionStore {
       throw asStorageError(what, error);
     }
   }
+}
+
+guardStoreClass(MemorySessionStore);
+
+/**
+ * Each entry id's line in a session's entry list, built once per list (appends add to the
+ * list in place and to this index with it; `replace` makes a new list), so an append
+ * checks its ids without reading the session.
+ */
+const idPositions = new WeakMap<string[], Map<string, number>>();
+
+function positionsById(lines: string[]): Map<string, number> {
+  let positions = idPositions.get(lines);
+  if (positions === undefined) {
+    positions = new Map();
+    for (let i = 0; i < lines.length; i++) {
+      const id = entryIdOfLine(lines[i]);
+      if (id !== undefined) positions.set(id, i);
+    }
+    idPositions.set(lines, positions);
+  }
+  return positions;
 }

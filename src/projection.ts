@@ -16,11 +16,12 @@
  *   stored `custom` role); other targets (system, bash, branch summaries, ...) are inert.
  * - Unchanged messages are the stored objects themselves (treat them as immutable);
  *   edited messages are shallow copies with new content.
- * - Tool pairing follows the provider pipelines: only `toolUse` assistant messages have
- *   answerable calls. An `"error"`/`"aborted"` assistant message stays in `messages` (it is
- *   what was said; provider pipelines skip it), gets no synthetic results, and real results
- *   answering its calls are dropped (`dropped: "incomplete-turn"`), so no result reaches a
- *   provider without its call.
+ * - Tool pairing follows the provider pipelines: real results answer the calls of any
+ *   assistant message, synthetic ones only those of `toolUse` messages. An
+ *   `"error"`/`"aborted"` assistant message stays in `messages` (it is what was said;
+ *   provider pipelines skip it), gets no synthetic results, and real results answering its
+ *   calls are dropped (`dropped: "incomplete-turn"`), so no result reaches a provider
+ *   without its call.
  * - `entries` (and {@link buildContextEntries}) list the context range in the order
  *   `[boundary, kept tail..., post-boundary...]`; interrupted-call repairs appear as extra
  *   entries flagged `derived: "interrupted-tool-result"` (see `_context_repair.ts` for the
@@ -49,8 +50,8 @@ import { replaySystemPrompt, type SystemPromptState } from "./_system_prompt.ts"
 export type { SystemPromptState, SystemTool } from "./_system_prompt.ts";
 
 /**
- * Why a stored tool result contributes nothing to the derived context: no earlier `toolUse`
- * assistant message announced its call (`"orphan"`), its call was already answered
+ * Why a stored tool result contributes nothing to the derived context: no earlier assistant
+ * message announced its call, or its group closed unanswered (`"orphan"`), its call was already answered
  * (`"duplicate"`), or its call belongs to an `"error"`/`"aborted"` turn, which provider
  * pipelines skip (`"incomplete-turn"`; see `_context_repair.ts`).
  *

@@ -16,6 +16,7 @@
  * @module
  */
 import {
+  EntryConflictError,
   EntryNotFoundError,
   InvalidArgumentError,
   SessionError,
@@ -74,6 +75,7 @@ const ERROR_CLASSES: ReadonlyArray<readonly [string, new (...args: never[]) => E
   ["SessionFormatError", SessionFormatError],
   ["SessionNotFoundError", SessionNotFoundError],
   ["SessionExistsError", SessionExistsError],
+  ["EntryConflictError", EntryConflictError],
   ["EntryNotFoundError", EntryNotFoundError],
   ["InvalidArgumentError", InvalidArgumentError],
   ["SessionStorageError", SessionStorageError],
@@ -143,6 +145,9 @@ export function errorFromWire(wire: WireError): Error {
       break;
     case "SessionExistsError":
       error = new SessionExistsError(wire.sessionId ?? "", wire.message);
+      break;
+    case "EntryConflictError":
+      error = new EntryConflictError(wire.sessionId ?? "", wire.entryId ?? "", wire.message);
       break;
     case "EntryNotFoundError":
       error = new EntryNotFoundError(wire.entryId ?? "");

@@ -393,11 +393,6 @@ export function asStorageError(what: string, error: unknown): Error {
   return new SessionStorageError(`${what} failed: ${detail}`, { cause: error });
 }
 
-/** Guard for stores after `close()`. */
-export function assertOpen(closed: boolean, kind: string): void {
-  if (closed) throw new SessionStorageError(`The ${kind} session store is closed`);
-}
-
 /** Deep copy for stores that hand out entries they keep (memory, IndexedDB). */
 export function cloneJson<T>(value: T): T {
   return structuredClone(value);

@@ -30,22 +30,20 @@ import {
   decodeSession,
   encodeEntries,
   encodeSession,
+  entryIdOfLine,
   foldEntries,
   listRecords,
   recordsToJsonl,
 } from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
 import {
-  assertOpen,
-  assertStorableEntries,
-  assertValidSessionId,
   type CreatedSession,
   type ListOptions,
   type LoadedSession,
   type SessionInfo,
   type SessionStore,
   storageOperation,
-  throwIfAborted,
 } from "../../src/store.ts";
 
 /**
@@ -74,7 +72,15 @@ interface SessionRecord {
   chunks: number;
   lastChunkChars: number;
   lastChunkLines: number;
+  /**
+   * Whether every entry id has its `idKey` record (where its line is). Sessions written
+   * before ids were indexed get them on their first append.
+   */
+  idsIndexed?: boolean;
 }
+
+/** Where an entry's line is: chunk number and position in the chunk. */
+type LinePlace = [chunk: number, line: number];
 
 /** A chunk is closed once it holds this many lines or characters. */
 const CHUNK_LINES = 256;
@@ -84,6 +90,8 @@ const sessionKey = (id: string): IDBValidKey => ["s", id];
 const chunkKey = (id: string, n: number): IDBValidKey => ["e", id, n];
 const ALL_SESSIONS = () => IDBKeyRange.bound(["s"], ["s", []]);
 const chunksOf = (id: string) => IDBKeyRange.bound(["e", id], ["e", id, []]);
+const idKey = (id: string, entryId: string): IDBValidKey => ["i", id, entryId];
+const idsOf = (id: string) => IDBKeyRange.bound(["i", id], ["i", id, []]);
 
 /**
  * idb-keyval's `createStore`, plus what a session store needs from the connection: strict
@@ -128,6 +136,7 @@ function packLines(
   record: SessionRecord,
   last: string[] | undefined,
   lines: readonly string[],
+  places: LinePlace[] = [],
 ): Map<number, string[]> {
   const touched = new Map<number, string[]>();
   let n = record.chunks - 1;
@@ -143,6 +152,7 @@ function packLines(
       record.lastChunkChars = 0;
       record.lastChunkLines = 0;
     }
+    places.push([n, chunk.length]);
     chunk.push(line);
     touched.set(n, chunk);
     record.lastChunkChars += line.length;
@@ -153,7 +163,15 @@ function packLines(
 }
 
 function newRecord(header: string, listing: ListingState): SessionRecord {
-  return { header, listing, entries: 0, chunks: 0, lastChunkChars: 0, lastChunkLines: 0 };
+  return {
+    header,
+    listing,
+    entries: 0,
+    chunks: 0,
+    lastChunkChars: 0,
+    lastChunkLines: 0,
+    idsIndexed: true,
+  };
 }
 
 /**
@@ -200,33 +218,35 @@ export class IndexedDbSessionStore implements SessionStore {
     header: SessionHeader,
     entries: readonly SessionEntry[] = [],
   ): Promise<CreatedSession> {
-    assertOpen(this.#closed, this.kind);
-    assertValidSessionId(header.id);
-    assertStorableEntries(entries);
     const records = encodeSession(header, entries);
     await this.#tx("readwrite", "create", async (os) => {
       if (await promisifyRequest(os.getKey(sessionKey(header.id))) !== undefined) {
         throw new SessionExistsError(header.id);
       }
       const record = newRecord(records.header, records.listing);
-      this.#putSession(os, header.id, record, undefined, records.entries);
+      this.#putSession(os, header.id, record, undefined, entries, records.entries);
     });
     return { id: header.id };
   }
 
-  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
-    const lines = encodeEntries(entries);
+  async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
+    const givenLines = encodeEntries(given);
     await this.#tx("readwrite", "append", async (os) => {
       const record = await this.#record(os, sessionId);
-      if (lines.length === 0) return;
+      if (given.length === 0) return;
+      const stored = await this.#storedLines(os, sessionId, record, given);
+      const entries = newEntries(sessionId, given, (id) => stored.get(id));
+      if (entries.length === 0) return;
+      const fresh = new Set(entries);
+      const lines = entries.length === given.length
+        ? givenLines
+        : givenLines.filter((_, i) => fresh.has(given[i]));
       const last = record.chunks > 0 && record.lastChunkLines < CHUNK_LINES
         ? await promisifyRequest<string[]>(os.get(chunkKey(sessionId, record.chunks - 1)))
         : undefined;
       record.listing = decodeListing(record.listing, { source: `indexeddb:${sessionId}` });
       foldEntries(record.listing, entries);
-      this.#putSession(os, sessionId, record, last, lines);
+      this.#putSession(os, sessionId, record, last, entries, lines);
     });
   }
 
@@ -242,19 +262,17 @@ export class IndexedDbSessionStore implements SessionStore {
   }
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
     const records = encodeSession(header, entries);
     await this.#tx("readwrite", "replace", async (os) => {
       await this.#record(os, header.id);
       os.delete(chunksOf(header.id));
+      os.delete(idsOf(header.id));
       const record = newRecord(records.header, records.listing);
-      this.#putSession(os, header.id, record, undefined, records.entries);
+      this.#putSession(os, header.id, record, undefined, entries, records.entries);
     });
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     const headerLine = toJsonLine(header, "header");
     await this.#tx("readwrite", "updateHeader", async (os) => {
       const record = await this.#record(os, header.id);
@@ -263,8 +281,6 @@ export class IndexedDbSessionStore implements SessionStore {
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    assertOpen(this.#closed, this.kind);
-    throwIfAborted(options.signal);
     const records = await this.#tx("readonly", "list", async (os) => {
       const keys = promisifyRequest<IDBValidKey[]>(os.getAllKeys(ALL_SESSIONS()));
       const values = await promisifyRequest<(SessionRecord | undefined)[]>(
@@ -280,15 +296,14 @@ export class IndexedDbSessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     await this.#tx("readwrite", "delete", async (os) => {
       os.delete(sessionKey(sessionId));
       os.delete(chunksOf(sessionId));
+      os.delete(idsOf(sessionId));
     });
   }
 
   async has(sessionId: string): Promise<boolean> {
-    assertOpen(this.#closed, this.kind);
     return await storageOperation(
       "has",
       async () => (await get(sessionKey(sessionId), this.#use)) !== undefined,
@@ -301,18 +316,69 @@ export class IndexedDbSessionStore implements SessionStore {
     await this.#closeDb();
   }
 
-  /** Write a session record and the chunks `lines` touch, in the caller's transaction. */
+  /**
+   * Write a session record, the chunks `lines` (the entries' texts) touch and where each
+   * entry id's line is, in the caller's transaction.
+   */
   #putSession(
     os: IDBObjectStore,
     sessionId: string,
     record: SessionRecord,
     last: string[] | undefined,
+    entries: readonly SessionEntry[],
     lines: readonly string[],
   ): void {
-    for (const [n, chunk] of packLines(record, last, lines)) {
+    const places: LinePlace[] = [];
+    for (const [n, chunk] of packLines(record, last, lines, places)) {
       os.put(chunk, chunkKey(sessionId, n));
     }
+    entries.forEach((entry, i) => os.put(places[i], idKey(sessionId, entry.id)));
     os.put(record, sessionKey(sessionId));
+  }
+
+  /**
+   * The stored lines of those of `entries`' ids the session already has: one keyed read
+   * per id and one per chunk holding a hit. A session written before ids were indexed is
+   * indexed here once (reading its chunks) and marked.
+   */
+  async #storedLines(
+    os: IDBObjectStore,
+    sessionId: string,
+    record: SessionRecord,
+    entries: readonly SessionEntry[],
+  ): Promise<Map<string, string>> {
+    if (!record.idsIndexed) await this.#indexIds(os, sessionId, record);
+    const places = await Promise.all(
+      entries.map((entry) =>
+        promisifyRequest<LinePlace | undefined>(os.get(idKey(sessionId, entry.id)))
+      ),
+    );
+    const stored = new Map<string, string>();
+    const chunks = new Map<number, Promise<string[] | undefined>>();
+    for (const [i, place] of places.entries()) {
+      if (!place) continue;
+      let chunk = chunks.get(place[0]);
+      if (!chunk) {
+        chunks.set(place[0], chunk = promisifyRequest(os.get(chunkKey(sessionId, place[0]))));
+      }
+      const line = (await chunk)?.[place[1]];
+      if (typeof line === "string") stored.set(entries[i].id, line);
+    }
+    return stored;
+  }
+
+  async #indexIds(os: IDBObjectStore, sessionId: string, record: SessionRecord): Promise<void> {
+    const keys = await promisifyRequest<IDBValidKey[]>(os.getAllKeys(chunksOf(sessionId)));
+    const chunks = await promisifyRequest<unknown[]>(os.getAll(chunksOf(sessionId)));
+    chunks.forEach((chunk, i) => {
+      const n = (keys[i] as IDBValidKey[])[2] as number;
+      if (!Array.isArray(chunk)) return; // loading reports the damage
+      chunk.forEach((line, at) => {
+        const id = entryIdOfLine(line);
+        if (id !== undefined) os.put([n, at] satisfies LinePlace, idKey(sessionId, id));
+      });
+    });
+    record.idsIndexed = true;
   }
 
   async #record(os: IDBObjectStore, sessionId: string): Promise<SessionRecord> {
@@ -323,7 +389,6 @@ export class IndexedDbSessionStore implements SessionStore {
 
   /** Header and all entry lines of one session, from one snapshot. */
   #read(what: string, sessionId: string): Promise<{ header: string; lines: string[] }> {
-    assertOpen(this.#closed, this.kind);
     return this.#tx("readonly", what, async (os) => {
       const chunks = promisifyRequest<string[][]>(os.getAll(chunksOf(sessionId)));
       const record = await this.#record(os, sessionId);
@@ -346,7 +411,6 @@ export class IndexedDbSessionStore implements SessionStore {
    * nothing `body` wrote is kept.
    */
   #tx<T>(mode: IDBTransactionMode, what: string, body: (os: IDBObjectStore) => Promise<T>) {
-    assertOpen(this.#closed, this.kind);
     return storageOperation(what, () =>
       this.#use(mode, async (os) => {
         const tx = os.transaction;
@@ -371,6 +435,8 @@ export class IndexedDbSessionStore implements SessionStore {
       }));
   }
 }
+
+guardStoreClass(IndexedDbSessionStore);
 
 /**
  * Delete a store's whole database (close its stores first; open connections elsewhere are

@@ -25,8 +25,8 @@ import {
 } from "../../src/rpc.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { SearchHit } from "../../src/search.ts";
+import { assertStoreOpen, guardStoreClass } from "../../src/guarded_store.ts";
 import {
-  assertOpen,
   type CreatedSession,
   type ListOptions,
   type LoadedSession,
@@ -202,7 +202,7 @@ export class WorkerSessionStore implements SessionStore {
     }
     if (description.capabilities.includes("search")) {
       this.search = async (query, options = {}) => {
-        throwIfAborted(options.signal);
+        throwIfAborted(options.signal); // an own property: the class guards do not cover it
         const { signal, ...rest } = options; // the signal crosses as a cancellation message
         return await this.#call<SearchHit[]>("search", [query, rest], { signal });
       };
@@ -270,7 +270,6 @@ export class WorkerSessionStore implements SessionStore {
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    throwIfAborted(options.signal);
     const { cwd, includeInternal, signal, onProgress, onSkipped } = options;
     const onEvent = (data: unknown) => {
       const event = data as ListEvent;
@@ -297,7 +296,7 @@ export class WorkerSessionStore implements SessionStore {
     try {
       // Bounded: a worker that was terminated or crashed never answers.
       await Promise.race([
-        this.#call("close", []),
+        this.#rpc.call("close", []),
         new Promise((_, reject) => {
           timer = setTimeout(
             () => reject(new SessionStorageError("The store worker did not confirm closing")),
@@ -316,12 +315,18 @@ export class WorkerSessionStore implements SessionStore {
 
   /** Encode on this side, so an unstorable value rejects before anything is posted. */
   async #encode(what: string, fn: () => unknown[]): Promise<unknown[]> {
-    assertOpen(this.#closed, this.kind);
     return await storageOperation(what, fn);
   }
 
+  /**
+   * Every call but `close` that reaches the worker. The capabilities set up in the
+   * constructor are own properties, which the class guards cannot stand in front of: this
+   * is their closed-state guard.
+   */
   #call<T>(method: string, args: unknown[], options?: RpcCallOptions): Promise<T> {
-    assertOpen(this.#closed, this.kind);
+    assertStoreOpen(this, this.kind);
     return this.#rpc.call<T>(method, args, options);
   }
 }
+
+guardStoreClass(WorkerSessionStore);

@@ -24,8 +24,8 @@ import { serializeSessionJsonl } from "../../src/jsonl.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import type { SessionInfo } from "../../src/_listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import { guardStoreClass } from "../../src/guarded_store.ts";
 import {
-  assertOpen,
   assertValidSessionId,
   type CreatedSession,
   type ListOptions,
@@ -102,7 +102,6 @@ export class HttpSessionStore implements ContextLoadingStore {
   readonly #fetch: (request: Request) => Promise<Response>;
   readonly #listPage?: number;
   readonly #entryPage?: number;
-  #closed = false;
 
   constructor(options: HttpSessionStoreOptions) {
     this.#base = new URL("/api/", options.baseUrl);
@@ -121,7 +120,6 @@ export class HttpSessionStore implements ContextLoadingStore {
 
   /** Send a request; a non-2xx answer rejects with the typed error it names. */
   async #send(what: string, request: Request, id?: string): Promise<Response> {
-    assertOpen(this.#closed, this.kind);
     let response: Response;
     try {
       response = await this.#fetch(request);
@@ -274,11 +272,6 @@ export class HttpSessionStore implements ContextLoadingStore {
   }
 
   #readOnly(what: string): Promise<never> {
-    try {
-      assertOpen(this.#closed, this.kind);
-    } catch (error) {
-      return Promise.reject(error);
-    }
     return Promise.reject(
       new SessionStorageError(`read-only: ${what} is not possible through the HTTP API`),
     );
@@ -301,10 +294,11 @@ export class HttpSessionStore implements ContextLoadingStore {
   }
 
   close(): Promise<void> {
-    this.#closed = true;
     return Promise.resolve();
   }
 }
+
+guardStoreClass(HttpSessionStore);
 
 /**
  * Whether `baseUrl` is served by `mu serve` (`GET /api/info` answers `name: "mu-sessions"`).

@@ -24,10 +24,9 @@ import { scanContext } from "./scan/_scan.ts";
 import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import { LazyFiles } from "./_lazy.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
+import { EntryIdPlaces } from "./_entry_ids.ts";
 import {
-  assertOpen,
-  assertStorableEntries,
-  assertValidSessionId,
   type CreatedSession,
   type ListOptions,
   type LoadedSession,
@@ -79,11 +78,11 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   readonly #locator: SessionLocator;
   /** Files this store wrote or verified, by path. */
   readonly #known = new Map<string, KnownFile>();
-  #closed = false;
   readonly #lazy: LazyFiles;
   #swept = false;
   readonly #context: AppendContext;
   readonly #groups: AppendGroups;
+  readonly #entryIds: EntryIdPlaces;
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
     this.#fs = fs;
@@ -91,6 +90,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     this.#options = options;
     this.#cache = options.cache ?? new JsonlListingCache();
     this.#locator = new SessionLocator(fs);
+    this.#entryIds = new EntryIdPlaces(fs);
     const forget = (path: string) => this.#forget(path);
     const durability = options.durability ?? "durable";
     this.#context = { fs, known: this.#known, cache: this.#cache, forget, durability };
@@ -107,9 +107,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     header: SessionHeader,
     entries: readonly SessionEntry[] = [],
   ): Promise<CreatedSession> {
-    assertOpen(this.#closed, this.kind);
-    assertValidSessionId(header.id);
-    assertStorableEntries(entries);
     const text = await storageOperation("create", () => serializeSessionJsonl(header, entries));
     const hash = await hashSessionId(header.id);
     const path = sessionFileName(header.createdAt, hash);
@@ -127,19 +124,24 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     });
   }
 
-  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
+  async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
+    const entries = await this.#newEntries(sessionId, given);
+    if (given.length > 0 && entries.length === 0) return; // all stored already: a retry
     // Serialise first: an unserialisable entry fails before the file is touched.
     const lines = await storageOperation("append", () => serializeEntries(entries));
     const cached = this.#locator.cached(sessionId);
     if (cached !== undefined && entries.length > 0) {
       // Optimistic: the checks under the lock (stat, header) confirm the cached file.
-      if (await this.#groups.add(cached, sessionId, entries, lines, true)) return;
+      if (await this.#groups.add(cached, sessionId, entries, lines, true)) {
+        return this.#appended(cached, entries, lines);
+      }
       this.#forget(cached);
     }
     const path = await this.#require(sessionId);
-    if (entries.length > 0) await this.#groups.add(path, sessionId, entries, lines, false);
+    if (entries.length > 0) {
+      await this.#groups.add(path, sessionId, entries, lines, false);
+      this.#appended(path, entries, lines);
+    }
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
@@ -163,7 +165,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * ```
    */
   async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {
-    assertOpen(this.#closed, this.kind);
     const path = await this.#require(sessionId);
     const file = scanFileOf(this.#fs, path, this.#options.resumeIndex !== false);
     const scanned = await scanContext(file, leafId);
@@ -173,12 +174,10 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
 
   /** The lazy open behind `SessionManager.open` (`scan/_lazy_open.ts`); any doubt: undefined. */
   async [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined> {
-    assertOpen(this.#closed, this.kind);
     return await this.#lazy.open(await this.#require(sessionId), sessionId);
   }
 
   async #load(sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
-    assertOpen(this.#closed, this.kind);
     const path = await this.#require(sessionId);
     try {
       return await this.#parse(path, sessionId, retainRaw);
@@ -223,9 +222,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     entries: readonly SessionEntry[],
     options: { ifStillOlderFormat?: boolean } = {},
   ): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertValidSessionId(header.id);
-    assertStorableEntries(entries);
     const text = await storageOperation("replace", () => serializeSessionJsonl(header, entries));
     const path = await this.#require(header.id);
     await this.#locked(path, "replace", async () => {
@@ -248,8 +244,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertValidSessionId(header.id);
     await storageOperation("updateHeader", () => toJsonLine(header));
     const path = await this.#require(header.id);
     await this.#locked(path, "updateHeader", async () => {
@@ -261,7 +255,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    assertOpen(this.#closed, this.kind);
     const paths = await storageOperation("list", () => this.#locator.allPaths());
     if (!this.#swept) {
       // Once per store: what a crashed writer left (temp copies, locks) is removed when
@@ -287,7 +280,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async delete(sessionId: string): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     const path = await this.#locator.locate(sessionId);
     if (!path) return;
     await this.#locked(path, "delete", async () => {
@@ -305,7 +297,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * append, by any process), or without an id from every file's.
    */
   async changeToken(sessionId?: string): Promise<string> {
-    assertOpen(this.#closed, this.kind);
     if (sessionId !== undefined) {
       const stat = await this.#fs.stat(await this.#require(sessionId));
       return stat ? `${stat.size}:${stat.mtimeMs}` : "gone";
@@ -315,12 +306,10 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async has(sessionId: string): Promise<boolean> {
-    assertOpen(this.#closed, this.kind);
     return (await this.#locator.locate(sessionId)) !== undefined;
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
     this.#fs.idle?.(); // no lock file outlives the store
   }
 
@@ -342,7 +331,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * ```
    */
   async pathOf(sessionId: string): Promise<string | undefined> {
-    assertOpen(this.#closed, this.kind);
     const path = await this.#locator.locate(sessionId);
     return path === undefined ? undefined : this.#fs.describe(path);
   }
@@ -363,11 +351,11 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * ```
    */
   async openFile(path: string, options: { cwd: string }): Promise<string> {
-    assertOpen(this.#closed, this.kind);
     const existing = async () => {
       const stat = await this.#fs.stat(path);
-      if (!stat) return undefined;
-      const { id } = await readHeader(this.#fs, path, stat.size); // 0 bytes: SessionFormatError
+      // An empty file (`mktemp` first, then open) is a session to start, as a missing one.
+      if (!stat || stat.size === 0) return undefined;
+      const { id } = await readHeader(this.#fs, path, stat.size);
       this.#locator.pin(id, path);
       return id;
     };
@@ -402,7 +390,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * ```
    */
   async repairSession(session: string | { path: string }): Promise<RepairReport> {
-    assertOpen(this.#closed, this.kind);
     const path = typeof session === "string"
       ? this.#locator.cached(session) ?? await this.#require(session)
       : session.path;
@@ -457,7 +444,29 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     );
   }
 
+  /**
+   * The entries the session does not hold yet; other content under a held id rejects. Read
+   * before the append's lock: two writers appending one new id at once may both write it.
+   */
+  async #newEntries(sessionId: string, given: readonly SessionEntry[]) {
+    if (given.length === 0) return given;
+    const path = this.#locator.cached(sessionId) ?? await this.#require(sessionId);
+    const ids = given.map((entry) => entry.id);
+    const known = this.#known.get(path)?.stat;
+    const stored = await storageOperation(
+      "append",
+      () => this.#entryIds.storedLines(path, ids, known),
+    );
+    return newEntries(sessionId, given, (id) => stored.get(id));
+  }
+
+  #appended(path: string, entries: readonly SessionEntry[], lines: string): void {
+    const after = this.#known.get(path)?.stat;
+    this.#entryIds.appended(path, entries, encoder.encode(lines).length, after);
+  }
+
   #forget(path: string): void {
+    this.#entryIds.forget(path);
     this.#known.delete(path);
     this.#cache.delete(this.#fs.describe(path));
     this.#locator.forget(path);
@@ -468,3 +477,5 @@ function isTornRecord(error: unknown): boolean {
   return error instanceof Error && error.name === "SessionFormatError" &&
     String((error as { reason?: string }).reason).startsWith("torn final record");
 }
+
+guardStoreClass(JsonlSessionStore, ["pathOf", "openFile", "repairSession"]);

@@ -31,7 +31,7 @@ import {
   type SearchHit,
   TopHits,
 } from "../../src/search.ts";
-import { foldSearchText, matchFolded } from "../../src/_search_query.ts";
+import { foldSearchText, matchFolded, parseSearchQuery } from "../../src/_search_query.ts";
 import { searchFields } from "../../src/search_text.ts";
 import { throwIfAborted } from "../../src/store.ts";
 import { type PostgresClient, transaction } from "./_connect.ts";
@@ -138,6 +138,10 @@ export async function postgresSearch(
     // it behind the cursor), so whether a session is listed is asked after the cursor ends:
     // meanwhile each session keeps its own best `limit`, a superset of its share of the hits.
     const bySession = new Map<string, TopHits<number>>();
+    // The stored texts hold U+FFFD for NUL: a query with a NUL is matched as stored.
+    const query = prepared.query.source.includes("\0")
+      ? parseSearchQuery(storable(prepared.query.source))
+      : prepared.query;
     const cursor = tx.unsafe(
       `SELECT t.session_id, t.seq, t.entry_id, t.role, t.ts, t.text
          FROM ${s}.search_text t JOIN ${s}.sessions ss ON ss.id = t.session_id
@@ -147,7 +151,7 @@ export async function postgresSearch(
     for await (const rows of cursor) {
       throwIfAborted(signal);
       for (const row of rows) {
-        const match = matchFolded(String(row.text), prepared.query);
+        const match = matchFolded(String(row.text), query);
         if (!match) continue;
         const sessionId = String(row.session_id);
         let own = bySession.get(sessionId);

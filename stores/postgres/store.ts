@@ -44,17 +44,14 @@ import {
 } from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
-import {
-  assertOpen,
-  assertStorableEntries,
-  assertValidSessionId,
-  type BranchLoadingStore,
-  type CreatedSession,
-  type ListOptions,
-  type LoadedBranch,
-  type LoadedSession,
-  type SessionInfo,
-  throwIfAborted,
+import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
+import type {
+  BranchLoadingStore,
+  CreatedSession,
+  ListOptions,
+  LoadedBranch,
+  LoadedSession,
+  SessionInfo,
 } from "../../src/store.ts";
 import {
   type ConnectionTarget,
@@ -176,8 +173,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     header: SessionHeader,
     entries: readonly SessionEntry[] = [],
   ): Promise<CreatedSession> {
-    assertValidSessionId(header.id);
-    assertStorableEntries(entries);
     return await this.#write("create", () => {
       const records = encodeSession(header, entries);
       const rows = toEntryRows(entries, records.entries);
@@ -196,13 +191,22 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     });
   }
 
-  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    assertStorableEntries(entries);
+  async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
     await this.#write("append", () => {
-      const rows = toEntryRows(entries);
+      const givenRows = toEntryRows(given);
       return async (tx) => {
         const locked = await this.#lockSession(tx, sessionId, "header, listing, next_seq");
+        if (given.length === 0) return;
+        // Ids already stored, read under the session's row lock (`entries_by_entry_id`).
+        const found = await tx.unsafe(
+          `SELECT entry_id, json FROM ${this.#s}.entries
+           WHERE session_id = $1 AND entry_id = ANY($2::text[])`,
+          [sessionId, given.map((entry) => entry.id)],
+        );
+        const stored = new Map(found.map((row) => [String(row.entry_id), String(row.json)]));
+        const entries = newEntries(sessionId, given, (id) => stored.get(id));
         if (entries.length === 0) return;
+        const rows = entries.length === given.length ? givenRows : toEntryRows(entries);
         // Folded from the state read under the row lock, so no writer loses another's update.
         const listing = foldEntries(decodeListing(locked.listing, decoding(sessionId)), entries);
         const header = decodeHeader(locked.header, decoding(sessionId));
@@ -238,7 +242,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   }
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
-    assertStorableEntries(entries);
     await this.#write("replace", () => {
       const records = encodeSession(header, entries);
       const rows = toEntryRows(entries, records.entries);
@@ -265,8 +268,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    assertOpen(this.#closed, this.kind);
-    throwIfAborted(options.signal);
     const where: string[] = [];
     const params: unknown[] = [];
     if (options.cwd !== undefined) where.push(`cwd = $${params.push(options.cwd)}`);
@@ -404,7 +405,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
    * store rejects before anything is sent) and returns the body run inside it.
    */
   async #write<T>(what: string, prepare: () => (tx: Runner) => Promise<T>): Promise<T> {
-    assertOpen(this.#closed, this.kind);
     let body: (tx: Runner) => Promise<T>;
     try {
       body = prepare();
@@ -423,7 +423,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   }
 
   async #run<T>(what: string, operation: (sql: PostgresClient) => PromiseLike<T>): Promise<T> {
-    assertOpen(this.#closed, this.kind);
     try {
       return await operation(this.#sql);
     } catch (error) {
@@ -446,3 +445,5 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     });
   }
 }
+
+guardStoreClass(PostgresSessionStore);

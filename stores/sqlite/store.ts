@@ -49,10 +49,8 @@ import {
   recordsToJsonl,
 } from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
 import {
-  assertOpen,
-  assertStorableEntries,
-  assertValidSessionId,
   type BranchLoadingStore,
   type CreatedSession,
   type ListOptions,
@@ -60,7 +58,6 @@ import {
   type LoadedSession,
   type SessionInfo,
   storageOperation,
-  throwIfAborted,
 } from "../../src/store.ts";
 import { SqliteSearchIndex } from "./search/_search.ts";
 import type { SqliteStoreOptions } from "./_options.ts";
@@ -166,9 +163,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
     header: SessionHeader,
     entries: readonly SessionEntry[] = [],
   ): Promise<CreatedSession> {
-    assertOpen(this.#closed, this.kind);
-    assertValidSessionId(header.id);
-    assertStorableEntries(entries);
     return await this.#write("create", () => {
       const { rows, columns } = sessionRows(header, entries, this.#textBytes);
       return () => {
@@ -186,8 +180,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
     await this.#write("append", () => {
       const rows = toEntryRows(entries, this.#textBytes);
       return () => this.#appendRows(sessionId, entries, rows);
@@ -195,9 +187,21 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   /** The body of an append, under the write lock. */
-  #appendRows(sessionId: string, entries: readonly SessionEntry[], rows: EntryRow[]): void {
+  #appendRows(sessionId: string, given: readonly SessionEntry[], givenRows: EntryRow[]): void {
     const row = this.#get("SELECT header, listing FROM sessions WHERE id = ?", sessionId);
     if (!row) throw new SessionNotFoundError(sessionId);
+    // Ids already stored: one indexed lookup each (`entries_by_id`), under the write lock.
+    const stored = this.#statement(
+      "SELECT json FROM entries WHERE entry_id = ? AND session_id = ? LIMIT 1",
+    );
+    const entries = newEntries(sessionId, given, (id) => {
+      const found = stored.get(id, sessionId);
+      return found === undefined ? undefined : String(found.json);
+    });
+    const fresh = new Set(entries);
+    const rows = entries.length === given.length
+      ? givenRows
+      : givenRows.filter((_, i) => fresh.has(given[i]));
     if (rows.length === 0) return;
     // Fold from the committed state read under the write lock, so concurrent writers in
     // other processes never lose each other's listing updates.
@@ -226,8 +230,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   async replace(header: SessionHeader, entries: readonly SessionEntry[]): Promise<void> {
-    assertOpen(this.#closed, this.kind);
-    assertStorableEntries(entries);
     await this.#write("replace", () => {
       const { rows, columns } = sessionRows(header, entries, this.#textBytes);
       return () => {
@@ -244,7 +246,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     await this.#write("updateHeader", () => {
       const headerText = toJsonLine(header, "header");
       return () => {
@@ -259,8 +260,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    assertOpen(this.#closed, this.kind);
-    throwIfAborted(options.signal);
     const where: string[] = [];
     const params: SqliteValue[] = [];
     if (options.cwd !== undefined) {
@@ -281,7 +280,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   async delete(sessionId: string): Promise<void> {
-    assertOpen(this.#closed, this.kind);
     await storageOperation("delete", () =>
       sqliteTransaction(this.#db, () => {
         this.#lazy.detach(sessionId);
@@ -298,7 +296,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
    * `data_version` counts other connections' commits, `total_changes()` this one's.
    */
   async changeToken(sessionId?: string): Promise<string> {
-    assertOpen(this.#closed, this.kind);
     return await storageOperation("changeToken", () => {
       if (sessionId === undefined) {
         const version = this.#get("PRAGMA data_version");
@@ -316,7 +313,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   async has(sessionId: string): Promise<boolean> {
-    assertOpen(this.#closed, this.kind);
     return await storageOperation(
       "has",
       () => this.#get("SELECT 1 AS x FROM sessions WHERE id = ?", sessionId) !== undefined,
@@ -375,7 +371,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
     sessionId: string,
     leafId: string | null | undefined,
   ): Promise<T> {
-    assertOpen(this.#closed, this.kind);
     const statement = (sql: string) => this.#statement(sql);
     return await storageOperation(
       what,
@@ -396,7 +391,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
    * ```
    */
   async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
-    assertOpen(this.#closed, this.kind);
     return await storageOperation(
       "search",
       () => this.#search.search(prepareSearch(query, options), (id) => this.load(id)),
@@ -416,7 +410,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
    * ```
    */
   async rebuildSearchIndex(options: { signal?: AbortSignal } = {}): Promise<number> {
-    assertOpen(this.#closed, this.kind);
     return await storageOperation("rebuildSearchIndex", () => this.#search.rebuild(options.signal));
   }
 
@@ -481,7 +474,6 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
 
   /** Header and entry rows of one session, read in one snapshot. */
   async #read(what: string, sessionId: string) {
-    assertOpen(this.#closed, this.kind);
     return await storageOperation(what, () =>
       sqliteTransaction(this.#db, () => {
         const row = this.#get("SELECT header FROM sessions WHERE id = ?", sessionId);
@@ -494,3 +486,5 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
       }, "DEFERRED"));
   }
 }
+
+guardStoreClass(SqliteSessionStore, ["rebuildSearchIndex"]);

@@ -8,6 +8,7 @@
  * ```
  */
 import type { Register, StoreSubject } from "./harness.ts";
+import { contractSuite } from "./contract_suite.ts";
 import { managerSuite } from "./manager_suite.ts";
 import { searchSuite } from "./search_suite.ts";
 import { storeSuite } from "./store_suite.ts";
@@ -17,6 +18,7 @@ export type { OpenedStore, Register, StoreSubject } from "./harness.ts";
 
 export function conformance(register: Register, subject: StoreSubject): void {
   storeSuite(register, subject);
+  contractSuite(register, subject);
   valuesSuite(register, subject);
   managerSuite(register, subject);
   searchSuite(register, subject);

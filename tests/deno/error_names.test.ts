@@ -52,6 +52,7 @@ Deno.test("every error class keeps its name in a minified bundle", async () => {
     const core = errorClasses(await minifiedExports("core.ts", "browser"));
     const jsonl = errorClasses(await minifiedExports("stores/jsonl/fs.ts", "node"));
     assertEquals([...core.keys()].sort(), [
+      "EntryConflictError",
       "EntryNotFoundError",
       "InvalidArgumentError",
       "SessionError",

@@ -87,21 +87,25 @@ test("setSessionFile switches the manager to another file", async (root) => {
   assertEquals(JSON.parse(lines[1]).message.content, "in the second");
 });
 
-test("open(path) of an existing 0-byte file is refused like the parser refuses it, and never written into", async (root) => {
-  const path = join(root, "empty.jsonl");
+test("open(path) of an existing 0-byte file starts a session in it, as for a missing file; the parser still refuses it", async (root) => {
+  const path = join(root, "empty.jsonl"); // as a script that runs `mktemp` first leaves it
   await Deno.writeFile(path, new Uint8Array(0));
-  const reason = (error: unknown) => (error as SessionFormatError).reason;
   const parserError = await assertRejects(
     async () => parseSessionJsonlSync(await Deno.readFile(path)),
     SessionFormatError,
   );
-  const openError = await assertRejects(() => SessionManager.open(path), SessionFormatError);
-  assertEquals(reason(openError), "empty source: no session header");
-  assertEquals(reason(openError), reason(parserError));
-  const manager = await SessionManager.open(join(root, "missing.jsonl"), undefined, "/w");
-  await assertRejects(() => manager.setSessionFile(path), SessionFormatError);
-  assertEquals((await Deno.stat(path)).size, 0, "the empty file is left as it was");
-  // A missing file is still created with a fresh header.
+  assertEquals(parserError.reason, "empty source: no session header");
+  const manager = await SessionManager.open(path, undefined, "/w");
   assertEquals(manager.getEntries(), []);
-  assert((await Deno.stat(join(root, "missing.jsonl"))).size > 0);
+  assertEquals(manager.getCwd(), "/w");
+  await manager.appendMessage({ role: "user", content: "first", timestamp: 1 });
+  const parsed = parseSessionJsonlSync(await Deno.readFile(path));
+  assertEquals(parsed.header.id, manager.getSessionId());
+  assertEquals(parsed.entries.length, 1);
+  // setSessionFile onto another empty file does the same.
+  const second = join(root, "second.jsonl");
+  await Deno.writeFile(second, new Uint8Array(0));
+  await manager.setSessionFile(second);
+  assertEquals(manager.getEntries(), []);
+  assertEquals(parseSessionJsonlSync(await Deno.readFile(second)).header.cwd, "/w");
 });

@@ -5,6 +5,7 @@
  */
 import {
   buildSessionProjection,
+  EntryConflictError,
   EntryNotFoundError,
   parseSessionJsonlSync,
   serializeSessionJsonl,
@@ -294,14 +295,25 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
       await store.create(header("empty"));
       assertEquals((await store.loadBranch("empty")).entries, []);
       await assertRejects(() => store.loadBranch("empty", "nope"), EntryNotFoundError);
-      // A later duplicate id wins, as in the in-memory tree index.
+      // A second entry under a stored id is refused; one already there (written before
+      // ids were unique) is resolved to the later row, as in the in-memory tree index.
       const dup = message("a1b2c3d4", "m0000001", "duplicate id");
-      await store.append(h.id, [dup, message("z0000001", "a1b2c3d4", "after dup")]);
+      await assertRejects(() => store.append(h.id, [dup]), EntryConflictError);
+      const raw = runtime.openRaw(path);
+      raw.exec(
+        `INSERT INTO entries (session_id, seq, entry_id, parent_id, type, flags, walk, json)
+         SELECT session_id, MAX(seq) + 1, 'a1b2c3d4', 'm0000001', 'message', 0, NULL,
+           '${
+          JSON.stringify(dup).replaceAll("'", "''")
+        }' FROM entries WHERE session_id = '${h.id}'`,
+      );
+      raw.close();
+      await store.append(h.id, [message("z0000001", "a1b2c3d4", "after dup")]);
       assertEquals(await ids("z0000001"), ["m0000001", "a1b2c3d4", "z0000001"]);
       // Corrupt parent links must not loop forever.
-      const raw = runtime.openRaw(path);
-      raw.exec("UPDATE entries SET parent_id = 'z0000001' WHERE entry_id = 'm0000001'");
-      raw.close();
+      const rawAgain = runtime.openRaw(path);
+      rawAgain.exec("UPDATE entries SET parent_id = 'z0000001' WHERE entry_id = 'm0000001'");
+      rawAgain.close();
       await assertRejects(() => store.loadBranch(h.id, "z0000001"), SessionFormatError, "cycle");
     });
   });

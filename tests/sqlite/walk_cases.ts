@@ -6,13 +6,14 @@
  * the same.
  */
 import {
+  EntryConflictError,
   type SessionEntry,
   SessionManager,
   type SessionTreeNode,
   SessionView,
 } from "../../core.ts";
 import { type SqliteDatabase, SqliteSessionStore } from "../../stores/sqlite/store.ts";
-import { assert, assertEquals } from "../conformance/assert.ts";
+import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import { compareLeaves } from "../unit/context_compare.ts";
 import {
   generatedSession,
@@ -214,7 +215,7 @@ export function walkCases(t: Test, runtime: SqliteTestRuntime): void {
     });
   });
 
-  t("a reused id or a parent written after its child still answers the same", async () => {
+  t("a parent written after its child still answers the same; a reused id is refused", async () => {
     await withDatabase(runtime, async ({ store }) => {
       const base = generatedSession(900, 31);
       const id = base.header.id;
@@ -226,9 +227,13 @@ export function walkCases(t: Test, runtime: SqliteTestRuntime): void {
       // a child of a parent not written yet, then the parent (the child's path changes)
       await appendAndCompare([note("orphan", "late-parent")], 29);
       await appendAndCompare([note("late-parent", base.entries[100].id)], 29);
-      // a reused id: paths through the older row now resolve to the newer one
+      // a reused id is refused (ids are unique per session); nothing is written
       const reused = note(base.entries[400].id, base.entries[100].id);
-      await appendAndCompare([reused, note("after-reuse", reused.id)], 17);
+      await assertRejects(
+        () => store.append(id, [reused, note("after-reuse", reused.id)]),
+        EntryConflictError,
+      );
+      await appendAndCompare([note("after-refusal", base.entries[400].id)], 17);
       // a new root after the reuse gets pointers again and answers the same
       await appendAndCompare([note("root-2", null), note("leaf-2", "root-2")], 11);
     });

@@ -138,7 +138,7 @@ test("seeded mutations: the JSONL pass never accepts what the full parser reject
   const corpus = sources.map((text) => encoder.encode(text));
   const rng = new Rng(20261201);
   const verdicts: Record<string, number> = {};
-  for (let round = 0; round < 400; round++) {
+  for (let round = 0; round < 500; round++) {
     let bytes: Uint8Array;
     let what: string;
     if (round % 2 === 0) {

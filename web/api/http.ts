@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  EntryConflictError,
   EntryNotFoundError,
   InvalidArgumentError,
   SessionError,
@@ -45,7 +46,7 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof SessionError) {
     const status = error instanceof SessionNotFoundError || error instanceof EntryNotFoundError
       ? 404
-      : error instanceof SessionExistsError
+      : error instanceof SessionExistsError || error instanceof EntryConflictError
       ? 409
       : error instanceof InvalidArgumentError
       ? 400

@@ -41,7 +41,7 @@ import { foldSearchText } from "../../../src/_search_query.ts";
 import { searchFields } from "../../../src/search_text.ts";
 import type { SqliteStatement } from "../_schema.ts";
 import type { SqliteStoreOptions } from "../_options.ts";
-import { sessionFilter } from "./_sql.ts";
+import { indexedForm, sessionFilter } from "./_sql.ts";
 import { type SqliteHitRef, walkCandidates } from "./_walk.ts";
 import { WORDS_TOKENIZER } from "./_bound.ts";
 import { BACKLOG_SESSIONS, SearchBacklog, writeText } from "./_backlog.ts";
@@ -113,7 +113,7 @@ export const SEARCH_WORDS_MIGRATION: readonly string[] = [
  * Scores are unchanged: whitespace is no word character either way.
  */
 export function indexText(text: string): string {
-  return foldSearchText(text).text.replace(/\s+/g, " ");
+  return indexedForm(foldSearchText(text).text.replace(/\s+/g, " "));
 }
 
 /**

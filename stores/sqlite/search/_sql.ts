@@ -25,6 +25,24 @@ export function trigramQuery(parts: readonly string[]): string {
   return [...grams].map((gram) => `"${gram.replaceAll('"', '""')}"`).join(" ");
 }
 
+/**
+ * What a NUL is indexed as. SQLite hands a text back only up to its first NUL (and FTS5
+ * reads a query only that far), so the index holds U+FFFF, a noncharacter, in its place:
+ * {@link indexedForm} on what is written and asked, {@link matchedForm} on what is read
+ * back before it is matched, so a NUL is found like any other character, as the scan does.
+ */
+const NUL_STAND_IN = "\uffff";
+
+/** A text or query term as the index holds it (see {@link NUL_STAND_IN}). */
+export function indexedForm(text: string): string {
+  return text.includes("\0") ? text.replaceAll("\0", NUL_STAND_IN) : text;
+}
+
+/** An indexed text as the matcher reads it (see {@link NUL_STAND_IN}). */
+export function matchedForm(text: string): string {
+  return text.includes(NUL_STAND_IN) ? text.replaceAll(NUL_STAND_IN, "\0") : text;
+}
+
 /** `WHERE` over `sessions s` for the search's cwd / internal / session options. */
 export function sessionFilter(
   prepared: PreparedSearch | undefined,

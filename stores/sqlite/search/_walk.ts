@@ -28,7 +28,7 @@ import { throwIfAborted } from "../../../src/store.ts";
 import { scoreFolded } from "../../../src/_search_query.ts";
 import type { SqliteStatement, SqliteValue } from "../_schema.ts";
 import { scorePasses } from "./_bound.ts";
-import { sessionFilter, TRIGRAM, trigramQuery } from "./_sql.ts";
+import { indexedForm, matchedForm, sessionFilter, TRIGRAM, trigramQuery } from "./_sql.ts";
 
 /** Where a candidate's original text is: the entry row. */
 export interface SqliteHitRef {
@@ -72,7 +72,7 @@ function ftsQuery(prepared: PreparedSearch): string | undefined {
   const parts = prepared.query.terms.filter((term) => !term.exclude)
     .flatMap((term) => term.kind === "phrase" ? [term.text] : term.parts)
     .filter((part) => [...part].length >= TRIGRAM);
-  return parts.length ? trigramQuery(parts) : undefined;
+  return parts.length ? trigramQuery(parts.map(indexedForm)) : undefined;
 }
 
 /** Offer the index's candidates for `prepared` into `top` (see the module documentation). */
@@ -157,9 +157,11 @@ class Walk {
     this.#termCap = positive.length === 1 ? best : 3;
     this.#needles = prepared.query.terms.filter((term) => !term.exclude)
       .map((term) =>
-        term.kind === "phrase"
-          ? term.text
-          : term.parts.reduce((a, b) => (b.length > a.length ? b : a))
+        indexedForm(
+          term.kind === "phrase"
+            ? term.text
+            : term.parts.reduce((a, b) => (b.length > a.length ? b : a)),
+        )
       );
   }
 
@@ -184,7 +186,7 @@ class Walk {
     let ok = this.#listable.get(sessionId);
     if (ok === undefined) this.#listable.set(sessionId, ok = this.#source.listable(sessionId));
     if (!ok) return false;
-    const score = scoreFolded(text, this.#prepared.query, this.#termCap);
+    const score = scoreFolded(matchedForm(text), this.#prepared.query, this.#termCap);
     if (score === null || !this.#top.wants(score)) return false;
     this.#top.offer({
       sessionId,
@@ -251,7 +253,7 @@ class Walk {
   /** No FTS narrowing: the walk reads every text with its row (matching ones only). */
   #instrOnly(): boolean {
     const needles = this.#prepared.query.terms.filter((term) => !term.exclude)
-      .map((term) => term.parts.reduce((a, b) => (b.length > a.length ? b : a)));
+      .map((term) => indexedForm(term.parts.reduce((a, b) => (b.length > a.length ? b : a))));
     const instr = needles.map(() => "instr(f.c0, ?) > 0");
     return this.#walk(
       Infinity,
