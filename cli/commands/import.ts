@@ -15,7 +15,7 @@ import { SessionStorageError } from "../../src/errors.ts";
 import { type ImportOutcome, importSession } from "../../src/import_rule.ts";
 import type { SessionStore } from "../../src/store.ts";
 import { byteSize } from "../format.ts";
-import { openStore } from "../target.ts";
+import { openTargetStore } from "../target.ts";
 
 /** What happened to one file: the import rule's outcome, or a failed read-back (`migrate`). */
 export type FileOutcome =
@@ -79,7 +79,7 @@ export async function runImport(
   const files = await collectFiles(cli, operands);
   const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size));
   const totalBytes = sizes.reduce((a, b) => a + b, 0);
-  const store = await openStore(invocation, cli);
+  const store = await openTargetStore(invocation, cli);
   const outcomes: FileOutcome[] = [];
   let doneBytes = 0;
   try {
