@@ -134,7 +134,9 @@ async function refuseNonSession(context: CliContext, operand: string): Promise<v
   const kind = await pathKind(context, operand);
   if (kind === "folder") {
     throw new InvalidArgumentError(
-      `${resolvePath(context, operand)} is a folder, not a session file (name one .jsonl file in it, or a session id)`,
+      `${
+        resolvePath(context, operand)
+      } is a folder, not a session file (name one .jsonl file in it, or a session id)`,
     );
   }
   if (kind === undefined && looksLikePath(operand)) {

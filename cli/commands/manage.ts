@@ -24,7 +24,8 @@ async function trashOf(store: SessionStore, id: string): Promise<string | undefi
 
 export const rm: Command = {
   name: "rm",
-  summary: "Delete a session (asks first unless --yes; a JSONL file goes to the trash where the system has one).",
+  summary:
+    "Delete a session (asks first unless --yes; a JSONL file goes to the trash where the system has one).",
   operands: "<id|file>",
   arity: [1, 1],
   flags: { yes: { type: "boolean", short: "y", help: "do not ask" } },
