@@ -12,32 +12,19 @@ import { join } from "node:path";
 import { buildViewer } from "../../web/build.ts";
 import { startServe } from "../cli/serve.ts";
 import { copyFixture } from "../jsonl/helpers.ts";
-import { bounded, launchBrowser, screenshot, waitReady, watchPage } from "./helpers.ts";
+import {
+  appendFromAnotherProcess,
+  bounded,
+  launchBrowser,
+  screenshot,
+  waitReady,
+  watchPage,
+} from "./helpers.ts";
 import { assert, assertEquals, contextText, sessionTitles } from "./page.ts";
 
 const FORMAT4_ID = "66666666-6666-4666-8666-666666666666";
 const FORMAT4_TITLE = "format 4 in the same folder";
 const WATCHDOG_MS = 180_000;
-
-/** Append one user message to a pi session from a separate process, as pi would. */
-async function appendFromAnotherProcess(sessionsDir: string, text: string): Promise<void> {
-  const core = new URL("../../core.ts", import.meta.url).href;
-  const jsonl = new URL("../../stores/jsonl/fs.ts", import.meta.url).href;
-  const writer = new Deno.Command(Deno.execPath(), {
-    args: [
-      "eval",
-      `import { SessionManager } from "${core}";
-      import { openJsonlFsStore } from "${jsonl}";
-      const store = await openJsonlFsStore(${JSON.stringify(sessionsDir)});
-      const manager = await SessionManager.open(store, ${JSON.stringify(FORMAT4_ID)});
-      await manager.appendMessage({ role: "user", content: ${JSON.stringify(text)}, timestamp: 1 });
-      await store.close();`,
-    ],
-    stdout: "inherit",
-    stderr: "inherit",
-  });
-  assertEquals((await writer.output()).code, 0, "the writer process");
-}
 
 Deno.test({
   name: "first run over mu serve: pi's session folder is listed, opens and follows appends",
@@ -85,7 +72,11 @@ Deno.test({
     assert(!(await contextText(page)).includes("appended by pi"));
     await screenshot(page, "30-firstrun-pi-session");
 
-    await appendFromAnotherProcess(sessionsDir, "appended by pi");
+    await appendFromAnotherProcess(
+      { module: "stores/jsonl/fs.ts", name: "openJsonlFsStore", path: sessionsDir },
+      FORMAT4_ID,
+      "appended by pi",
+    );
     let seen = false;
     for (let i = 0; i < 60 && !seen; i++) {
       seen = (await page.locator(".context-pane").textContent() ?? "").includes("appended by pi");
