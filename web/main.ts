@@ -12,7 +12,8 @@ import type { ImportResultView, ListView, SessionOverview, StorageView } from ".
 import { importSummary } from "./import_summary.ts";
 import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
-import { type ListActions, type LookedIn, renderList, sessionHash } from "./views/list.ts";
+import { type ListActions, renderList, sessionHash } from "./views/list.ts";
+import type { LookedIn } from "./views/computer_empty.ts";
 import { TextFilter } from "./views/text_filter.ts";
 import { SessionPage, type SessionTab } from "./views/session.ts";
 import { parseHash, type Route, sessionUrl } from "./hash_route.ts";

@@ -10,6 +10,7 @@
 import { button, el, formatDate, hashLink } from "../dom.ts";
 import type { SessionSource } from "../session_key.ts";
 import type { ListView, SessionRowView, UnloadableView } from "../types.ts";
+import { computerEmptyState, type LookedIn } from "./computer_empty.ts";
 import {
   groupByProject,
   LIST_SORTS,
@@ -86,47 +87,6 @@ function sourceTabs(state: ListState, actions: ListActions): HTMLElement | null 
     { class: "tabs sources", attrs: { role: "tablist", "aria-label": "Session source" } },
     tab("computer", "This computer", "The sessions mu serve reads from this computer's store"),
     tab("browser", "This browser", "Sessions imported into this browser's own storage"),
-  );
-}
-
-/** A place `mu serve` reads sessions from. */
-export interface LookedIn {
-  label: string;
-  location: string;
-}
-
-function computerEmptyState(actions: ListActions, lookedIn: readonly LookedIn[]): HTMLElement {
-  return el(
-    "section",
-    { class: "empty-state card" },
-    el("h2", {}, "No sessions on this computer yet"),
-    el(
-      "p",
-      {},
-      "mu serve found no sessions in this computer's store. Sessions an agent writes there ",
-      "appear here as they are created.",
-    ),
-    el("p", {}, "It looked in:"),
-    el(
-      "ul",
-      { class: "looked-in" },
-      ...lookedIn.map((place) => el("li", {}, el("code", {}, place.location), ` (${place.label})`)),
-    ),
-    el(
-      "p",
-      {},
-      "Sessions elsewhere? Start mu serve with PI_CODING_AGENT_DIR set to your agent folder, ",
-      "or with --session-dir DIR for a folder of JSONL sessions; or copy them in with ",
-      el("code", {}, "mu import FILES"),
-      ".",
-    ),
-    el(
-      "div",
-      { class: "actions" },
-      button("Show this browser's sessions", () => actions.setSource("browser"), {
-        class: "primary",
-      }),
-    ),
   );
 }
 
