@@ -244,16 +244,15 @@ export class SourcesSessionStore implements SessionStore {
       const source = await this.sourceOf(options.sessionId);
       return source ? await searchSessions(source.store, query, options) : [];
     }
-    const shown = new Set(
-      (await this.list({ includeInternal: true })).map((row) =>
-        `${row.source.location}\n${row.id}`
-      ),
-    );
     const hits: SearchHit[] = [];
-    for (const source of this.sources) {
+    const owners = new Map<string, Promise<SessionSource | undefined>>();
+    for (const [i, source] of this.sources.entries()) {
       for (const hit of await searchSessions(source.store, query, options)) {
-        // A duplicate id's later copy is not shown, so its hits are not either.
-        if (shown.has(`${source.location}\n${hit.sessionId}`)) hits.push(hit);
+        // A duplicate id's later copy is not listed, so its hits are not shown either.
+        if (i > 0 && !owners.has(hit.sessionId)) {
+          owners.set(hit.sessionId, this.sourceOf(hit.sessionId));
+        }
+        if (i === 0 || (await owners.get(hit.sessionId)) === source) hits.push(hit);
       }
     }
     return hits.sort(compareHits).slice(0, prepareSearch(query, options).limit);

@@ -113,6 +113,8 @@ test("a duplicate id: the configured store's copy is shown, the other reported",
       duplicate.error.message,
     );
     assertEquals((await store.load(V4_ID)).path, undefined, "read from SQLite");
+    const hits = await searchSessions(store, "hello");
+    assertEquals(hits.filter((hit) => hit.sessionId === V4_ID).length, 1, "one copy's hits");
   } finally {
     await store.close();
   }
