@@ -18,16 +18,10 @@ import {
   resolveDefaultStore,
   resolvePostgresChoice,
 } from "../stores/default/mod.ts";
-import { openSessionSources, type SessionSource } from "../stores/default/sources.ts";
+import { type OpenedSources, openSessionSources } from "../stores/default/sources.ts";
 import { openSqliteStore } from "../stores/sqlite/file.ts";
 import type { Invocation } from "./args.ts";
 import { type CliContext, resolvePath, UsageError } from "./context.ts";
-
-/** The store the flags select, and the places it reads (one, or the default sources). */
-export interface OpenedStore {
-  store: SessionStore;
-  sources: SessionSource[];
-}
 
 /**
  * The store the flags select: `--session-dir` or `--store` alone, else the configured
@@ -36,10 +30,10 @@ export interface OpenedStore {
 export async function openSources(
   invocation: Invocation,
   context: CliContext,
-): Promise<OpenedStore> {
+): Promise<OpenedSources> {
   const alone = async (label: string, location: string, store: Promise<SessionStore>) => {
     const opened = await store;
-    return { store: opened, sources: [{ label, location, store: opened }] };
+    return { store: opened, sources: [{ label, location, store: opened }], absent: [] };
   };
   if (invocation.sessionDir !== undefined) {
     if (invocation.store === "sqlite" || invocation.store === "postgres") {

@@ -381,7 +381,11 @@ async function start(): Promise<void> {
     state.computer = view.computer === true;
     if (state.computer) {
       const info = await fetch("/api/info").then((r) => r.json()).catch(() => ({}));
-      state.lookedIn = Array.isArray(info.sources) ? info.sources : [];
+      const places = (list: unknown) => Array.isArray(list) ? list as LookedIn[] : [];
+      state.lookedIn = [
+        ...places(info.sources),
+        ...places(info.absent).map((place) => ({ ...place, missing: true })),
+      ];
       // Served by mu serve: show this computer's sessions first, unless it has none.
       const { sessions, hiddenInternal } = await client.call("list", {
         includeInternal: false,

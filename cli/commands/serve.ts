@@ -61,7 +61,7 @@ export const serve: Command = {
     const root = invocation.flags.root === undefined
       ? await viewerRoot(cli, invocation.flags.rebuild === true)
       : resolvePath(cli, invocation.flags.root as string);
-    const { store, sources } = await openSources(invocation, cli);
+    const { store, sources, absent } = await openSources(invocation, cli);
     const limit = invocation.flags["max-import-bytes"] as string | undefined;
     const maxImportBytes = limit === undefined ? undefined : Number(limit);
     if (maxImportBytes !== undefined && !(Number.isInteger(maxImportBytes) && maxImportBytes > 0)) {
@@ -69,7 +69,7 @@ export const serve: Command = {
         `--max-import-bytes must be a positive integer, not ${JSON.stringify(limit)}`,
       );
     }
-    const api = createSessionApi({ store, maxImportBytes, sources });
+    const api = createSessionApi({ store, maxImportBytes, sources, absent });
     let hosts = new Set<string>();
     const handler = async (request: Request): Promise<Response> => {
       const refused = refuseForeign(request, hosts);
@@ -101,6 +101,7 @@ export const serve: Command = {
     for (const source of sources) {
       cli.out(`  serving ${source.store.kind} ${source.location}  (${source.label})\n`);
     }
+    for (const place of absent) cli.out(`  not found: ${place.location}  (${place.label})\n`);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", () => resolve());
       process.once("SIGTERM", () => resolve());

@@ -300,16 +300,14 @@ async function agentSessionFolders(options: StorageOptions): Promise<SessionSour
       dir: resolveSettingPath(settings.sessionDir, agentDir, home),
     });
   }
-  const found: SessionSourcePlan[] = [];
-  for (const folder of folders) {
-    if (await isDirectory(folder.dir)) found.push(folder);
-  }
-  return found;
+  for (const folder of folders) folder.exists = await isDirectory(folder.dir);
+  return folders;
 }
 
 interface SessionSourcePlan {
   label: string;
   dir: string;
+  exists?: boolean;
 }
 
 /**
@@ -327,7 +325,7 @@ interface SessionSourcePlan {
  */
 export async function openSessionSources(
   options: StorageOptions = {},
-): Promise<{ store: SessionStore; sources: SessionSource[] }> {
+): Promise<OpenedSources> {
   const choice = await resolveStorageChoice(options);
   const primary: SessionSource = {
     label: choice.source === "default" ? "default store" : `store from ${choice.source}`,
@@ -335,11 +333,16 @@ export async function openSessionSources(
     store: await openStorage(choice, options),
   };
   const sources = [primary];
+  const absent: LookedFor[] = [];
   if (choice.source !== "explicit") {
     try {
       for (const folder of await agentSessionFolders(options)) {
         const dir = resolve(folder.dir);
         if (sources.some((source) => source.location === dir)) continue;
+        if (!folder.exists) {
+          absent.push({ label: folder.label, location: dir });
+          continue;
+        }
         sources.push({
           label: folder.label,
           location: dir,
@@ -352,5 +355,19 @@ export async function openSessionSources(
     }
   }
   const store = sources.length === 1 ? primary.store : new SourcesSessionStore(sources);
-  return { store, sources };
+  return { store, sources, absent };
+}
+
+/** A place sessions were looked for. */
+export interface LookedFor {
+  label: string;
+  location: string;
+}
+
+/** What {@link openSessionSources} opened, and the agent folders it found missing. */
+export interface OpenedSources {
+  store: SessionStore;
+  sources: SessionSource[];
+  /** Agent session folders looked for and not there (so a user can tell which were read). */
+  absent: LookedFor[];
 }

@@ -93,6 +93,14 @@ Deno.test({
     await emptyPage.waitForSelector(".looked-in li");
     const looked = await emptyPage.locator(".empty-state").textContent() ?? "";
     assert(looked.includes(join(emptyAgentDir, "sessions.db")), looked);
+    assert(
+      looked.includes(`${join(emptyAgentDir, "sessions")} (pi sessions folder: not there)`),
+      looked,
+    );
+    assert(
+      empty.printed().includes(`not found: ${join(emptyAgentDir, "sessions")}`),
+      empty.printed(),
+    );
     assert(looked.includes("PI_CODING_AGENT_DIR") && looked.includes("--session-dir"), looked);
     await screenshot(emptyPage, "31-firstrun-empty-computer");
   } finally {

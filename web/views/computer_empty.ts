@@ -12,6 +12,8 @@ import type { ListActions } from "./list.ts";
 export interface LookedIn {
   label: string;
   location: string;
+  /** Looked for, not there. */
+  missing?: boolean;
 }
 
 /** The empty state of the "This computer" list. */
@@ -33,7 +35,14 @@ export function computerEmptyState(
     el(
       "ul",
       { class: "looked-in" },
-      ...lookedIn.map((place) => el("li", {}, el("code", {}, place.location), ` (${place.label})`)),
+      ...lookedIn.map((place) =>
+        el(
+          "li",
+          {},
+          el("code", {}, place.location),
+          ` (${place.label}${place.missing ? ": not there" : ""})`,
+        )
+      ),
     ),
     el(
       "p",
