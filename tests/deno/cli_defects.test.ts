@@ -188,3 +188,25 @@ Deno.test("npm run --silent mu prints no Task line", async () => {
   assertEquals(text.decode(stdout), "mu 0.1.0\n");
   assert(!text.decode(stderr).includes("Task"), text.decode(stderr));
 });
+
+cliTest("check: an interrupted turn's unanswered tool call is a warning, exit 0", async (world) => {
+  const base = (await readFile(V4, "utf8")).trimEnd().split("\n");
+  const call = {
+    type: "message",
+    id: "c1",
+    parentId: "b2c3d4e5",
+    timestamp: "2026-03-01T10:02:00.000Z",
+    message: {
+      role: "assistant",
+      content: [{ type: "toolCall", id: "call-1", name: "bash", arguments: {} }],
+      stopReason: "toolUse",
+      timestamp: 1,
+    },
+  };
+  const file = join(world.root, "interrupted.jsonl");
+  await writeFile(file, [...base, JSON.stringify(call)].join("\n") + "\n");
+  const result = await world.mu(["check", file]);
+  assertEquals(result.code, 0, result.stdout);
+  assert(/warning\s+unanswered-tool-call/.test(result.stdout), result.stdout);
+  assert(result.stdout.includes("0 with defects, 1 with warnings"), result.stdout);
+});
