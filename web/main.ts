@@ -13,6 +13,7 @@ import { importSummary } from "./import_summary.ts";
 import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
 import { type ListActions, renderList, sessionHash } from "./views/list.ts";
+import type { LookedIn } from "./views/computer_empty.ts";
 import { TextFilter } from "./views/text_filter.ts";
 import { SessionPage, type SessionTab } from "./views/session.ts";
 import { parseHash, type Route, sessionUrl } from "./hash_route.ts";
@@ -61,6 +62,8 @@ const state = {
   /** Which store the list shows; "computer" only when served by `mu serve`. */
   source: "browser" as SessionSource,
   computer: false,
+  /** Where `mu serve` looked for sessions (its `/api/info`), for the empty "This computer". */
+  lookedIn: [] as LookedIn[],
   sort: loadListSort(),
 };
 
@@ -240,6 +243,7 @@ async function showList(): Promise<void> {
           filter: state.filter,
           source,
           computer: state.computer,
+          lookedIn: state.lookedIn,
           search: search.element,
           sort: state.sort,
           textMatches: textFilter.matches(state.filter, `${source}|${state.includeInternal}`),
@@ -376,6 +380,12 @@ async function start(): Promise<void> {
     showStorage(view);
     state.computer = view.computer === true;
     if (state.computer) {
+      const info = await fetch("/api/info").then((r) => r.json()).catch(() => ({}));
+      const places = (list: unknown) => Array.isArray(list) ? list as LookedIn[] : [];
+      state.lookedIn = [
+        ...places(info.sources),
+        ...places(info.absent).map((place) => ({ ...place, missing: true })),
+      ];
       // Served by mu serve: show this computer's sessions first, unless it has none.
       const { sessions, hiddenInternal } = await client.call("list", {
         includeInternal: false,

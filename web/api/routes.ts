@@ -6,7 +6,7 @@
  *
  * | route | answer |
  * | --- | --- |
- * | `GET /api/info` | `{ name, store }` |
+ * | `GET /api/info` | `{ name, store, sources, absent }`: where sessions are read from, and agent folders looked for but missing |
  * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor }`, newest first |
  * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }` |
  * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
@@ -36,6 +36,10 @@ export interface SessionApiOptions {
   store: SessionStore;
   /** Largest accepted import body (default 256 MiB). */
   maxImportBytes?: number;
+  /** Where the store reads sessions from, for people (`GET /api/info`). */
+  sources?: readonly { label: string; location: string }[];
+  /** Places looked for and not found (`GET /api/info`). */
+  absent?: readonly { label: string; location: string }[];
   /** Change poller for `/api/events` (default: one over `store`). */
   watcher?: ChangeWatcher;
 }
@@ -89,7 +93,14 @@ export function createSessionApi(
     const [resource, id, sub, ...rest] = parts;
     if (resource === "info" && parts.length === 1) {
       allow("GET, HEAD", request);
-      return json(200, { name: "mu-sessions", store: store.kind });
+      const places = (list: SessionApiOptions["sources"]) =>
+        (list ?? []).map(({ label, location }) => ({ label, location }));
+      return json(200, {
+        name: "mu-sessions",
+        store: store.kind,
+        sources: places(options.sources),
+        absent: places(options.absent),
+      });
     }
     if (resource === "events" && parts.length === 1) {
       allow("GET", request);

@@ -10,6 +10,7 @@
 import { button, el, formatDate, hashLink } from "../dom.ts";
 import type { SessionSource } from "../session_key.ts";
 import type { ListView, SessionRowView, UnloadableView } from "../types.ts";
+import { computerEmptyState, type LookedIn } from "./computer_empty.ts";
 import {
   groupByProject,
   LIST_SORTS,
@@ -46,6 +47,8 @@ export interface ListState {
   source: SessionSource;
   /** Whether the page is served by `mu serve` (the computer source exists). */
   computer: boolean;
+  /** Where `mu serve` reads sessions from (shown when it found none). */
+  lookedIn?: readonly LookedIn[];
   /** The full-text search panel (kept by the page across redraws). */
   search?: HTMLElement;
   sort: ListSort;
@@ -84,27 +87,6 @@ function sourceTabs(state: ListState, actions: ListActions): HTMLElement | null 
     { class: "tabs sources", attrs: { role: "tablist", "aria-label": "Session source" } },
     tab("computer", "This computer", "The sessions mu serve reads from this computer's store"),
     tab("browser", "This browser", "Sessions imported into this browser's own storage"),
-  );
-}
-
-function computerEmptyState(actions: ListActions): HTMLElement {
-  return el(
-    "section",
-    { class: "empty-state card" },
-    el("h2", {}, "No sessions on this computer yet"),
-    el(
-      "p",
-      {},
-      "mu serve found no sessions in this computer's store. Sessions an agent writes there ",
-      "appear here as they are created.",
-    ),
-    el(
-      "div",
-      { class: "actions" },
-      button("Show this browser's sessions", () => actions.setSource("browser"), {
-        class: "primary",
-      }),
-    ),
   );
 }
 
@@ -307,7 +289,9 @@ export function renderList(
       "div",
       { class: "list-page" },
       sourceTabs(state, actions),
-      state.source === "computer" ? computerEmptyState(actions) : emptyState(actions),
+      state.source === "computer"
+        ? computerEmptyState(actions, state.lookedIn ?? [])
+        : emptyState(actions),
       unloadableSection(unloadable, actions),
     );
   }
