@@ -29,6 +29,7 @@ import { searchSessions } from "../../src/search.ts";
 import type { SearchRole } from "../../src/search_text.ts";
 import { exportSessionJsonl, type SessionStore } from "../../src/store.ts";
 import { ChangeWatcher, eventStream } from "./events.ts";
+import { SessionPages } from "./session_pages.ts";
 import { errorResponse, HttpError, json, readBodyLimited } from "./http.ts";
 
 /** Options of {@link createSessionApi}. */
@@ -38,6 +39,8 @@ export interface SessionApiOptions {
   maxImportBytes?: number;
   /** Change poller for `/api/events` (default: one over `store`). */
   watcher?: ChangeWatcher;
+  /** The sessions kept open for entry pages (default: a few over `store`). */
+  pages?: SessionPages;
 }
 
 /** Default import body limit. */
@@ -84,6 +87,7 @@ export function createSessionApi(
   const { store } = options;
   const maxImportBytes = options.maxImportBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const watcher = options.watcher ?? new ChangeWatcher(store);
+  const pages = options.pages ?? new SessionPages(store);
 
   async function route(request: Request, url: URL, parts: string[]): Promise<Response> {
     const [resource, id, sub, ...rest] = parts;
@@ -141,12 +145,12 @@ export function createSessionApi(
     }
     const sessionId = decodeURIComponent(id);
     if (sub === undefined) {
-      const { header, entries, sourceVersion } = await store.load(sessionId);
       const offset = intParam(url, "offset", 0);
       const limit = intParam(url, "limit", ENTRY_PAGE, 10_000) || ENTRY_PAGE;
-      const page = entries.slice(offset, offset + limit);
-      const nextOffset = offset + limit < entries.length ? offset + limit : null;
-      return json(200, { header, sourceVersion, entries: page, total: entries.length, nextOffset });
+      // From the session kept open since its first page: a page is not a load.
+      const { header, sourceVersion, entries, total } = await pages.page(sessionId, offset, limit);
+      const nextOffset = offset + limit < total ? offset + limit : null;
+      return json(200, { header, sourceVersion, entries, total, nextOffset });
     }
     const leaf = url.searchParams.get("leaf") ?? undefined;
     if (sub === "context") {
