@@ -21,6 +21,15 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
+  // node:http keeps the first of repeated Host headers; pass them all so the guard sees them.
+  const hostValues: string[] = [];
+  for (let at = 0; at < req.rawHeaders.length; at += 2) {
+    if (req.rawHeaders[at].toLowerCase() === "host") hostValues.push(req.rawHeaders[at + 1]);
+  }
+  if (hostValues.length > 1) {
+    headers.delete("host");
+    for (const value of hostValues) headers.append("host", value);
+  }
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   // The URL's host is a placeholder: the real one is the Host header the guard checks.
   return new Request(`http://127.0.0.1${req.url ?? "/"}`, {

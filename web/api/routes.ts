@@ -30,7 +30,7 @@ import type { SearchRole } from "../../src/search_text.ts";
 import { exportSessionJsonl, type SessionStore } from "../../src/store.ts";
 import { ChangeWatcher, eventStream } from "./events.ts";
 import { SessionPages } from "./session_pages.ts";
-import { errorResponse, HttpError, json, readBodyLimited } from "./http.ts";
+import { errorResponse, HttpError, json, limitedBody } from "./http.ts";
 
 /** Options of {@link createSessionApi}. */
 export interface SessionApiOptions {
@@ -39,12 +39,23 @@ export interface SessionApiOptions {
   maxImportBytes?: number;
   /** Change poller for `/api/events` (default: one over `store`). */
   watcher?: ChangeWatcher;
+  /** Longest wait for the next chunk of an upload before it is refused with 408 (default 30 s). */
+  uploadIdleMs?: number;
+  /** Most event streams open at once; more are refused with 503 (default 64). */
+  maxEventStreams?: number;
   /** The sessions kept open for entry pages (default: a few over `store`). */
   pages?: SessionPages;
 }
 
 /** Default import body limit. */
 export const DEFAULT_MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+/** Default longest pause in an upload. */
+export const DEFAULT_UPLOAD_IDLE_MS = 30_000;
+/**
+ * Default cap on open event streams: each holds a connection and a poller subscription, and
+ * a viewer tab needs one.
+ */
+export const DEFAULT_MAX_EVENT_STREAMS = 64;
 const PAGE = 200;
 const ENTRY_PAGE = 2000;
 
@@ -56,6 +67,19 @@ function intParam(url: URL, name: string, fallback: number, max = Number.MAX_SAF
     throw new HttpError(400, "BadRequest", `${name} must be a non-negative integer`);
   }
   return Math.min(value, max);
+}
+
+/** A session id from its path segment; a malformed percent-encoding is the client's error. */
+function decodedId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(
+      400,
+      "BadRequest",
+      "the session id in the path is not valid percent-encoding",
+    );
+  }
 }
 
 function allow(methods: string, request: Request): void {
@@ -88,6 +112,9 @@ export function createSessionApi(
   const maxImportBytes = options.maxImportBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const watcher = options.watcher ?? new ChangeWatcher(store);
   const pages = options.pages ?? new SessionPages(store);
+  const uploadIdleMs = options.uploadIdleMs ?? DEFAULT_UPLOAD_IDLE_MS;
+  const maxEventStreams = options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS;
+  let eventStreams = 0;
 
   async function route(request: Request, url: URL, parts: string[]): Promise<Response> {
     const [resource, id, sub, ...rest] = parts;
@@ -97,7 +124,16 @@ export function createSessionApi(
     }
     if (resource === "events" && parts.length === 1) {
       allow("GET", request);
-      return eventStream(watcher, url.searchParams.get("session") ?? undefined, request.signal);
+      if (eventStreams >= maxEventStreams) {
+        throw new HttpError(
+          503,
+          "TooManyEventStreams",
+          `${maxEventStreams} event streams are open already; close a viewer tab or try again later`,
+        );
+      }
+      eventStreams++;
+      const session = url.searchParams.get("session") ?? undefined;
+      return eventStream(watcher, session, request.signal, () => eventStreams--);
     }
     if (resource === "search" && parts.length === 1) {
       allow("GET, HEAD", request);
@@ -115,7 +151,8 @@ export function createSessionApi(
     }
     if (resource === "import" && parts.length === 1) {
       allow("POST", request);
-      const body = await readBodyLimited(request, maxImportBytes);
+      // Parsed as it arrives: the server never holds the upload's bytes whole.
+      const body = await limitedBody(request, { maxBytes: maxImportBytes, idleMs: uploadIdleMs });
       const outcome = await importSession(store, body, { source: "request body" });
       if (outcome.status === "invalid") throw outcome.error;
       if (outcome.status === "conflict") {
@@ -143,7 +180,7 @@ export function createSessionApi(
       const next = cursor + limit < all.length ? String(cursor + limit) : null;
       return json(200, { sessions, nextCursor: next, total: all.length });
     }
-    const sessionId = decodeURIComponent(id);
+    const sessionId = decodedId(id);
     if (sub === undefined) {
       const offset = intParam(url, "offset", 0);
       const limit = intParam(url, "limit", ENTRY_PAGE, 10_000) || ENTRY_PAGE;
