@@ -11,6 +11,7 @@ import { browserImportTargets } from "./browser/targets.ts";
 import { edgeTargets } from "./cases/edge_targets.ts";
 import { hugeTargets } from "./cases/huge.ts";
 import { contextTargets } from "./cases/resume.ts";
+import { serveTargets } from "./cases/serve.ts";
 
 /** One target, measured. */
 export interface Evaluation {
@@ -274,6 +275,7 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
     });
   }
   out.push(...edgeTargets(rows), ...hugeTargets(rows), ...contextTargets(rows));
+  out.push(...serveTargets(rows));
   return out;
 }
 
