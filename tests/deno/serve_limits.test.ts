@@ -44,22 +44,79 @@ function post(body: BodyInit): Request {
   });
 }
 
-Deno.test("mu serve import: a line that is not JSON is refused before the rest of the upload is read", async () => {
+/** `count` chained message lines, starting at `from`, in chunks of about 64 KiB. */
+function messageChunks(from: number, count: number): string[] {
+  const chunks: string[] = [];
+  let chunk = "";
+  for (let i = from; i < from + count; i++) {
+    chunk += message(`m${i}`, i ? `m${i - 1}` : null);
+    if (chunk.length >= 64 * 1024) {
+      chunks.push(chunk);
+      chunk = "";
+    }
+  }
+  if (chunk) chunks.push(chunk);
+  return chunks;
+}
+
+/** `store` with its `create` and `append` calls counted. */
+function countedWrites(store: MemorySessionStore) {
+  const writes: string[] = [];
+  const create = store.create.bind(store);
+  const append = store.append.bind(store);
+  store.create = (...args) => (writes.push("create"), create(...args));
+  store.append = (...args) => (writes.push("append"), append(...args));
+  return writes;
+}
+
+Deno.test("mu serve import: a line that is not JSON is refused before the rest of the upload is read, nothing stored", async () => {
   const store = new MemorySessionStore();
   const api = createSessionApi({ store });
-  const good = Array.from({ length: 200 }, (_, i) => message(`m${i}`, i ? `m${i - 1}` : null));
-  const upload = countedUpload([HEADER, good[0], '{"type":"message", "id": \n', ...good.slice(1)]);
+  const before = messageChunks(0, 100);
+  const after = messageChunks(100, 40_000); // about 6 MiB after the bad line
+  const upload = countedUpload([HEADER, ...before, '{"type":"message", "id": \n', ...after]);
   const response = (await api(post(upload.body)))!;
   assertEquals(response.status, 400);
-  assertEquals((await response.json()).line, 3);
-  assert(upload.pulled() < 10, `read ${upload.pulled()} of 203 chunks`);
+  assertEquals((await response.json()).line, 102);
+  const total = after.length + before.length + 2;
+  assert(upload.pulled() < total / 2, `read ${upload.pulled()} of ${total} chunks`);
   assertEquals(await store.list({ includeInternal: true }), [], "nothing stored");
+});
 
-  // The same lines without the bad one import whole, streamed.
-  const whole = countedUpload([HEADER, ...good]);
-  const imported = (await api(post(whole.body)))!;
-  assertEquals(imported.status, 201);
-  assertEquals((await store.load("s1")).entries.length, 200);
+Deno.test("mu serve import: a new session is stored in batches as it arrives, equal to the upload", async () => {
+  const store = new MemorySessionStore();
+  const writes = countedWrites(store);
+  const api = createSessionApi({ store });
+  const lines = [HEADER, ...messageChunks(0, 20_000)]; // about 3 MiB
+  const response = (await api(post(countedUpload(lines).body)))!;
+  assertEquals(response.status, 201);
+  assertEquals(writes[0], "create");
+  assert(writes.length >= 3, `stored in ${writes.length} writes`);
+  assertEquals(await store.exportJsonl("s1"), lines.join(""), "byte for byte");
+
+  // The same upload again goes through the import rule: already present, nothing written.
+  const written = writes.length;
+  const again = (await api(post(countedUpload(lines).body)))!;
+  assertEquals(await again.json(), { status: "already-present", sessionId: "s1" });
+  assertEquals(writes.length, written);
+});
+
+Deno.test("mu serve import: an entry refused in a later batch names its upload line and leaves nothing behind", async () => {
+  const store = new MemorySessionStore();
+  const api = createSessionApi({ store });
+  const chunks = messageChunks(0, 20_000);
+  const bad =
+    '{"type":"message","id":"bad","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z"}\n';
+  const response = (await api(post(countedUpload([HEADER, ...chunks, bad]).body)))!;
+  assertEquals(response.status, 400);
+  const refusal = await response.json();
+  assertEquals(refusal.line, 20_002);
+  assertEquals(refusal.error, "SessionFormatError");
+  assertEquals(
+    await store.list({ includeInternal: true }),
+    [],
+    "the partly stored session is removed",
+  );
 });
 
 Deno.test("mu serve import: an upload that stops sending is refused with 408, nothing stored", async () => {

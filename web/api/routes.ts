@@ -24,11 +24,11 @@ import {
   loadHeaderAndProjection,
 } from "../../src/context_load.ts";
 import { exportBranchJsonl } from "../../src/export_branch.ts";
-import { importSession } from "../../src/import_rule.ts";
 import { searchSessions } from "../../src/search.ts";
 import type { SearchRole } from "../../src/search_text.ts";
 import { exportSessionJsonl, type SessionStore } from "../../src/store.ts";
 import { ChangeWatcher, eventStream } from "./events.ts";
+import { importStreamed } from "./import_stream.ts";
 import { SessionPages } from "./session_pages.ts";
 import { errorResponse, HttpError, json, limitedBody } from "./http.ts";
 
@@ -151,9 +151,9 @@ export function createSessionApi(
     }
     if (resource === "import" && parts.length === 1) {
       allow("POST", request);
-      // Parsed as it arrives: the server never holds the upload's bytes whole.
+      // Parsed and stored as it arrives: the server never holds the upload whole.
       const body = await limitedBody(request, { maxBytes: maxImportBytes, idleMs: uploadIdleMs });
-      const outcome = await importSession(store, body, { source: "request body" });
+      const outcome = await importStreamed(store, body, { source: "request body" });
       if (outcome.status === "invalid") throw outcome.error;
       if (outcome.status === "conflict") {
         return json(409, {
