@@ -12,6 +12,7 @@ import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { openSqliteStore } from "../../stores/sqlite/file.ts";
 import { HttpSessionStore } from "../../stores/http/store.ts";
 import { createSessionApi } from "../../web/api/routes.ts";
+import { SessionPages } from "../../web/api/session_pages.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { generatedSession } from "../unit/context_sessions.ts";
 import { fixtureText } from "../unit/fixtures.ts";
@@ -106,6 +107,30 @@ Deno.test("mu serve pages: an older-format session (no lazy open) is loaded once
     assertEquals([loads(), opens()], [1, 2], "one declined lazy open, one full load, kept");
     await viewer.load(row.id);
     assertEquals(opens(), 2);
+  } finally {
+    await served.close();
+    await removeDir(dir);
+  }
+});
+
+Deno.test("mu serve pages: only the most recently read sessions stay open", async () => {
+  const dir = await tempDir("mu-serve-pages-");
+  const served = await openSqliteStore(`${dir}/sessions.db`);
+  try {
+    for (const seed of [1, 2, 3]) {
+      const { header, entries } = generatedSession(5, seed);
+      await importSession(served, serializeSessionJsonl({ ...header, id: `s${seed}` }, entries));
+    }
+    const pages = new SessionPages(served, 2);
+    const read = async (order: string[]) => {
+      for (const id of order) assertEquals((await pages.page(id, 0, 10)).total, 5);
+    };
+    await read(["s1", "s2", "s1", "s2"]);
+    assertEquals(pages.opens, 2, "two sessions fit");
+    await read(["s3", "s2"]);
+    assertEquals(pages.opens, 3, "s3 pushed out s1, the least recently read");
+    await read(["s1"]);
+    assertEquals(pages.opens, 4);
   } finally {
     await served.close();
     await removeDir(dir);
