@@ -79,7 +79,8 @@ function stepFn(driver: StoreDriver, where: string, sessionId: string, step: Ste
         return { loadMs: elapsed(t), entries: page.entries.length, opens: pages.opens };
       }
       if (step === "one full load") {
-        return { loadMs: elapsed(t), entries: (await store.load(sessionId)).entries.length };
+        const { entries } = await store.load(sessionId);
+        return { loadMs: elapsed(t), entries: entries.length };
       }
       const { entries } = await client.load(sessionId);
       return { loadMs: elapsed(t), entries: entries.length, opens: pages.opens };
