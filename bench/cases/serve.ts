@@ -10,10 +10,10 @@
  *   load, `/api/sessions/:id/loaded-context`), its projection and the listing row;
  * - "first entries page": the first page of 2,000 entries (`/api/sessions/:id`), which
  *   the tree and the raw pane wait for;
- * - "every page": the whole session in the API's 51 pages (`HttpSessionStore.load`),
+ * - "every page": the whole session in the API's 50 pages (`HttpSessionStore.load`),
  *   with the number of times the server opened the session as a fact;
  * - "one full load": `store.load` of the session, what every page cost before the server
- *   kept sessions open (so the old "every page" was 51 of these).
+ *   kept sessions open (so the old "every page" was 50 of these).
  *
  * @module
  */
