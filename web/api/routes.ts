@@ -8,12 +8,12 @@
  * | --- | --- |
  * | `GET /api/info` | `{ name, store }` |
  * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor }`, newest first |
- * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }` |
+ * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }`, from the session kept open (`session_pages.ts`) |
  * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
  * | `GET /api/sessions/:id/loaded-context?leaf=&empty=1` | a context-only load (`LoadedContext`) |
  * | `GET /api/sessions/:id/export?leaf=` | JSONL (`application/jsonl`) |
- * | `POST /api/import` | JSONL body: 201 imported, 200 already present / updated, 409 a different session has the id, 400 malformed (line, reason), 413 too large |
- * | `GET /api/events?session=` | server-sent events: `sessions`, `session` |
+ * | `POST /api/import` | JSONL body, stored as it arrives: 201 imported, 200 already present / updated, 409 a different session has the id, 400 malformed (line, reason), 413 too large, 408 the upload stalled |
+ * | `GET /api/events?session=` | server-sent events: `sessions`, `session`; 503 past the cap on open streams |
  * | `GET /api/search?q=&cwd=&session=&role=&internal=1&limit=` | `{ hits }`, best first (`searchSessions`) |
  *
  * @module

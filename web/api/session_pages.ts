@@ -114,11 +114,6 @@ export class SessionPages {
     }
   }
 
-  /** Forget every open session (the store is closing, or changed wholesale). */
-  clear(): void {
-    this.#open.clear();
-  }
-
   /** The open at `token`: the kept one when its token is current, else a new open. */
   #current(sessionId: string, token: string): Promise<OpenSession> {
     const known = this.#open.get(sessionId);
