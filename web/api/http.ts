@@ -95,12 +95,10 @@ export async function limitedBody(
   const nextChunk = () => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const idle = new Promise<never>((_, reject) => {
-      const refuse = () =>
-        reject(new HttpError(408, "RequestTimeout", `no body data arrived for ${idleMs} ms`));
-      // When the timer comes due right after a long synchronous step (a store write, its
-      // search indexing), data that arrived meanwhile has not been delivered yet: give the
-      // event loop one more turn, which delivers it first, before refusing.
-      timer = setTimeout(() => timer = setTimeout(refuse, 0), idleMs);
+      timer = setTimeout(
+        () => reject(new HttpError(408, "RequestTimeout", `no body data arrived for ${idleMs} ms`)),
+        idleMs,
+      );
     });
     return Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
   };
