@@ -16,6 +16,7 @@ import process from "node:process";
 import { openCase, type OpenParams } from "./cases/open.ts";
 import { hugeCase } from "./cases/huge.ts";
 import { contextCase } from "./cases/resume.ts";
+import { serveCase, type ServeParams } from "./cases/serve.ts";
 import { appendCostCase, type AppendCostParams } from "./cases/append_cost.ts";
 import {
   appendCase,
@@ -48,7 +49,8 @@ export interface ChildJob {
     | "search"
     | "search-append"
     | "huge"
-    | "context";
+    | "context"
+    | "serve";
   params: Record<string, unknown>;
   warmup?: number;
   runs?: number;
@@ -99,6 +101,8 @@ async function makeCase(job: ChildJob): Promise<BenchCase> {
       return await hugeCase(job.params as unknown as OpenParams);
     case "context":
       return await contextCase(job.params as unknown as OpenParams);
+    case "serve":
+      return await serveCase(job.params as unknown as ServeParams);
     default:
       throw new Error(`unknown case ${job.case}`);
   }

@@ -13,6 +13,8 @@
  * opens of it; with `--smoke`, on the 10k session. `--only=context` (not in the default run)
  * times resuming the 100k session: context-only loads and SessionManager.open +
  * buildSessionContext() per store beside the floor, then each alone for its peak RSS.
+ * `--only=serve` (not in the default run) reads the 100k session through `mu serve`'s API
+ * as the viewer does (`bench/cases/serve.ts`).
  * @module
  */
 import type { ChildJob } from "./child.ts";
@@ -358,6 +360,14 @@ if (only?.includes("context")) {
       await run(launcher, "context memory", subject, { ...job, mode: "mem", fn });
     }
   }
+}
+
+// The 100k session through `mu serve`'s API, only on request (Deno: the server's runtime in
+// `npm start`): the viewer's first conversation page, first entries page and every page.
+if (only?.includes("serve") && runtimes.includes("deno")) {
+  const params = openParams(SIZES.big);
+  const job: ChildJob = { mode: "time", case: "serve", params, warmup: 1, runs: 3 };
+  await run(denoLauncher, "serve", `${SIZES.big} entries`, job, 900_000);
 }
 
 // The ~1 GB session (issue 12), only on request: each function once in one process (ratios

@@ -12,6 +12,7 @@ import { edgeTargets } from "./cases/edge_targets.ts";
 import { bundleTargets } from "./cases/bundles.ts";
 import { hugeTargets } from "./cases/huge.ts";
 import { contextTargets } from "./cases/resume.ts";
+import { serveTargets } from "./cases/serve.ts";
 
 /** One target, measured. */
 export interface Evaluation {
@@ -276,6 +277,7 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
   }
   out.push(...edgeTargets(rows), ...hugeTargets(rows), ...contextTargets(rows));
   out.push(...bundleTargets(rows));
+  out.push(...serveTargets(rows));
   return out;
 }
 

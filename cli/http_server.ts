@@ -7,7 +7,6 @@
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { Readable } from "node:stream";
 
 /** A running server. */
 export interface RunningServer {
@@ -15,22 +14,73 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+/**
+ * The request body as a web stream that reads from the socket only as fast as the handler
+ * consumes (a few chunks ahead): an import parsed and stored as it arrives must not have
+ * the rest of a fast upload piling up in memory meanwhile. Cancelling, or `stop`, ends
+ * the stream's reading and leaves the rest to the lingering close below.
+ */
+function bodyStream(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; stop(): void } {
+  let open = true;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.pause();
+      req.on("data", (chunk: Uint8Array) => {
+        if (!open) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 0) <= 0) req.pause();
+      });
+      req.on("end", () => {
+        if (open) controller.close();
+        open = false;
+      });
+      req.on("error", (error) => {
+        if (open) controller.error(error);
+        open = false;
+      });
+      req.on("close", () => {
+        if (open) controller.error(new Error("the client closed the connection mid-upload"));
+        open = false;
+      });
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      open = false;
+      req.pause();
+    },
+  }, { highWaterMark: 4 });
+  return { stream, stop: () => open = false };
+}
+
+/** The web request of `req`, and how to stop its body's reading. */
+function toRequest(req: IncomingMessage, signal: AbortSignal): { request: Request; stop(): void } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  // node:http keeps the first of repeated Host headers; pass them all so the guard sees them.
+  const hostValues: string[] = [];
+  for (let at = 0; at < req.rawHeaders.length; at += 2) {
+    if (req.rawHeaders[at].toLowerCase() === "host") hostValues.push(req.rawHeaders[at + 1]);
+  }
+  if (hostValues.length > 1) {
+    headers.delete("host");
+    for (const value of hostValues) headers.append("host", value);
+  }
+  const body = req.method !== "GET" && req.method !== "HEAD" ? bodyStream(req) : undefined;
   // The URL's host is a placeholder: the real one is the Host header the guard checks.
-  return new Request(`http://127.0.0.1${req.url ?? "/"}`, {
+  const request = new Request(`http://127.0.0.1${req.url ?? "/"}`, {
     method: req.method,
     headers,
     signal,
-    body: hasBody ? Readable.toWeb(req) as unknown as ReadableStream<Uint8Array> : undefined,
+    body: body?.stream,
     // @ts-ignore: Node and Deno need duplex for streamed request bodies
-    duplex: hasBody ? "half" : undefined,
+    duplex: body ? "half" : undefined,
   });
+  return { request, stop: () => body?.stop() };
 }
 
 async function send(response: Response, res: ServerResponse): Promise<void> {
@@ -78,8 +128,9 @@ export function serveHttp(
     const abort = new AbortController();
     res.on("close", () => abort.abort());
     let response: Response;
+    const { request, stop } = toRequest(req, abort.signal);
     try {
-      response = await handler(toRequest(req, abort.signal));
+      response = await handler(request);
     } catch {
       response = new Response('{"error":"InternalError"}', { status: 500 });
     }
@@ -90,8 +141,15 @@ export function serveHttp(
     const unread = req.method !== "GET" && req.method !== "HEAD" && !req.complete;
     if (unread) response.headers.set("connection", "close");
     await send(response, res);
-    if (unread && !req.complete) lingerThenClose(req);
+    if (unread && !req.complete) {
+      stop();
+      lingerThenClose(req);
+    }
   });
+  // node:http answers 408 to any request not received whole within 5 minutes, which cut a
+  // 231 MB import off while it was being stored; an upload is bounded instead by the API's
+  // idle timeout between chunks (and its size limit), headers by node's headersTimeout.
+  server.requestTimeout = 0;
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, hostname, () => {

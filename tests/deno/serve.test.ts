@@ -162,6 +162,30 @@ serveTest("requests for another host name or from another origin are refused", a
   await page.body?.cancel();
 });
 
+serveTest("a malformed percent-encoding in a session id answers 400, not 500", async (origin) => {
+  for (
+    const path of ["/api/sessions/%E0%A4%A", "/api/sessions/%zz/context", "/api/sessions/%/export"]
+  ) {
+    const [code, body] = await status(fetch(`${origin}${path}`));
+    assertEquals([code, body.error], [400, "BadRequest"], path);
+  }
+  assertEquals((await status(fetch(`${origin}/api/sessions/%41bc`)))[0], 404, "a valid escape");
+});
+
+serveTest(
+  "a request with two Host headers is refused with 400, whichever comes first",
+  async (origin) => {
+    const port = Number(new URL(origin).port);
+    const ours = `127.0.0.1:${port}`;
+    for (const [first, second] of [[ours, "evil.example"], ["evil.example", ours], [ours, ours]]) {
+      const answer = await rawGet(port, first, `Host: ${second}\r\n`);
+      assert(answer.startsWith("HTTP/1.1 400"), `${first} then ${second}: ${answer.slice(0, 40)}`);
+      assert(answer.includes("more than one Host header"), answer);
+    }
+    assert((await rawGet(port, ours)).startsWith("HTTP/1.1 200"), "one Host header passes");
+  },
+);
+
 serveTest(
   "an append by another process reaches /api/events as a session event",
   async (origin, agentDir) => {

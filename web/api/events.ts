@@ -111,14 +111,24 @@ export class ChangeWatcher {
   }
 }
 
-/** A `text/event-stream` response that forwards the watcher's events until the client leaves. */
+/**
+ * A `text/event-stream` response that forwards the watcher's events until the client
+ * leaves; `onEnd` runs once when the stream ends, however it ends.
+ */
 export function eventStream(
   watcher: ChangeWatcher,
   sessionId: string | undefined,
   signal: AbortSignal,
+  onEnd: () => void = () => {},
 ): Response {
   const encoder = new TextEncoder();
-  let unsubscribe = () => {};
+  let subscribed = () => {};
+  let ended = false;
+  const unsubscribe = () => {
+    subscribed();
+    if (!ended) onEnd();
+    ended = true;
+  };
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -136,10 +146,11 @@ export function eventStream(
           controller.close();
         } catch { /* already closed */ }
       };
-      unsubscribe = watcher.subscribe((event) => {
+      subscribed = watcher.subscribe((event) => {
         send(`event: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`);
       }, sessionId);
       keepAlive = setInterval(() => send(": keep-alive\n\n"), 15_000);
+      if (signal.aborted) return close(); // gone before the stream started
       signal.addEventListener("abort", close, { once: true });
       // "ready" only once the tokens are known: every write after it is reported.
       watcher.baseline(sessionId).then(() => send("retry: 1000\nevent: ready\ndata: {}\n\n"));

@@ -18,7 +18,7 @@ export function servedHosts(hostname: string, port: number): Set<string> {
 
 /**
  * A 403 response when the request is not addressed to, or not sent from, the served
- * origin; `undefined` when it may proceed.
+ * origin (400 when it names more than one host); `undefined` when it may proceed.
  *
  * @example
  * ```ts
@@ -29,6 +29,11 @@ export function servedHosts(hostname: string, port: number): Set<string> {
  */
 export function refuseForeign(request: Request, hosts: Set<string>): Response | undefined {
   const host = (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
+  // Headers joins repeated fields with ", ": two Host headers (which a proxy and this
+  // server might read differently) are malformed, whichever of them is ours.
+  if (host.includes(",")) {
+    return json(400, { error: "BadRequest", message: "the request has more than one Host header" });
+  }
   if (!hosts.has(host)) {
     return json(403, {
       error: "Forbidden",

@@ -1,6 +1,6 @@
 /**
  * Small web-standard HTTP helpers shared by the session API: JSON answers with a status a
- * client can act on, typed library errors mapped to statuses, and a body reader that stops
+ * client can act on, typed library errors mapped to statuses, and a body stream that stops
  * (and cancels the upload) as soon as a size limit is passed.
  *
  * @module
@@ -56,11 +56,33 @@ export function errorResponse(error: unknown): Response {
   return json(500, { error: "InternalError", message: "the request could not be answered" });
 }
 
+/** Options of {@link limitedBody}. */
+export interface BodyLimits {
+  /** Largest accepted body: past it the stream fails with a 413 and the upload is cancelled. */
+  maxBytes: number;
+  /** Longest wait for the next chunk: past it the stream fails with a 408 and the upload is cancelled. */
+  idleMs: number;
+}
+
 /**
- * Read a request body into memory, refusing (413, upload cancelled) past `maxBytes`. A
- * plain reader loop: it counts on every runtime, whatever its stream implementation.
+ * A request's body as a stream that enforces `limits` while it is consumed, so a consumer
+ * that parses as it reads holds no copy of the whole body. A declared length over the limit
+ * is refused before anything is read. A plain reader loop: it counts on every runtime,
+ * whatever its stream implementation.
+ *
+ * @example
+ * ```ts
+ * import { limitedBody } from "./http.ts";
+ * const request = new Request("http://127.0.0.1/", { method: "POST", body: "{}" });
+ * const body = await limitedBody(request, { maxBytes: 1024, idleMs: 30_000 });
+ * await new Response(body).text(); // "{}"
+ * ```
  */
-export async function readBodyLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function limitedBody(
+  request: Request,
+  limits: BodyLimits,
+): Promise<ReadableStream<Uint8Array>> {
+  const { maxBytes, idleMs } = limits;
   const length = Number(request.headers.get("content-length") ?? "NaN");
   const tooLarge = () =>
     new HttpError(413, "PayloadTooLarge", `the body is larger than ${maxBytes} bytes`);
@@ -68,25 +90,34 @@ export async function readBodyLimited(request: Request, maxBytes: number): Promi
     await request.body?.cancel();
     throw tooLarge();
   }
-  if (!request.body) return new Uint8Array();
+  if (!request.body) return new Blob([]).stream();
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
   let size = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
+  const nextChunk = () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const idle = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new HttpError(408, "RequestTimeout", `no body data arrived for ${idleMs} ms`)),
+        idleMs,
+      );
+    });
+    return Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await nextChunk();
+        if (done) return controller.close();
+        size += value.byteLength;
+        if (size > maxBytes) throw tooLarge();
+        controller.enqueue(value);
+      } catch (error) {
+        reader.cancel().catch(() => {});
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }

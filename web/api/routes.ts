@@ -8,12 +8,12 @@
  * | --- | --- |
  * | `GET /api/info` | `{ name, store, sources, absent }`: where sessions are read from, and agent folders looked for but missing |
  * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor }`, newest first |
- * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }` |
+ * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }`, from the session kept open (`session_pages.ts`) |
  * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
  * | `GET /api/sessions/:id/loaded-context?leaf=&empty=1` | a context-only load (`LoadedContext`) |
  * | `GET /api/sessions/:id/export?leaf=` | JSONL (`application/jsonl`) |
- * | `POST /api/import` | JSONL body: 201 imported, 200 already present / updated, 409 a different session has the id, 400 malformed (line, reason), 413 too large |
- * | `GET /api/events?session=` | server-sent events: `sessions`, `session` |
+ * | `POST /api/import` | JSONL body, stored as it arrives: 201 imported, 200 already present / updated, 409 a different session has the id, 400 malformed (line, reason), 413 too large, 408 the upload stalled |
+ * | `GET /api/events?session=` | server-sent events: `sessions`, `session`; 503 past the cap on open streams |
  * | `GET /api/search?q=&cwd=&session=&role=&internal=1&limit=` | `{ hits }`, best first (`searchSessions`) |
  *
  * @module
@@ -24,12 +24,13 @@ import {
   loadHeaderAndProjection,
 } from "../../src/context_load.ts";
 import { exportBranchJsonl } from "../../src/export_branch.ts";
-import { importSession } from "../../src/import_rule.ts";
 import { searchSessions } from "../../src/search.ts";
 import type { SearchRole } from "../../src/search_text.ts";
 import { exportSessionJsonl, type SessionStore } from "../../src/store.ts";
 import { ChangeWatcher, eventStream } from "./events.ts";
-import { errorResponse, HttpError, json, readBodyLimited } from "./http.ts";
+import { importStreamed } from "./import_stream.ts";
+import { SessionPages } from "./session_pages.ts";
+import { errorResponse, HttpError, json, limitedBody } from "./http.ts";
 
 /** Options of {@link createSessionApi}. */
 export interface SessionApiOptions {
@@ -42,10 +43,23 @@ export interface SessionApiOptions {
   absent?: readonly { label: string; location: string }[];
   /** Change poller for `/api/events` (default: one over `store`). */
   watcher?: ChangeWatcher;
+  /** Longest wait for the next chunk of an upload before it is refused with 408 (default 30 s). */
+  uploadIdleMs?: number;
+  /** Most event streams open at once; more are refused with 503 (default 64). */
+  maxEventStreams?: number;
+  /** The sessions kept open for entry pages (default: a few over `store`). */
+  pages?: SessionPages;
 }
 
 /** Default import body limit. */
 export const DEFAULT_MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+/** Default longest pause in an upload. */
+export const DEFAULT_UPLOAD_IDLE_MS = 30_000;
+/**
+ * Default cap on open event streams: each holds a connection and a poller subscription, and
+ * a viewer tab needs one.
+ */
+export const DEFAULT_MAX_EVENT_STREAMS = 64;
 const PAGE = 200;
 const ENTRY_PAGE = 2000;
 
@@ -57,6 +71,19 @@ function intParam(url: URL, name: string, fallback: number, max = Number.MAX_SAF
     throw new HttpError(400, "BadRequest", `${name} must be a non-negative integer`);
   }
   return Math.min(value, max);
+}
+
+/** A session id from its path segment; a malformed percent-encoding is the client's error. */
+function decodedId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(
+      400,
+      "BadRequest",
+      "the session id in the path is not valid percent-encoding",
+    );
+  }
 }
 
 function allow(methods: string, request: Request): void {
@@ -88,6 +115,10 @@ export function createSessionApi(
   const { store } = options;
   const maxImportBytes = options.maxImportBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const watcher = options.watcher ?? new ChangeWatcher(store);
+  const pages = options.pages ?? new SessionPages(store);
+  const uploadIdleMs = options.uploadIdleMs ?? DEFAULT_UPLOAD_IDLE_MS;
+  const maxEventStreams = options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS;
+  let eventStreams = 0;
 
   async function route(request: Request, url: URL, parts: string[]): Promise<Response> {
     const [resource, id, sub, ...rest] = parts;
@@ -104,7 +135,16 @@ export function createSessionApi(
     }
     if (resource === "events" && parts.length === 1) {
       allow("GET", request);
-      return eventStream(watcher, url.searchParams.get("session") ?? undefined, request.signal);
+      if (eventStreams >= maxEventStreams) {
+        throw new HttpError(
+          503,
+          "TooManyEventStreams",
+          `${maxEventStreams} event streams are open already; close a viewer tab or try again later`,
+        );
+      }
+      eventStreams++;
+      const session = url.searchParams.get("session") ?? undefined;
+      return eventStream(watcher, session, request.signal, () => eventStreams--);
     }
     if (resource === "search" && parts.length === 1) {
       allow("GET, HEAD", request);
@@ -122,8 +162,9 @@ export function createSessionApi(
     }
     if (resource === "import" && parts.length === 1) {
       allow("POST", request);
-      const body = await readBodyLimited(request, maxImportBytes);
-      const outcome = await importSession(store, body, { source: "request body" });
+      // Parsed and stored as it arrives: the server never holds the upload whole.
+      const body = await limitedBody(request, { maxBytes: maxImportBytes, idleMs: uploadIdleMs });
+      const outcome = await importStreamed(store, body, { source: "request body" });
       if (outcome.status === "invalid") throw outcome.error;
       if (outcome.status === "conflict") {
         return json(409, {
@@ -150,14 +191,14 @@ export function createSessionApi(
       const next = cursor + limit < all.length ? String(cursor + limit) : null;
       return json(200, { sessions, nextCursor: next, total: all.length });
     }
-    const sessionId = decodeURIComponent(id);
+    const sessionId = decodedId(id);
     if (sub === undefined) {
-      const { header, entries, sourceVersion } = await store.load(sessionId);
       const offset = intParam(url, "offset", 0);
       const limit = intParam(url, "limit", ENTRY_PAGE, 10_000) || ENTRY_PAGE;
-      const page = entries.slice(offset, offset + limit);
-      const nextOffset = offset + limit < entries.length ? offset + limit : null;
-      return json(200, { header, sourceVersion, entries: page, total: entries.length, nextOffset });
+      // From the session kept open since its first page: a page is not a load.
+      const { header, sourceVersion, entries, total } = await pages.page(sessionId, offset, limit);
+      const nextOffset = offset + limit < total ? offset + limit : null;
+      return json(200, { header, sourceVersion, entries, total, nextOffset });
     }
     const leaf = url.searchParams.get("leaf") ?? undefined;
     if (sub === "context") {
