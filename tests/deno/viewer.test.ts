@@ -38,6 +38,7 @@ import "../viewer/layout_tests.ts"; // 390/768/1400 px without side scrolling, s
 import "../viewer/conversation_tests.ts"; // conversation view, markdown, diffs, ANSI, HTML export
 import "../viewer/conversation_cost_tests.ts"; // a tall turn lays out only its blocks in view
 import "../viewer/window_tests.ts"; // context and raw panes hold a window of rows
+import "../viewer/diff_freeze_tests.ts"; // a 100k-character edit does not freeze the page
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

@@ -9,7 +9,7 @@ import { assert, assertEquals } from "../conformance/assert.ts";
 import { ansiToHNodes, parseAnsi } from "../../web/conversation/ansi.ts";
 import { type HElement, type HNode, hText, safeHref } from "../../web/conversation/hnode.ts";
 import { markdownToHNodes } from "../../web/conversation/markdown.ts";
-import { diffLines } from "../../web/conversation/tools.ts";
+import { diffLines, recordedDiffLines } from "../../web/conversation/diff.ts";
 import { foldInto } from "../../web/conversation/fold.ts";
 import { conversationItems } from "../../web/conversation/model.ts";
 import { parseSessionJsonlSync } from "../../src/jsonl.ts";
@@ -120,6 +120,65 @@ test("diff: an edit as unified lines numbered in the old and new text", () => {
     row.class === "diff-hunk" ? hText(row) : row.children!.map(hText).join("|")
   );
   assertEquals(rows, ["@@ -1,3 +1,4 @@", "1|1| |a", "2||-|b", "|2|+|B", "3|3| |c", "|4|+|d"]);
+});
+
+/** `lines` lines of short random-looking text, distinct per seed. */
+function numberedLines(lines: number, seed: string): string {
+  return Array.from({ length: lines }, (_, i) => `${seed}${(i * 7919) % 1009}`).join("\n");
+}
+
+test("diff: a large edit with little change still diffs; a large rewrite shows before/after", () => {
+  // 40k characters, one line changed: a small edit distance, found within the bound.
+  const before = numberedLines(6_000, "line ");
+  const lines = before.split("\n");
+  lines[3_000] = "changed";
+  const small = diffLines(before, lines.join("\n"));
+  const cells = (row: HElement) => row.children!.map(hText).join("|");
+  assertEquals(
+    small.filter((r) => r.class === "diff-line diff-del").map(cells).join(),
+    "3001||-|line 95",
+  );
+  assertEquals(
+    small.filter((r) => r.class === "diff-line diff-add").map(cells).join(),
+    "|3001|+|changed",
+  );
+  // 40k characters rewritten on every line: the edit distance passes the bound, so the
+  // diff gives up early and shows both texts instead of blocking the page.
+  const rewrite = diffLines(numberedLines(6_000, "a"), numberedLines(6_000, "b"));
+  assertEquals(rewrite.filter((r) => r.class?.startsWith("diff-line")).length, 0);
+  assert(hText(rewrite[0]).startsWith("(too large to diff"), hText(rewrite[0]));
+  assertEquals(rewrite.filter((r) => r.tag === "pre").length, 2);
+});
+
+test("diff: pi's recorded diff keeps the file's line numbers and context", () => {
+  const recorded = [
+    "  9 import a",
+    " 10 import b",
+    "-11 old()",
+    "+11 fresh()",
+    "+12 extra()",
+    " 12 done()",
+    "    ...",
+    " 40 tail()",
+    "-41 gone()",
+    " 42 end()",
+  ].join("\n");
+  const rows = recordedDiffLines(recorded)!.map((row) =>
+    row.class === "diff-hunk" ? hText(row) : row.children!.map(hText).join("|")
+  );
+  assertEquals(rows, [
+    "9|9| |import a",
+    "10|10| |import b",
+    "11||-|old()",
+    "|11|+|fresh()",
+    "|12|+|extra()",
+    "12|13| |done()",
+    "⋯",
+    "40|41| |tail()",
+    "41||-|gone()",
+    "42|42| |end()",
+  ]);
+  assertEquals(recordedDiffLines("not a diff\nat all"), undefined);
 });
 
 test("fold: long output shows 40 lines, the rest behind show all", () => {

@@ -31,6 +31,8 @@ export interface ConvToolResult {
   cut?: number;
   isError: boolean;
   images: ConvImage[];
+  /** The diff the agent recorded for an edit (pi's `details.diff`: real file line numbers). */
+  diff?: string;
 }
 
 /** A block of a message. */
@@ -145,7 +147,15 @@ function tokens(n: number): string {
 
 function toolResult(id: string, message: Json): ConvToolResult {
   const { text, images } = contentParts(message.content);
-  return { id, ...cutText(text), isError: message.isError === true, images };
+  const details = message.details as Json | undefined;
+  const diff = details && typeof details.diff === "string" ? details.diff : undefined;
+  return {
+    id,
+    ...cutText(text),
+    isError: message.isError === true,
+    images,
+    ...(diff === undefined ? {} : { diff }),
+  };
 }
 
 function messageItem(
