@@ -43,6 +43,7 @@ export const SAFE_ATTRIBUTES: ReadonlySet<string> = new Set([
   "aria-selected",
   "aria-current",
   "aria-expanded",
+  "aria-controls",
   "aria-live",
   "aria-valuenow",
   "aria-valuemax",

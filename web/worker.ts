@@ -243,8 +243,7 @@ const api: ViewerApi = {
         });
       return { blob, fileName: `${safeId}.jsonl` };
     }
-    // A branch is a session of its own (new id, parentSessionId = this one), so importing
-    // the export never collides with the session it was cut from.
+    // The session's header and the path to the leaf (as `mu export --leaf` writes it).
     const branch = (await session(sessionId)).exportBranch(leafId);
     const safeLeaf = leafId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
     return { blob: branch, fileName: `${safeId}-branch-${safeLeaf}.jsonl` };

@@ -130,6 +130,11 @@ export class ConversationList {
     node.classList.add("conv-current");
     node.focus({ preventScroll: true });
     node.scrollIntoView({ block });
+    // An item taller than the view, aligned at its end, or one aligned under a sticky bar
+    // (the phone's top bar, the export's toolbar): bring its header into view.
+    const scroller = scrollingAncestor(node);
+    const covered = coveredTop(scroller) - node.getBoundingClientRect().top;
+    if (covered > 0) scroller.scrollTop -= covered;
   }
 
   /** Move to the next (+1) or previous (-1) message, loading a page at the window's edge. */
@@ -171,4 +176,31 @@ export class ConversationList {
     this.#window.dispose();
     document.removeEventListener("keydown", this.#onKey);
   }
+}
+
+/**
+ * The element that really scrolls `node` into view: the nearest ancestor with scrollable
+ * overflow and more content than room (the pane on a wide screen, the page's main area on
+ * a phone, the document in the export).
+ */
+function scrollingAncestor(node: HTMLElement): Element {
+  for (let at = node.parentElement; at; at = at.parentElement) {
+    const overflow = getComputedStyle(at).overflowY;
+    if ((overflow === "auto" || overflow === "scroll") && at.scrollHeight > at.clientHeight) {
+      return at;
+    }
+  }
+  return document.scrollingElement ?? document.documentElement;
+}
+
+/** The lowest edge (viewport px) of what covers the top of `scroller`: its own top, sticky bars. */
+function coveredTop(scroller: Element): number {
+  let edge = scroller === document.scrollingElement ? 0 : scroller.getBoundingClientRect().top;
+  for (const bar of document.querySelectorAll<HTMLElement>(".topbar, .conv-toolbar")) {
+    const position = getComputedStyle(bar).position;
+    if (position !== "sticky" && position !== "fixed") continue;
+    const box = bar.getBoundingClientRect();
+    if (box.height > 0 && box.top <= edge + 1) edge = Math.max(edge, box.bottom);
+  }
+  return edge;
 }

@@ -7,6 +7,7 @@
  */
 import { el, factList, formatCount, formatDate } from "../dom.ts";
 import { ConversationList } from "../conversation/list.ts";
+import { clampedTitle } from "../views/clamped_title.ts";
 import { DATA_ELEMENT_ID, type ExportDoc } from "./html.ts";
 
 function main(): void {
@@ -26,7 +27,7 @@ function main(): void {
     el(
       "header",
       { class: "export-head" },
-      el("h1", { attrs: { id: "session-title" } }, doc.title || doc.sessionId),
+      clampedTitle("h1", "session-title", doc.title || doc.sessionId),
       factList([
         ["session", doc.sessionId],
         ["cwd", doc.cwd || "—"],

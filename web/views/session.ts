@@ -17,13 +17,14 @@ import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 import type { ConversationList } from "../conversation/list.ts";
 import { rawToggle, showRaw } from "./raw_toggle.ts";
+import { clampedTitle } from "./clamped_title.ts";
+import { preferredTab, rememberTab, type SessionTab, tabName } from "./reading_prefs.ts";
 
-/** Right-hand tabs. */
-export type SessionTab = "context" | "conversation" | "usage";
+export type { SessionTab };
 
-/** The tab a URL's `tab=` names (the context by default). */
+/** The tab a URL's `tab=` names (else the one the reader last chose, the conversation at first). */
 export function sessionTab(name: string | null): SessionTab {
-  return name === "usage" || name === "conversation" ? name : "context";
+  return tabName(name) ?? preferredTab();
 }
 
 /** Where a session was imported from (remembered by the page). */
@@ -107,7 +108,7 @@ export class SessionPage {
         el(
           "div",
           { class: "title-row" },
-          el("h2", { attrs: { id: "session-title" } }, overview.title),
+          clampedTitle("h2", "session-title", overview.title),
           overview.internal ? el("span", { class: "chip tone-internal" }, "internal") : null,
         ),
         this.#facts,
@@ -285,7 +286,10 @@ export class SessionPage {
     const pane = this.element.dataset.pane;
     if (tab !== "context") this.#paneTabs?.show(tab);
     else if (pane === "usage" || pane === "conversation") this.#paneTabs?.show("context");
-    if (fromUser) this.actions.navigate(this.#leafId, tab);
+    if (fromUser) {
+      rememberTab(tab);
+      this.actions.navigate(this.#leafId, tab);
+    }
     void this.#renderRight();
   }
 

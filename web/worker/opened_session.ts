@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { branchedSession } from "../../src/branching.ts";
 import { EntryNotFoundError } from "../../src/errors.ts";
 import { serializeEntries, toJsonLine } from "../../src/jsonl.ts";
 import { listingStateOf, listingToInfo } from "../../src/listing.ts";
@@ -175,14 +174,14 @@ export class OpenedSession {
   }
 
   /**
-   * The branch to `leafId` as a session of its own, in JSONL: a new header (new id,
-   * `parentSessionId` = this session, as `createBranchedSession` makes it), the path
-   * entries root first (their lines unchanged), and the labels set elsewhere on them.
+   * The branch to `leafId` in JSONL, meaning what `mu export --leaf` and the serve API's
+   * `export?leaf=` mean: the session's own header (same id, provider, model, thinking
+   * level) and the entries on the path to the leaf, root first, their lines unchanged.
+   * Importing it beside the session it came from asks, like any file with a stored id.
    */
   exportBranch(leafId: string): Blob {
     this.#checkLeaf(leafId);
-    const branch = branchedSession(this.header, this.index, leafId);
-    return jsonlBlob(branch.header, branch.entries);
+    return jsonlBlob(this.header, this.path(leafId).entries);
   }
 
   /** The whole session as JSONL (every branch, file order). */
