@@ -11,6 +11,7 @@ import { type HElement, type HNode, hText, safeHref } from "../../web/conversati
 import { markdownToHNodes } from "../../web/conversation/markdown.ts";
 import { diffLines, recordedDiffLines } from "../../web/conversation/diff.ts";
 import { foldInto } from "../../web/conversation/fold.ts";
+import { entryPreview } from "../../web/worker/describe.ts";
 import { conversationItems } from "../../web/conversation/model.ts";
 import { parseSessionJsonlSync } from "../../src/jsonl.ts";
 import { SessionIndex } from "../../src/tree.ts";
@@ -179,6 +180,24 @@ test("diff: pi's recorded diff keeps the file's line numbers and context", () =>
     "42|42| |end()",
   ]);
   assertEquals(recordedDiffLines("not a diff\nat all"), undefined);
+});
+
+test("tree labels: terminal escapes are dropped from one-line previews", () => {
+  const result = {
+    type: "message",
+    id: "t1",
+    parentId: null,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    message: {
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "bash",
+      content: [{ type: "text", text: "\x1b[1;31mFAIL\x1b[0m src/a.test.ts \x1b]0;title\x07ok" }],
+      isError: false,
+      timestamp: 1,
+    },
+  } as unknown as Parameters<typeof entryPreview>[0];
+  assertEquals(entryPreview(result), "bash: FAIL src/a.test.ts ok");
 });
 
 test("fold: long output shows 40 lines, the rest behind show all", () => {

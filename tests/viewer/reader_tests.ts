@@ -146,6 +146,26 @@ Deno.test({
         await screenshot(page, `reader-session-${width}`);
       }
 
+      // The find box in the dark scheme: a dark field, its placeholder at AA contrast.
+      await page.emulateMedia({ colorScheme: "dark" });
+      const find = await page.locator("#find-in-session").evaluate((input) => {
+        const rgb = (value: string) => (value.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+        const luminance = (value: string) => {
+          const [r, g, b] = rgb(value).map((c) => {
+            const s = c / 255;
+            return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+          });
+          return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        };
+        const background = getComputedStyle(input).backgroundColor;
+        const placeholder = getComputedStyle(input, "::placeholder").color;
+        const [hi, lo] = [luminance(placeholder), luminance(background)].sort((a, b) => b - a);
+        return { background: luminance(background), ratio: (hi + 0.05) / (lo + 0.05) };
+      });
+      assert(find.background < 0.1, `dark find box background (luminance ${find.background})`);
+      assert(find.ratio >= 4.5, `find box placeholder contrast ${find.ratio.toFixed(2)}:1`);
+      await page.emulateMedia({ colorScheme: "light" });
+
       // The raw pane, once switched on, stays on after a reload.
       await page.setViewportSize({ width: 1400, height: 900 });
       await page.check("#show-raw");
