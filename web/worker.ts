@@ -19,7 +19,7 @@ import type {
 import { rowView, ViewerSources } from "./worker/sources.ts";
 import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
-import { exportDoc } from "./export/html.ts";
+import { exportDoc, exportFileName, exportHtml } from "./export/html.ts";
 import { parseSessionKey } from "./session_key.ts";
 import type { OpenedSession } from "./worker/opened_session.ts";
 import { SessionHandle } from "./worker/session_handle.ts";
@@ -215,9 +215,13 @@ const api: ViewerApi = {
     return { total: items.length, items: items.slice(from, from + Math.max(0, count)) };
   },
 
-  async conversationDoc(sessionId, leafId) {
+  async exportHtml(sessionId, leafId, asset) {
     const opened = await session(sessionId);
-    return exportDoc(opened.overview(), leafId, opened.conversation(leafId));
+    const doc = exportDoc(opened.overview(), leafId, opened.conversation(leafId));
+    return {
+      blob: new Blob([exportHtml(asset, doc)], { type: "text/html" }),
+      fileName: exportFileName(doc.sessionId, doc.leafId),
+    };
   },
 
   async rawEntry(sessionId, entryId) {

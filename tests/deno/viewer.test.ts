@@ -157,12 +157,24 @@ Deno.test({
       assert(page.url().includes("leaf=a1000013"), page.url());
       assertEquals(await page.locator(".tree-row.leaf").getAttribute("data-id"), "a1000013");
       await screenshot(page, "04-branch-switched");
+      // Keyboard: the arrows move a visible focus cursor without switching; Enter switches.
       await page.focus(".tree");
       await page.keyboard.press("ArrowUp");
+      await page.waitForSelector('.tree-row.cursor[data-id="a1000012"]');
+      assert(
+        await page.locator(".tree-row.cursor").evaluate((row) =>
+          getComputedStyle(row).boxShadow !== "none"
+        ),
+        "the focused row is marked",
+      );
+      assertEquals(await page.textContent("#current-leaf"), "a1000013", "moving does not switch");
+      await page.keyboard.press("Enter");
       await page.waitForFunction(() =>
         document.getElementById("current-leaf")?.textContent === "a1000012"
       );
       await page.keyboard.press("ArrowDown");
+      await page.waitForSelector('.tree-row.cursor[data-id="a1000013"]');
+      await page.keyboard.press("Enter");
       await page.waitForFunction(() =>
         document.getElementById("current-leaf")?.textContent === "a1000013"
       );

@@ -1,13 +1,13 @@
 /**
  * The viewer's downloads: a session or branch as JSONL (from the worker), and "Export as
- * HTML": the worker gives the branch's conversation, the built renderer comes from
- * `export-asset.json` beside the page, and the file is downloaded.
+ * HTML": the built renderer comes from `export-asset.json` beside the page, the worker
+ * builds the file with it (off the page's thread), and the file is downloaded.
  *
  * @module
  */
 import { downloadBlob } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
-import { ASSET_FILE, type ExportAsset, exportFileName, exportHtml } from "./html.ts";
+import { ASSET_FILE, type ExportAsset } from "./html.ts";
 
 let asset: Promise<ExportAsset> | undefined;
 
@@ -59,10 +59,6 @@ export async function saveHtmlExport(
   sessionKey: string,
   leafId: string | null,
 ): Promise<void> {
-  const [doc, renderer] = await Promise.all([
-    client.call("conversationDoc", sessionKey, leafId),
-    loadAsset(),
-  ]);
-  const html = exportHtml(renderer, doc);
-  downloadBlob(new Blob([html], { type: "text/html" }), exportFileName(doc.sessionId, doc.leafId));
+  const { blob, fileName } = await client.call("exportHtml", sessionKey, leafId, await loadAsset());
+  downloadBlob(blob, fileName);
 }
