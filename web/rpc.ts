@@ -29,6 +29,7 @@ import type { SessionSource } from "./session_key.ts";
 import type { ViewerSearchOptions } from "./worker/search.ts";
 import type { ConvItem } from "./conversation/model.ts";
 import type { ExportAsset } from "./export/html.ts";
+import type { BranchSummaryView } from "./worker/branch_summary.ts";
 
 /** A file handed to the worker for import, with its path inside a picked folder. */
 export interface ImportFile {
@@ -119,6 +120,8 @@ export interface ViewerApi {
     leafId: string | null,
     asset: ExportAsset,
   ): Promise<{ blob: Blob; fileName: string }>;
+  /** Date, models, messages by role, tool calls, tokens and cost of the branch to `leafId`. */
+  branchSummary(sessionId: string, leafId: string | null): Promise<BranchSummaryView>;
   /** The whole JSON line of one entry. */
   rawEntry(sessionId: string, entryId: string): Promise<string>;
   /** Usage totals (session and branch) and the per-turn bars of the branch. */

@@ -217,11 +217,20 @@ const api: ViewerApi = {
 
   async exportHtml(sessionId, leafId, asset) {
     const opened = await session(sessionId);
-    const doc = exportDoc(opened.overview(), leafId, opened.conversation(leafId));
+    const doc = exportDoc(
+      opened.overview(),
+      leafId,
+      opened.conversation(leafId),
+      opened.summary(leafId),
+    );
     return {
       blob: new Blob([exportHtml(asset, doc)], { type: "text/html" }),
       fileName: exportFileName(doc.sessionId, doc.leafId),
     };
+  },
+
+  async branchSummary(sessionId, leafId) {
+    return (await session(sessionId)).summary(leafId);
   },
 
   async rawEntry(sessionId, entryId) {

@@ -12,6 +12,7 @@ import { markdownToHNodes } from "../../web/conversation/markdown.ts";
 import { diffLines, recordedDiffLines } from "../../web/conversation/diff.ts";
 import { foldInto } from "../../web/conversation/fold.ts";
 import { entryPreview } from "../../web/worker/describe.ts";
+import { branchSummary } from "../../web/worker/branch_summary.ts";
 import { conversationItems } from "../../web/conversation/model.ts";
 import { parseSessionJsonlSync } from "../../src/jsonl.ts";
 import { SessionIndex } from "../../src/tree.ts";
@@ -198,6 +199,23 @@ test("tree labels: terminal escapes are dropped from one-line previews", () => {
     },
   } as unknown as Parameters<typeof entryPreview>[0];
   assertEquals(entryPreview(result), "bash: FAIL src/a.test.ts ok");
+});
+
+test("branch summary: dates, models, messages by role, tool calls, tokens", () => {
+  const { entries } = parseSessionJsonlSync(conversationSession());
+  const path = SessionIndex.build(entries).getPath(CONV.last);
+  const summary = branchSummary(path);
+  assertEquals(summary.first, path[0].timestamp);
+  assertEquals(summary.last, path.at(-1)!.timestamp);
+  assertEquals(summary.models, ["anthropic/claude-sonnet-4-5"]);
+  const messages = path.filter((e) => e.type === "message").map((e) =>
+    (e.message as { role: string }).role
+  );
+  const expected: Record<string, number> = {};
+  for (const role of messages) expected[role] = (expected[role] ?? 0) + 1;
+  assertEquals(summary.roles, expected);
+  assertEquals(summary.toolCalls, 3); // edit, bash, write
+  assertEquals(branchSummary([]).toolCalls, 0);
 });
 
 test("fold: long output shows 40 lines, the rest behind show all", () => {

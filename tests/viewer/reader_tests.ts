@@ -4,7 +4,8 @@
  * off (switching it on is remembered across a reload), the conversation column is a
  * readable width, the phone's pane tab says "Conversation" like the wide tab, and an
  * untitled session's 600-character first message is clamped to two lines in the list row,
- * the session header and the HTML export's heading, with the whole text one click away.
+ * the session header and the HTML export's heading, with the whole text one click away;
+ * both open with a summary block (date, models, messages by role, tool calls, tokens, cost).
  * Screenshots go to `test-output/viewer/reader-*.png`.
  *
  * @module
@@ -50,11 +51,16 @@ function longTitleSession(): string {
 
 /** Height of an element in lines of its own line height. */
 async function lines(page: Page, selector: string): Promise<number> {
-  return await page.locator(selector).first().evaluate((node) => {
+  // The list may be redrawn meanwhile (a detached node has no style): measure what is shown.
+  const handle = await page.waitForFunction((selector) => {
+    const node = document.querySelector(selector);
+    if (!node?.isConnected) return null;
     const style = getComputedStyle(node);
     const lineHeight = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.2;
-    return node.getBoundingClientRect().height / lineHeight;
-  });
+    const value = node.getBoundingClientRect().height / lineHeight;
+    return Number.isFinite(value) ? value : null;
+  }, selector);
+  return await handle.jsonValue() as number;
 }
 
 Deno.test({
@@ -84,6 +90,12 @@ Deno.test({
         await page.locator("#session-table .session-link").first().click();
         await page.waitForSelector("#conversation-view .conv-item");
         assertEquals(await page.locator("#context-view").count(), 0, `${width} px: no context`);
+        const summary = await page.locator("#conv-summary").innerText();
+        for (
+          const fact of ["anthropic/claude-sonnet-4-5", "8 (4 user, 4 assistant)", "tool calls"]
+        ) {
+          assert(summary.includes(fact), `${width} px: summary lacks ${fact}: ${summary}`);
+        }
         assertEquals(await page.locator(".raw-pane:visible").count(), 0, `${width} px: raw off`);
         const titleLines = await lines(page, "#session-title");
         assert(titleLines <= 2.1, `${width} px: the header's title takes ${titleLines} lines`);
@@ -182,6 +194,10 @@ Deno.test({
         await reader.setViewportSize({ width, height: width < 900 ? 844 : 900 });
         await reader.goto(`file://${work}/long-title.html`);
         await reader.waitForSelector("body[data-ready] .conv-item");
+        assert(
+          (await reader.locator("#conv-summary").innerText()).includes("8 (4 user, 4 assistant)"),
+          `${width} px: the export's summary`,
+        );
         const headingLines = await lines(reader, "#session-title");
         assert(headingLines <= 2.1, `${width} px: the export's heading takes ${headingLines}`);
         await reader.click("#session-title-toggle");

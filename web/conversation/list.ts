@@ -12,6 +12,8 @@
 import { button, el, formatCount } from "../dom.ts";
 import type { ConvItem } from "./model.ts";
 import { renderItem } from "./render.ts";
+import { summaryBlock } from "./summary.ts";
+import type { BranchSummaryView } from "../worker/branch_summary.ts";
 import { prepareGrammars } from "./highlight.ts";
 import { nextFrame, PagedWindow } from "../paged_window.ts";
 
@@ -23,6 +25,8 @@ export const CONV_WINDOW = 150;
 /** Where the list gets items. */
 export interface ConversationSource {
   page(start: number, count: number): Promise<{ total: number; items: ConvItem[] }>;
+  /** The branch's summary, shown above the list when given. */
+  summary?(): Promise<BranchSummaryView>;
 }
 
 /** A mounted conversation list. */
@@ -65,6 +69,12 @@ export class ConversationList {
       this.#list,
       this.#bottom,
     );
+    if (source.summary) {
+      const slot = el("div", { class: "conv-summary-slot" });
+      this.element.prepend(slot);
+      source.summary().then((summary) => slot.replaceWith(summaryBlock(summary)))
+        .catch(() => slot.remove()); // the conversation reads fine without it
+    }
     this.#window = new PagedWindow({
       list: this.#list,
       top: this.#top,

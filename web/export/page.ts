@@ -22,6 +22,7 @@ function main(): void {
   const list = new ConversationList({
     page: (start, count) =>
       Promise.resolve({ total: items.length, items: items.slice(start, start + count) }),
+    summary: doc.summary ? () => Promise.resolve(doc.summary!) : undefined,
   });
   root.replaceChildren(
     el(

@@ -373,5 +373,6 @@ async function conversationPane(source: ContextSource): Promise<ConversationList
   const { client, sessionId, leafId } = source;
   return new ConversationList({
     page: (start, count) => client.call("conversation", sessionId, leafId, start, count),
+    summary: () => client.call("branchSummary", sessionId, leafId),
   });
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { branchSummary, type BranchSummaryView } from "./branch_summary.ts";
 import { EntryNotFoundError } from "../../src/errors.ts";
 import { serializeEntries, toJsonLine } from "../../src/jsonl.ts";
 import { listingStateOf, listingToInfo } from "../../src/listing.ts";
@@ -166,6 +167,11 @@ export class OpenedSession {
     const entry = this.index.get(entryId);
     if (!entry) throw new EntryNotFoundError(entryId);
     return toJsonLine(entry);
+  }
+
+  /** The summary block's facts for the branch to `leafId`. */
+  summary(leafId: string | null): BranchSummaryView {
+    return branchSummary(this.path(leafId).entries);
   }
 
   /** Usage of the session and of the branch to `leafId`. */
