@@ -18,13 +18,13 @@ import { formatCount } from "../dom.ts";
 export const DIFF_LIMIT = 200_000;
 /**
  * Diff steps allowed for one edit: the edit distance searched is this divided by the
- * number of lines, which keeps the worst case near a tenth of a second on a phone.
+ * number of lines, which keeps the worst case to a few tens of milliseconds.
  */
-export const DIFF_STEP_BUDGET = 1_500_000;
+export const DIFF_STEP_BUDGET = 600_000;
 /** Smallest edit distance worth searching; below it the before/after view is clearer. */
 const MIN_EDIT_DISTANCE = 16;
 /** Wall-clock backstop for one diff (a slow device may take longer per step). */
-const DIFF_TIMEOUT_MS = 150;
+const DIFF_TIMEOUT_MS = 60;
 /** Diff rows shown before "show all"; the rest are built only when asked for. */
 export const DIFF_ROWS_SHOWN = 400;
 /** Longest pi-recorded diff that is parsed; a longer one falls back to the arguments. */
