@@ -44,6 +44,7 @@ export const SAFE_ATTRIBUTES: ReadonlySet<string> = new Set([
   "aria-current",
   "aria-expanded",
   "aria-controls",
+  "aria-pressed",
   "aria-live",
   "aria-valuenow",
   "aria-valuemax",

@@ -30,6 +30,7 @@ import type { ViewerSearchOptions } from "./worker/search.ts";
 import type { ConvItem } from "./conversation/model.ts";
 import type { ExportAsset } from "./export/html.ts";
 import type { BranchSummaryView } from "./worker/branch_summary.ts";
+import type { OutlineRow } from "./conversation/outline_model.ts";
 
 /** A file handed to the worker for import, with its path inside a picked folder. */
 export interface ImportFile {
@@ -120,6 +121,8 @@ export interface ViewerApi {
     leafId: string | null,
     asset: ExportAsset,
   ): Promise<{ blob: Blob; fileName: string }>;
+  /** One short row per conversation item of the branch to `leafId` (the outline rail). */
+  conversationOutline(sessionId: string, leafId: string | null): Promise<OutlineRow[]>;
   /** Date, models, messages by role, tool calls, tokens and cost of the branch to `leafId`. */
   branchSummary(sessionId: string, leafId: string | null): Promise<BranchSummaryView>;
   /** The whole JSON line of one entry. */

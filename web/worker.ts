@@ -21,6 +21,7 @@ import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
 import { exportDoc, exportFileName, exportHtml } from "./export/html.ts";
 import { parseSessionKey } from "./session_key.ts";
+import { outlineRows } from "./conversation/outline_model.ts";
 import type { OpenedSession } from "./worker/opened_session.ts";
 import { SessionHandle } from "./worker/session_handle.ts";
 import { mergeSearchViews, searchViews } from "./worker/search.ts";
@@ -227,6 +228,10 @@ const api: ViewerApi = {
       blob: new Blob([exportHtml(asset, doc)], { type: "text/html" }),
       fileName: exportFileName(doc.sessionId, doc.leafId),
     };
+  },
+
+  async conversationOutline(sessionId, leafId) {
+    return outlineRows((await session(sessionId)).conversation(leafId));
   },
 
   async branchSummary(sessionId, leafId) {

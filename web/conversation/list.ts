@@ -13,6 +13,8 @@ import { button, el, formatCount } from "../dom.ts";
 import type { ConvItem } from "./model.ts";
 import { renderItem } from "./render.ts";
 import { summaryBlock } from "./summary.ts";
+import { OutlineRail } from "./outline.ts";
+import type { OutlineRow } from "./outline_model.ts";
 import type { BranchSummaryView } from "../worker/branch_summary.ts";
 import { prepareGrammars } from "./highlight.ts";
 import { nextFrame, PagedWindow } from "../paged_window.ts";
@@ -27,6 +29,8 @@ export interface ConversationSource {
   page(start: number, count: number): Promise<{ total: number; items: ConvItem[] }>;
   /** The branch's summary, shown above the list when given. */
   summary?(): Promise<BranchSummaryView>;
+  /** The branch's outline rows, for the outline rail above the list when given. */
+  outline?(): Promise<OutlineRow[]>;
 }
 
 /** A mounted conversation list. */
@@ -69,6 +73,11 @@ export class ConversationList {
       this.#list,
       this.#bottom,
     );
+    if (source.outline) {
+      this.element.prepend(
+        new OutlineRail(source.outline(), (row) => void this.jumpTo(row)).element,
+      );
+    }
     if (source.summary) {
       const slot = el("div", { class: "conv-summary-slot" });
       this.element.prepend(slot);
@@ -124,6 +133,19 @@ export class ConversationList {
     const items = this.#items();
     const last = items[items.length - 1];
     if (last) this.#focusItem(last, "end");
+  }
+
+  /** Bring the conversation to one item (from the outline), loading its page if needed. */
+  async jumpTo(row: OutlineRow): Promise<void> {
+    const win = this.#window;
+    if (win.total < 0) await this.start();
+    if (row.index < win.from || row.index >= win.to) {
+      await win.load(Math.max(0, row.index - 2), "replace");
+    }
+    const node = this.#list.querySelector<HTMLElement>(
+      `.conv-item[data-id="${CSS.escape(row.id)}"]`,
+    );
+    if (node) this.#focusItem(node, "start");
   }
 
   #items(): HTMLElement[] {

@@ -61,6 +61,8 @@ export interface ConvItem {
   time: string;
   /** Model of a reply, tool name, custom type, summary kind, or a marker's text. */
   title?: string;
+  /** A label marker: the entry it labels, and the label ("" when cleared). */
+  label?: { target: string; text: string };
   blocks: ConvBlock[];
   /** Short facts: stop reason, error, tokens, exit code. */
   meta?: string[];
@@ -283,12 +285,15 @@ function entryItem(
     case "context_window_change":
       return marker(entry, `context window → ${String(e.contextWindow)}`);
     case "label":
-      return marker(
-        entry,
-        e.label
-          ? `label “${oneLine(String(e.label), 80)}” on ${String(e.targetId)}`
-          : `label cleared on ${String(e.targetId)}`,
-      );
+      return {
+        ...marker(
+          entry,
+          e.label
+            ? `label “${oneLine(String(e.label), 80)}” on ${String(e.targetId)}`
+            : `label cleared on ${String(e.targetId)}`,
+        ),
+        label: { target: String(e.targetId), text: e.label ? oneLine(String(e.label), 80) : "" },
+      };
     case "session_info":
       return marker(entry, e.name ? `named “${oneLine(String(e.name), 80)}”` : "name cleared");
     case "custom":

@@ -8,6 +8,7 @@
 import { el, factList, formatCount, formatDate } from "../dom.ts";
 import { ConversationList } from "../conversation/list.ts";
 import { clampedTitle } from "../views/clamped_title.ts";
+import { outlineRows } from "../conversation/outline_model.ts";
 import { DATA_ELEMENT_ID, type ExportDoc } from "./html.ts";
 
 function main(): void {
@@ -23,6 +24,7 @@ function main(): void {
     page: (start, count) =>
       Promise.resolve({ total: items.length, items: items.slice(start, start + count) }),
     summary: doc.summary ? () => Promise.resolve(doc.summary!) : undefined,
+    outline: () => Promise.resolve(outlineRows(items)),
   });
   root.replaceChildren(
     el(

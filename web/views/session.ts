@@ -374,5 +374,6 @@ async function conversationPane(source: ContextSource): Promise<ConversationList
   return new ConversationList({
     page: (start, count) => client.call("conversation", sessionId, leafId, start, count),
     summary: () => client.call("branchSummary", sessionId, leafId),
+    outline: () => client.call("conversationOutline", sessionId, leafId),
   });
 }
