@@ -13,6 +13,7 @@
 import type { Page } from "playwright-core";
 import { openWithImported, screenshot, withViewerBrowser } from "./helpers.ts";
 import { assert, assertEquals, readDownload } from "./page.ts";
+import { bushySession } from "./bushy_session.ts";
 
 const WIDTHS = [390, 768, 1400];
 
@@ -203,6 +204,48 @@ Deno.test({
         await reader.click("#session-title-toggle");
         assert(await lines(reader, "#session-title") > 2.5, `${width} px: export "Show all"`);
         await screenshot(reader, `reader-export-${width}`);
+      }
+      assertEquals(watch.errors, [], "page errors");
+    });
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "viewer: a tree with 95 nested branch points stays readable at 390/768/1400 px",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const work = await Deno.makeTempDir({ prefix: "mu-viewer-bushy-" });
+  try {
+    const file = `${work}/bushy.jsonl`;
+    await Deno.writeTextFile(file, bushySession(95));
+    await withViewerBrowser({ newReader: true }, 180_000, async (viewer, browser) => {
+      const { page, watch } = await openWithImported(viewer, browser, [file]);
+      await page.locator("#session-table .session-link").first().click();
+      await page.waitForSelector(".tree-row[data-id]");
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: width < 900 ? 844 : 900 });
+        if (width < 900) await page.click("#pane-tab-tree");
+        // The deepest rows: the leaf's end of the tree.
+        await page.locator(".tree").evaluate((tree) => tree.scrollTop = tree.scrollHeight);
+        await page.waitForSelector('.tree-row[data-id="k0094"]');
+        const rows = await page.locator(".tree-row[data-id]").evaluateAll((nodes) =>
+          nodes.map((row) => {
+            const text = row.querySelector(".tree-text")!.getBoundingClientRect();
+            const tree = row.closest(".tree")!.getBoundingClientRect();
+            return {
+              id: (row as HTMLElement).dataset.id,
+              text: text.width,
+              right: text.right - tree.right,
+            };
+          })
+        );
+        assert(rows.length > 5, `${width} px: the Tree tab shows rows (${rows.length})`);
+        const cramped = rows.filter((row) => row.text < 80 || row.right > 1);
+        assertEquals(cramped, [], `${width} px: rows whose text is squeezed or cut off`);
+        await screenshot(page, `reader-tree-${width}`);
       }
       assertEquals(watch.errors, [], "page errors");
     });
