@@ -188,7 +188,11 @@ const listActions: ListActions = {
   },
 };
 
-async function exportJsonl(sessionId: string, leafId: string | null, html = false): Promise<void> {
+async function exportJsonl(
+  sessionId: string,
+  leafId: string | null,
+  html: boolean | "all" = false,
+): Promise<void> {
   try {
     await saveExport(client, sessionId, leafId, html);
   } catch (error) {

@@ -120,6 +120,7 @@ export interface ViewerApi {
     sessionId: string,
     leafId: string | null,
     asset: ExportAsset,
+    allBranches?: boolean,
   ): Promise<{ blob: Blob; fileName: string }>;
   /** One short row per conversation item of the branch to `leafId` (the outline rail). */
   conversationOutline(sessionId: string, leafId: string | null): Promise<OutlineRow[]>;

@@ -216,7 +216,7 @@ const api: ViewerApi = {
     return { total: items.length, items: items.slice(from, from + Math.max(0, count)) };
   },
 
-  async exportHtml(sessionId, leafId, asset) {
+  async exportHtml(sessionId, leafId, asset, allBranches) {
     const opened = await session(sessionId);
     const doc = exportDoc(
       opened.overview(),
@@ -224,6 +224,7 @@ const api: ViewerApi = {
       opened.conversation(leafId),
       opened.summary(leafId),
     );
+    if (allBranches) doc.branches = opened.allBranches();
     return {
       blob: new Blob([exportHtml(asset, doc)], { type: "text/html" }),
       fileName: exportFileName(doc.sessionId, doc.leafId),

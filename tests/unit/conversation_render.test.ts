@@ -13,6 +13,7 @@ import { diffLines, recordedDiffLines } from "../../web/conversation/diff.ts";
 import { foldInto } from "../../web/conversation/fold.ts";
 import { entryPreview } from "../../web/worker/describe.ts";
 import { branchSummary } from "../../web/worker/branch_summary.ts";
+import { outlineRows, outlineShows } from "../../web/conversation/outline_model.ts";
 import { conversationItems } from "../../web/conversation/model.ts";
 import { parseSessionJsonlSync } from "../../src/jsonl.ts";
 import { SessionIndex } from "../../src/tree.ts";
@@ -216,6 +217,21 @@ test("branch summary: dates, models, messages by role, tool calls, tokens", () =
   assertEquals(summary.roles, expected);
   assertEquals(summary.toolCalls, 3); // edit, bash, write
   assertEquals(branchSummary([]).toolCalls, 0);
+});
+
+test("outline: a row per item, labels on their targets, the five filters", () => {
+  const { entries } = parseSessionJsonlSync(conversationSession());
+  const rows = outlineRows(conversationItems(SessionIndex.build(entries).getPath(CONV.last)));
+  const ids = (filter: Parameters<typeof outlineShows>[1]) =>
+    rows.filter((row) => outlineShows(row, filter)).map((row) => row.id);
+  assertEquals(ids("all").length, rows.length);
+  assertEquals(ids("user"), [CONV.user]);
+  assertEquals(ids("labeled"), [CONV.edit]);
+  assertEquals(rows.find((row) => row.id === CONV.edit)?.label, "the fix");
+  assert(ids("default").every((id) => rows.find((r) => r.id === id)!.kind !== "meta"));
+  // "No tools" keeps messages with text, drops tool-only turns.
+  assert(ids("no-tools").includes(CONV.edit), "an edit turn with text stays");
+  assert(ids("no-tools").length < ids("default").length, "tool-only turns are dropped");
 });
 
 test("fold: long output shows 40 lines, the rest behind show all", () => {

@@ -253,3 +253,50 @@ Deno.test({
     await Deno.remove(work, { recursive: true });
   }
 });
+
+Deno.test({
+  name: "viewer: the HTML export of all branches switches between them",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const work = await Deno.makeTempDir({ prefix: "mu-viewer-all-branches-" });
+  try {
+    const file = `${work}/bushy3.jsonl`;
+    await Deno.writeTextFile(file, bushySession(3));
+    await withViewerBrowser({ newReader: true }, 180_000, async (viewer, browser) => {
+      const { page, watch } = await openWithImported(viewer, browser, [file]);
+      await page.locator("#session-table .session-link").first().click();
+      await page.waitForSelector("#conversation-view .conv-item");
+      const html = await readDownload(page, () => page.click("#export-html-all"));
+      await Deno.writeTextFile(`${work}/all.html`, html);
+      const reader = await browser.context.newPage();
+      await reader.goto(`file://${work}/all.html`);
+      await reader.waitForSelector("body[data-ready] .conv-item");
+      const ids = () =>
+        reader.locator(".conv-item").evaluateAll((nodes) =>
+          nodes.map((n) => (n as HTMLElement).dataset.id)
+        );
+      // Four leaves: three abandoned answers and the kept tip, which the export opens on.
+      assertEquals(await reader.locator("#branch-switcher option").count(), 4);
+      assertEquals((await ids()).at(-1), "k0002");
+      const abandoned = await reader.locator("#branch-switcher option", {
+        hasText: "abandoned answer at level 1",
+      }).getAttribute("value");
+      await reader.selectOption("#branch-switcher", abandoned!);
+      await reader.waitForFunction(() =>
+        [...document.querySelectorAll<HTMLElement>(".conv-item")].at(-1)?.dataset.id === "d0001"
+      );
+      const shown = await ids();
+      assert(!shown.includes("k0001") && !shown.includes("q0002"), `other branch: ${shown}`);
+      assertEquals(await reader.textContent("#export-leaf"), "d0001");
+      assert(
+        (await reader.locator("#conv-summary").innerText()).includes("4 (2 user, 2 assistant)"),
+        "the summary follows the branch",
+      );
+      await screenshot(reader, "reader-export-all-branches");
+      assertEquals(watch.errors, [], "page errors");
+    });
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});

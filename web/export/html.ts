@@ -38,6 +38,17 @@ export interface ExportDoc {
   items: ConvItem[];
   /** The branch's summary block (absent in exports made before it existed). */
   summary?: BranchSummaryView;
+  /** With "all branches": every branch (one per leaf of the tree), for the switcher. */
+  branches?: ExportBranch[];
+}
+
+/** One branch of an all-branches export. */
+export interface ExportBranch {
+  leafId: string;
+  /** What the switcher calls it: the leaf's text, shortened. */
+  name: string;
+  items: ConvItem[];
+  summary: BranchSummaryView;
 }
 
 /** The element id of the embedded JSON. */

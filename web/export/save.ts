@@ -36,9 +36,9 @@ export async function saveExport(
   client: ViewerClient,
   sessionKey: string,
   leafId: string | null,
-  html = false,
+  html: boolean | "all" = false,
 ): Promise<void> {
-  if (html) return await saveHtmlExport(client, sessionKey, leafId);
+  if (html) return await saveHtmlExport(client, sessionKey, leafId, html === "all");
   const { blob, fileName } = await client.call("exportJsonl", sessionKey, leafId);
   downloadBlob(blob, fileName);
 }
@@ -58,7 +58,15 @@ export async function saveHtmlExport(
   client: ViewerClient,
   sessionKey: string,
   leafId: string | null,
+  allBranches = false,
 ): Promise<void> {
-  const { blob, fileName } = await client.call("exportHtml", sessionKey, leafId, await loadAsset());
+  const asset = await loadAsset();
+  const { blob, fileName } = await client.call(
+    "exportHtml",
+    sessionKey,
+    leafId,
+    asset,
+    allBranches,
+  );
   downloadBlob(blob, fileName);
 }

@@ -40,8 +40,11 @@ export interface ImportOrigin {
 export interface SessionActions {
   /** The leaf or tab changed (update the URL). */
   navigate(leafId: string | null, tab: SessionTab): void;
-  /** Download the session (null) or the branch to `leafId`; `html`: the branch as one HTML file. */
-  exportJsonl(leafId: string | null, html?: boolean): void;
+  /**
+   * Download the session (null) or the branch to `leafId`; `html`: the branch as one HTML
+   * file, `"all"`: every branch in one HTML file with a switcher (opening on `leafId`).
+   */
+  exportJsonl(leafId: string | null, html?: boolean | "all"): void;
   /** For a computer session: copy it into this browser's store. */
   keepCopy?(): void;
 }
@@ -120,6 +123,10 @@ export class SessionPage {
           }),
           button("Export this branch", () => actions.exportJsonl(this.#leafId), {
             attrs: { id: "export-branch" },
+          }),
+          button("All branches as HTML", () => actions.exportJsonl(this.#leafId, "all"), {
+            attrs: { id: "export-html-all" },
+            title: "Every branch in one self-contained HTML file, with a branch switcher",
           }),
           button("Export as HTML", () => actions.exportJsonl(this.#leafId, true), {
             attrs: { id: "export-html" },

@@ -6,6 +6,9 @@
  * @module
  */
 import { branchSummary, type BranchSummaryView } from "./branch_summary.ts";
+import { entryPreview } from "./describe.ts";
+import type { ExportBranch } from "../export/html.ts";
+
 import { EntryNotFoundError } from "../../src/errors.ts";
 import { serializeEntries, toJsonLine } from "../../src/jsonl.ts";
 import { listingStateOf, listingToInfo } from "../../src/listing.ts";
@@ -25,6 +28,9 @@ import { buildSessionProjection } from "../../src/projection.ts";
 import { countBranchPoints, flattenTree, type TreeRow, treeRowViews } from "./tree_rows.ts";
 import { computeUsage } from "./usage.ts";
 import { conversationItems, type ConvItem } from "../conversation/model.ts";
+
+/** Most conversation items an all-branches export carries (shared prefixes count per branch). */
+const ALL_BRANCHES_ITEMS = 50_000;
 
 type Json = Record<string, unknown>;
 
@@ -167,6 +173,34 @@ export class OpenedSession {
     const entry = this.index.get(entryId);
     if (!entry) throw new EntryNotFoundError(entryId);
     return toJsonLine(entry);
+  }
+
+  /**
+   * Every branch (one per leaf of the tree, in tree order) with its conversation and
+   * summary, for the all-branches HTML export. Refuses (a plain Error the page shows) when
+   * the branches hold more items together than one file should carry.
+   */
+  allBranches(): ExportBranch[] {
+    const branches: ExportBranch[] = [];
+    let total = 0;
+    for (const row of this.rows) {
+      if (row.node.children.length > 0) continue;
+      const entries = this.index.getPath(row.node.entry.id);
+      const items = conversationItems(entries);
+      total += items.length;
+      if (total > ALL_BRANCHES_ITEMS) {
+        throw new Error(
+          `the branches hold more than ${ALL_BRANCHES_ITEMS} items together; export one branch`,
+        );
+      }
+      branches.push({
+        leafId: row.node.entry.id,
+        name: `${entryPreview(row.node.entry).slice(0, 70)} (${items.length})`,
+        items,
+        summary: branchSummary(entries),
+      });
+    }
+    return branches;
   }
 
   /** The summary block's facts for the branch to `leafId`. */
