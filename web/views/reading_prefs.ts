@@ -1,6 +1,7 @@
 /**
  * What a reader chose once and expects again, remembered in localStorage per browser
- * profile: the tab a session opens on (the conversation until another is chosen) and
+ * profile: the tab a session opens on (the conversation until the context is chosen;
+ * a look at usage is not remembered) and
  * whether the raw entries pane is shown (off until switched on: it serves format
  * debugging, not reading). An address's `tab=` still wins over the remembered tab.
  *

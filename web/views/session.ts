@@ -294,7 +294,7 @@ export class SessionPage {
     if (tab !== "context") this.#paneTabs?.show(tab);
     else if (pane === "usage" || pane === "conversation") this.#paneTabs?.show("context");
     if (fromUser) {
-      rememberTab(tab);
+      if (tab !== "usage") rememberTab(tab); // a reading layout; usage is a look, not a habit
       this.actions.navigate(this.#leafId, tab);
     }
     void this.#renderRight();
