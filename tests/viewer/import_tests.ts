@@ -73,10 +73,8 @@ Deno.test({
           const dialog = page.locator("dialog#import-conflict");
           await dialog.waitFor();
           await page.locator("#conflict-keep-both").click();
-          const toast = page.locator(".toast span").last();
-          await toast.waitFor();
-          const said = await toast.innerText();
-          assert(said.startsWith("Imported 1 session; 1 kept beside"), said);
+          await page.locator(".toast span", { hasText: "Imported 1 session; 1 kept beside" })
+            .waitFor();
           assertEquals((await sessionTitles(page)).length, 2);
           await page.goto(`${viewer.url}#/session/${encodeURIComponent(originalHeader.id)}`);
           assertEquals(await treeRows(page), originalCount, "no entry of the stored session lost");
