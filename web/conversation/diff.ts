@@ -63,6 +63,22 @@ export function diffEditBound(oldText: string, newText: string): number {
   return bound < MIN_EDIT_DISTANCE ? 0 : bound;
 }
 
+/**
+ * Lines of either text that the other does not have at all: a lower bound on the line
+ * diff's edit distance, counted in one pass, so a rewrite is known hopeless before the
+ * diff starts.
+ */
+function unmatchedLines(oldText: string, newText: string): number {
+  const oldLines = oldText.split("\n");
+  const newLines = newText.split("\n");
+  const inOld = new Set(oldLines);
+  const inNew = new Set(newLines);
+  let unmatched = 0;
+  for (const line of oldLines) if (!inNew.has(line)) unmatched++;
+  for (const line of newLines) if (!inOld.has(line)) unmatched++;
+  return unmatched;
+}
+
 /** An edit too large to diff: the old and new text, each folded. */
 export function beforeAfter(oldText: string, newText: string): HElement[] {
   return [
@@ -97,7 +113,9 @@ export function diffBlock(rows: HElement[]): HElement {
  */
 export function diffLines(oldText: string, newText: string): HElement[] {
   const maxEditLength = diffEditBound(oldText, newText);
-  if (maxEditLength === 0) return beforeAfter(oldText, newText);
+  if (maxEditLength === 0 || unmatchedLines(oldText, newText) > maxEditLength) {
+    return beforeAfter(oldText, newText);
+  }
   const patch = structuredPatch("a", "b", oldText, newText, "", "", {
     context: 3,
     maxEditLength,
