@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { branchSummary } from "../web/worker/branch_summary.ts";
 import { readFile } from "node:fs/promises";
 import { EntryNotFoundError } from "../src/errors.ts";
 import { listingStateOf, listingToInfo } from "../src/_listing.ts";
@@ -48,6 +49,7 @@ export async function sessionHtml(
     },
     leaf,
     conversationItems(index.getPath(leaf)),
+    branchSummary(index.getPath(leaf)),
   );
   const root = await viewerRoot(cli, false);
   const asset = JSON.parse(await readFile(`${root}/${ASSET_FILE}`, "utf8")) as ExportAsset;

@@ -14,9 +14,7 @@ import type { EntryIndex } from "./lazy_index.ts";
 /**
  * A branch of `header`'s session as a session of its own: a new id, `parentSessionId`
  * recording where it came from, the workflow classification inherited, and
- * {@link branchEntries}. `SessionManager.createBranchedSession` stores it; the viewer's
- * "Export this branch" writes it, so re-importing an export never collides with (and
- * never replaces) the session it was cut from.
+ * {@link branchEntries}. `SessionManager.createBranchedSession` stores it.
  */
 export function branchedSession(
   header: SessionHeader,

@@ -43,6 +43,8 @@ export const SAFE_ATTRIBUTES: ReadonlySet<string> = new Set([
   "aria-selected",
   "aria-current",
   "aria-expanded",
+  "aria-controls",
+  "aria-pressed",
   "aria-live",
   "aria-valuenow",
   "aria-valuemax",

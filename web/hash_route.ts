@@ -7,6 +7,7 @@
  */
 import { sessionHash } from "./views/list.ts";
 import { type SessionTab, sessionTab } from "./views/session.ts";
+import { preferredTab } from "./views/reading_prefs.ts";
 
 /** What the address asks to show. */
 export interface Route {
@@ -20,7 +21,7 @@ export interface Route {
 /** The route of the current `location.hash`. */
 export function parseHash(): Route {
   const match = /^#\/session\/([^?]+)(?:\?(.*))?$/.exec(location.hash);
-  if (!match) return { tab: "context" };
+  if (!match) return { tab: preferredTab() };
   const params = new URLSearchParams(match[2] ?? "");
   const leaf = params.get("leaf");
   return {
@@ -33,7 +34,6 @@ export function parseHash(): Route {
 
 /** The address of a session at a leaf, on a tab. */
 export function sessionUrl(sessionId: string, leafId: string | null, tab: SessionTab): string {
-  const params = new URLSearchParams({ leaf: leafId ?? "" });
-  if (tab !== "context") params.set("tab", tab);
+  const params = new URLSearchParams({ leaf: leafId ?? "", tab });
   return `${sessionHash(sessionId)}?${params}`;
 }

@@ -191,7 +191,11 @@ const listActions: ListActions = {
   },
 };
 
-async function exportJsonl(sessionId: string, leafId: string | null, html = false): Promise<void> {
+async function exportJsonl(
+  sessionId: string,
+  leafId: string | null,
+  html: boolean | "all" = false,
+): Promise<void> {
   try {
     await saveExport(client, sessionId, leafId, html);
   } catch (error) {
@@ -226,6 +230,7 @@ async function showList(): Promise<void> {
   state.page = undefined;
   setCrumb();
   const source = state.source;
+  document.body.dataset.source = source; // the browser store's badge shows on its own tab only
   live.watch(source === "computer" ? null : undefined);
   const list = await client.call("list", { includeInternal: state.includeInternal, source });
   state.list = list;
@@ -274,6 +279,7 @@ async function showSession(route: Route): Promise<void> {
   const sessionId = route.sessionId!;
   const { source, sessionId: id } = parseSessionKey(sessionId);
   state.source = source;
+  document.body.dataset.source = source;
   // Subscribe before loading, so an append while it loads is not missed.
   live.watch(source === "computer" ? id : undefined);
   const current = state.page;

@@ -28,7 +28,9 @@ import type {
 import type { SessionSource } from "./session_key.ts";
 import type { ViewerSearchOptions } from "./worker/search.ts";
 import type { ConvItem } from "./conversation/model.ts";
-import type { ExportDoc } from "./export/html.ts";
+import type { ExportAsset } from "./export/html.ts";
+import type { BranchSummaryView } from "./worker/branch_summary.ts";
+import type { OutlineRow } from "./conversation/outline_model.ts";
 
 /** A file handed to the worker for import, with its path inside a picked folder. */
 export interface ImportFile {
@@ -109,8 +111,21 @@ export interface ViewerApi {
     start: number,
     count: number,
   ): Promise<{ total: number; items: ConvItem[] }>;
-  /** The branch's whole conversation with the session's facts, for the HTML export. */
-  conversationDoc(sessionId: string, leafId: string | null): Promise<ExportDoc>;
+  /**
+   * The branch's conversation as the single-file HTML export, built here with `asset`
+   * (the renderer the page fetched): a long branch's items are never copied to the page,
+   * nor serialised on its thread.
+   */
+  exportHtml(
+    sessionId: string,
+    leafId: string | null,
+    asset: ExportAsset,
+    allBranches?: boolean,
+  ): Promise<{ blob: Blob; fileName: string }>;
+  /** One short row per conversation item of the branch to `leafId` (the outline rail). */
+  conversationOutline(sessionId: string, leafId: string | null): Promise<OutlineRow[]>;
+  /** Date, models, messages by role, tool calls, tokens and cost of the branch to `leafId`. */
+  branchSummary(sessionId: string, leafId: string | null): Promise<BranchSummaryView>;
   /** The whole JSON line of one entry. */
   rawEntry(sessionId: string, entryId: string): Promise<string>;
   /** Usage totals (session and branch) and the per-turn bars of the branch. */

@@ -19,8 +19,9 @@ import type {
 import { rowView, ViewerSources } from "./worker/sources.ts";
 import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
-import { exportDoc } from "./export/html.ts";
+import { exportDoc, exportFileName, exportHtml } from "./export/html.ts";
 import { parseSessionKey } from "./session_key.ts";
+import { outlineRows } from "./conversation/outline_model.ts";
 import type { OpenedSession } from "./worker/opened_session.ts";
 import { SessionHandle } from "./worker/session_handle.ts";
 import { mergeSearchViews, searchViews } from "./worker/search.ts";
@@ -215,9 +216,27 @@ const api: ViewerApi = {
     return { total: items.length, items: items.slice(from, from + Math.max(0, count)) };
   },
 
-  async conversationDoc(sessionId, leafId) {
+  async exportHtml(sessionId, leafId, asset, allBranches) {
     const opened = await session(sessionId);
-    return exportDoc(opened.overview(), leafId, opened.conversation(leafId));
+    const doc = exportDoc(
+      opened.overview(),
+      leafId,
+      opened.conversation(leafId),
+      opened.summary(leafId),
+    );
+    if (allBranches) doc.branches = opened.allBranches();
+    return {
+      blob: new Blob([exportHtml(asset, doc)], { type: "text/html" }),
+      fileName: exportFileName(doc.sessionId, doc.leafId),
+    };
+  },
+
+  async conversationOutline(sessionId, leafId) {
+    return outlineRows((await session(sessionId)).conversation(leafId));
+  },
+
+  async branchSummary(sessionId, leafId) {
+    return (await session(sessionId)).summary(leafId);
   },
 
   async rawEntry(sessionId, entryId) {
@@ -243,8 +262,7 @@ const api: ViewerApi = {
         });
       return { blob, fileName: `${safeId}.jsonl` };
     }
-    // A branch is a session of its own (new id, parentSessionId = this one), so importing
-    // the export never collides with the session it was cut from.
+    // The session's header and the path to the leaf (as `mu export --leaf` writes it).
     const branch = (await session(sessionId)).exportBranch(leafId);
     const safeLeaf = leafId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
     return { blob: branch, fileName: `${safeId}-branch-${safeLeaf}.jsonl` };

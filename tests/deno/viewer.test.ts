@@ -39,6 +39,8 @@ import "../viewer/layout_tests.ts"; // 390/768/1400 px without side scrolling, s
 import "../viewer/conversation_tests.ts"; // conversation view, markdown, diffs, ANSI, HTML export
 import "../viewer/conversation_cost_tests.ts"; // a tall turn lays out only its blocks in view
 import "../viewer/window_tests.ts"; // context and raw panes hold a window of rows
+import "../viewer/diff_freeze_tests.ts"; // a 100k-character edit does not freeze the page
+import "../viewer/reader_tests.ts"; // a new reader: Conversation first, raw off, clamped titles
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;
@@ -156,12 +158,24 @@ Deno.test({
       assert(page.url().includes("leaf=a1000013"), page.url());
       assertEquals(await page.locator(".tree-row.leaf").getAttribute("data-id"), "a1000013");
       await screenshot(page, "04-branch-switched");
+      // Keyboard: the arrows move a visible focus cursor without switching; Enter switches.
       await page.focus(".tree");
       await page.keyboard.press("ArrowUp");
+      await page.waitForSelector('.tree-row.cursor[data-id="a1000012"]');
+      assert(
+        await page.locator(".tree-row.cursor").evaluate((row) =>
+          getComputedStyle(row).boxShadow !== "none"
+        ),
+        "the focused row is marked",
+      );
+      assertEquals(await page.textContent("#current-leaf"), "a1000013", "moving does not switch");
+      await page.keyboard.press("Enter");
       await page.waitForFunction(() =>
         document.getElementById("current-leaf")?.textContent === "a1000012"
       );
       await page.keyboard.press("ArrowDown");
+      await page.waitForSelector('.tree-row.cursor[data-id="a1000013"]');
+      await page.keyboard.press("Enter");
       await page.waitForFunction(() =>
         document.getElementById("current-leaf")?.textContent === "a1000013"
       );
@@ -183,12 +197,9 @@ Deno.test({
       const byId = new Map(original.trim().split("\n").map((line) => [JSON.parse(line).id, line]));
       const branch = await readDownload(page, () => page.click("#export-branch"));
       const branchLines = branch.trim().split("\n");
-      // The branch is a session of its own: new id, parentSessionId = the source.
-      const header = JSON.parse(branchLines[0]);
-      const source = JSON.parse(original.split("\n")[0]);
-      assert(header.id !== source.id, "branch export has its own id");
-      assertEquals(header.parentSessionId, source.id);
-      const path = branchLines.slice(1).filter((line) => byId.has(JSON.parse(line).id));
+      // As `mu export --leaf` writes it: the session's own header line, then the path.
+      assertEquals(branchLines[0], original.split("\n")[0], "the source's header, unchanged");
+      const path = branchLines.slice(1);
       assertEquals(path.length, 18, "18 path entries");
       for (const line of path) assertEquals(line, byId.get(JSON.parse(line).id));
       assertEquals(JSON.parse(path.at(-1)!).id, "a1000013");

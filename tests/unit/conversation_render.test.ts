@@ -9,8 +9,11 @@ import { assert, assertEquals } from "../conformance/assert.ts";
 import { ansiToHNodes, parseAnsi } from "../../web/conversation/ansi.ts";
 import { type HElement, type HNode, hText, safeHref } from "../../web/conversation/hnode.ts";
 import { markdownToHNodes } from "../../web/conversation/markdown.ts";
-import { diffLines } from "../../web/conversation/tools.ts";
+import { diffLines, recordedDiffLines } from "../../web/conversation/diff.ts";
 import { foldInto } from "../../web/conversation/fold.ts";
+import { entryPreview } from "../../web/worker/describe.ts";
+import { branchSummary } from "../../web/worker/branch_summary.ts";
+import { outlineRows, outlineShows } from "../../web/conversation/outline_model.ts";
 import { conversationItems } from "../../web/conversation/model.ts";
 import { parseSessionJsonlSync } from "../../src/jsonl.ts";
 import { SessionIndex } from "../../src/tree.ts";
@@ -120,6 +123,115 @@ test("diff: an edit as unified lines numbered in the old and new text", () => {
     row.class === "diff-hunk" ? hText(row) : row.children!.map(hText).join("|")
   );
   assertEquals(rows, ["@@ -1,3 +1,4 @@", "1|1| |a", "2||-|b", "|2|+|B", "3|3| |c", "|4|+|d"]);
+});
+
+/** `lines` lines of short random-looking text, distinct per seed. */
+function numberedLines(lines: number, seed: string): string {
+  return Array.from({ length: lines }, (_, i) => `${seed}${(i * 7919) % 1009}`).join("\n");
+}
+
+test("diff: a large edit with little change still diffs; a large rewrite shows before/after", () => {
+  // 40k characters, one line changed: a small edit distance, found within the bound.
+  const before = numberedLines(6_000, "line ");
+  const lines = before.split("\n");
+  lines[3_000] = "changed";
+  const small = diffLines(before, lines.join("\n"));
+  const cells = (row: HElement) => row.children!.map(hText).join("|");
+  assertEquals(
+    small.filter((r) => r.class === "diff-line diff-del").map(cells).join(),
+    "3001||-|line 95",
+  );
+  assertEquals(
+    small.filter((r) => r.class === "diff-line diff-add").map(cells).join(),
+    "|3001|+|changed",
+  );
+  // 40k characters rewritten on every line: the edit distance passes the bound, so the
+  // diff gives up early and shows both texts instead of blocking the page.
+  const rewrite = diffLines(numberedLines(6_000, "a"), numberedLines(6_000, "b"));
+  assertEquals(rewrite.filter((r) => r.class?.startsWith("diff-line")).length, 0);
+  assert(hText(rewrite[0]).startsWith("(too large to diff"), hText(rewrite[0]));
+  assertEquals(rewrite.filter((r) => r.tag === "pre").length, 2);
+});
+
+test("diff: pi's recorded diff keeps the file's line numbers and context", () => {
+  const recorded = [
+    "  9 import a",
+    " 10 import b",
+    "-11 old()",
+    "+11 fresh()",
+    "+12 extra()",
+    " 12 done()",
+    "    ...",
+    " 40 tail()",
+    "-41 gone()",
+    " 42 end()",
+  ].join("\n");
+  const rows = recordedDiffLines(recorded)!.map((row) =>
+    row.class === "diff-hunk" ? hText(row) : row.children!.map(hText).join("|")
+  );
+  assertEquals(rows, [
+    "9|9| |import a",
+    "10|10| |import b",
+    "11||-|old()",
+    "|11|+|fresh()",
+    "|12|+|extra()",
+    "12|13| |done()",
+    "⋯",
+    "40|41| |tail()",
+    "41||-|gone()",
+    "42|42| |end()",
+  ]);
+  assertEquals(recordedDiffLines("not a diff\nat all"), undefined);
+});
+
+test("tree labels: terminal escapes are dropped from one-line previews", () => {
+  const result = {
+    type: "message",
+    id: "t1",
+    parentId: null,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    message: {
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "bash",
+      content: [{ type: "text", text: "\x1b[1;31mFAIL\x1b[0m src/a.test.ts \x1b]0;title\x07ok" }],
+      isError: false,
+      timestamp: 1,
+    },
+  } as unknown as Parameters<typeof entryPreview>[0];
+  assertEquals(entryPreview(result), "bash: FAIL src/a.test.ts ok");
+});
+
+test("branch summary: dates, models, messages by role, tool calls, tokens", () => {
+  const { entries } = parseSessionJsonlSync(conversationSession());
+  const path = SessionIndex.build(entries).getPath(CONV.last);
+  const summary = branchSummary(path);
+  assertEquals(summary.first, path[0].timestamp);
+  assertEquals(summary.last, path.at(-1)!.timestamp);
+  assertEquals(summary.models, ["anthropic/claude-sonnet-4-5"]);
+  const messages = path.filter((e) => e.type === "message").map((e) =>
+    (e.message as { role: string }).role
+  );
+  const expected: Record<string, number> = {};
+  for (const role of messages) expected[role] = (expected[role] ?? 0) + 1;
+  assertEquals(summary.roles, expected);
+  assertEquals(summary.toolCalls, 3); // edit, bash, write
+  assertEquals(branchSummary([]).toolCalls, 0);
+});
+
+test("outline: a row per item, labels on their targets, the five filters", () => {
+  const { entries } = parseSessionJsonlSync(conversationSession());
+  const rows = outlineRows(conversationItems(SessionIndex.build(entries).getPath(CONV.last)));
+  const ids = (filter: Parameters<typeof outlineShows>[1]) =>
+    rows.filter((row) => outlineShows(row, filter)).map((row) => row.id);
+  assertEquals(ids("all").length, rows.length);
+  assertEquals(ids("user"), [CONV.user]);
+  assertEquals(ids("labeled"), [CONV.edit]);
+  assertEquals(rows.find((row) => row.id === CONV.edit)?.label, "the fix");
+  assert(ids("default").every((id) => rows.find((r) => r.id === id)!.kind !== "meta"));
+  // "No tools" keeps messages with text, drops tool-only turns.
+  assert(ids("no-tools").includes(CONV.edit), "an edit turn with text stays");
+  assert(ids("no-tools").length < ids("default").length, "tool-only turns are dropped");
 });
 
 test("fold: long output shows 40 lines, the rest behind show all", () => {

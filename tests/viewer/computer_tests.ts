@@ -54,6 +54,7 @@ Deno.test({
     await waitReady(page);
     assertEquals(await page.getAttribute("#source-computer", "aria-selected"), "true");
     assertEquals(await sessionTitles(page), ["Hello"]);
+    assert(!(await page.isVisible("#storage")), "this browser's store badge on This computer");
     await screenshot(page, "20-computer-list");
     // The search box searches this computer's sessions (the server's /api/search); a hit
     // opens the computer session at that entry.
@@ -96,6 +97,7 @@ Deno.test({
     await waitReady(page);
     await page.click("#source-browser");
     await page.waitForSelector("#load-demo");
+    assert(await page.isVisible("#storage"), "the browser store's badge on This browser");
     // ...until the user keeps a copy.
     await page.click("#source-computer");
     await page.waitForSelector('#source-computer[aria-selected="true"]');

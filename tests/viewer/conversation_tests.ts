@@ -84,6 +84,31 @@ function assertRendered(view: Awaited<ReturnType<typeof inspect>>, where: string
   assertEquals(view.thinkingOpen, false, `${where}: thinking collapsed`);
 }
 
+/** The outline rail: filters narrow the rows; a labeled row jumps to its message. */
+async function checkOutline(page: Page, where: string): Promise<void> {
+  await page.waitForSelector("#conv-outline .outline-row");
+  const open = await page.locator("#conv-outline").evaluate((d) => (d as HTMLDetailsElement).open);
+  if (!open) await page.click("#conv-outline > summary");
+  const kinds = () =>
+    page.locator("#conv-outline .outline-row").evaluateAll((rows) =>
+      rows.map((row) => row.className.replace("outline-row kind-", ""))
+    );
+  await page.click('.outline-filter[data-filter="all"]');
+  assert((await kinds()).includes("meta"), `${where}: all shows markers`);
+  await page.click('.outline-filter[data-filter="user"]');
+  assertEquals(await kinds(), ["user"], `${where}: user only`);
+  await page.click('.outline-filter[data-filter="labeled"]');
+  const labeled = page.locator("#conv-outline .outline-row");
+  assertEquals(await labeled.count(), 1, `${where}: one labeled message`);
+  assert((await labeled.innerText()).includes("the fix"), `${where}: the label is shown`);
+  await labeled.click();
+  await page.waitForFunction(
+    (id) => document.querySelector(".conv-current")?.getAttribute("data-id") === id,
+    CONV.edit,
+  );
+  await page.click('.outline-filter[data-filter="default"]');
+}
+
 Deno.test({
   name: "viewer: conversation view renders markdown, diffs, ANSI; the HTML export works offline",
   sanitizeOps: false,
@@ -145,6 +170,8 @@ Deno.test({
         CONV.last,
       );
 
+      await checkOutline(page, "viewer");
+
       // The HTML export, opened from disk with the network off.
       const html = await readDownload(page, () => page.click("#export-html"));
       const exported = `${work}/export.html`;
@@ -173,6 +200,7 @@ Deno.test({
         await reader.waitForSelector("body[data-ready]");
         await reader.waitForSelector(`.conv-item[data-id="${CONV.last}"]`);
         assertRendered(await inspect(reader), "export");
+        await checkOutline(reader, "export");
         const page2 = await reader.evaluate(() => ({
           title: document.getElementById("session-title")?.textContent,
           scripts: [...document.scripts].map((s) => s.type || (s.src ? "src" : "inline")),
@@ -269,6 +297,16 @@ Deno.test({
       );
       shown = await ids();
       assert(shown.length <= 150 && shown.at(-1) === entries, `${shown[0]}..${shown.at(-1)}`);
+      // The outline jumps anywhere: to the 6th message, far outside the window at the end.
+      await page.click('.outline-row[data-index="5"]');
+      await page.waitForFunction(
+        () => document.querySelector(".conv-current")?.getAttribute("data-id") === "l0000006",
+      );
+      await page.click("#conv-latest");
+      await page.waitForFunction(
+        (last) => document.querySelector(".conv-current")?.getAttribute("data-id") === last,
+        `l${String(entries).padStart(7, "0")}`,
+      );
       // k past the first item of the window loads the page before it.
       const first = shown[0];
       for (let i = 0; i < shown.length + 5; i++) {

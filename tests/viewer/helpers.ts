@@ -48,7 +48,21 @@ export interface BrowserOptions {
   userDataDir?: string;
   /** Ignore the page's CSP: any injected script would run (the hostile test wants that). */
   bypassCSP?: boolean;
+  /**
+   * Start as a new reader (sessions open on the Conversation tab, raw pane off). Without
+   * it the profile starts with the format-debugging layout most tests inspect: sessions
+   * open on the Context tab beside the raw entries, as a reader who chose them would have.
+   */
+  newReader?: boolean;
 }
+
+/** The reading preferences of a reader who chose the Context tab and the raw pane. */
+const DEBUGGING_LAYOUT = `
+  try {
+    if (localStorage.getItem("mu.viewer.tab") === null) localStorage.setItem("mu.viewer.tab", "context");
+    if (localStorage.getItem("mu.viewer.showRaw") === null) localStorage.setItem("mu.viewer.showRaw", "1");
+  } catch {}
+`;
 
 /** A launched browser context that always closes within a bound. */
 export interface LaunchedBrowser {
@@ -75,10 +89,12 @@ export async function launchBrowser(options: BrowserOptions = {}): Promise<Launc
       ...launch,
       ...contextOptions,
     });
+    if (!options.newReader) await context.addInitScript(DEBUGGING_LAYOUT);
     return { context, close: () => bounded(context.close(), 10_000) };
   }
   const browser = await chromium.launch(launch);
   const context = await browser.newContext(contextOptions);
+  if (!options.newReader) await context.addInitScript(DEBUGGING_LAYOUT);
   return { context, close: () => bounded(browser.close(), 10_000) };
 }
 

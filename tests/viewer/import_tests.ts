@@ -29,7 +29,7 @@ async function treeRows(page: Page): Promise<number> {
 }
 
 Deno.test({
-  name: "viewer: re-import never loses entries; a branch export lands as a new session",
+  name: "viewer: re-import never loses entries; a branch export keeps its source's header",
   sanitizeOps: false,
   sanitizeResources: false,
 }, async (t) => {
@@ -52,33 +52,32 @@ Deno.test({
         await page.waitForSelector('#context-view[data-leaf="a1000013"] .context-item');
         const branch = await readDownload(page, () => page.click("#export-branch"));
         const lines = branch.trim().split("\n");
-        const header = JSON.parse(lines[0]);
-        assert(header.id !== originalHeader.id, "the branch export has its own id");
-        assertEquals(header.parentSessionId, originalHeader.id, "and records where it came from");
+        // As `mu export --leaf` writes it: the session's own header (id, provider, model,
+        // thinking level), then the path entries with their lines unchanged.
+        assertEquals(lines[0], original.split("\n")[0], "the source's header, unchanged");
         const byId = new Map(original.trim().split("\n").map((l) => [JSON.parse(l).id, l]));
         for (const line of lines.slice(1)) {
-          const known = byId.get(JSON.parse(line).id);
-          if (known !== undefined) assertEquals(line, known, "path entries are copied unchanged");
+          assertEquals(line, byId.get(JSON.parse(line).id), "path entries are copied unchanged");
         }
+        assertEquals(JSON.parse(lines.at(-1)!).id, "a1000013");
         assert(lines.length - 1 < originalCount, "a branch has fewer entries");
         await Deno.writeTextFile(`${work}/branch.jsonl`, branch);
       });
 
       await t.step(
-        "re-import the branch export: a new session, the stored one intact",
+        "re-import the branch export: asked; keeping both adds it, the stored one intact",
         async () => {
           await page.goto(`${viewer.url}#/`);
-          assertEquals(await importAndToast(page, [`${work}/branch.jsonl`]), "Imported 1 session.");
+          for (const close of await page.locator(".toast-close").all()) await close.click();
+          await page.setInputFiles("#file-input", [`${work}/branch.jsonl`]);
+          const dialog = page.locator("dialog#import-conflict");
+          await dialog.waitFor();
+          await page.locator("#conflict-keep-both").click();
+          await page.locator(".toast span", { hasText: "Imported 1 session; 1 kept beside" })
+            .waitFor();
           assertEquals((await sessionTitles(page)).length, 2);
           await page.goto(`${viewer.url}#/session/${encodeURIComponent(originalHeader.id)}`);
           assertEquals(await treeRows(page), originalCount, "no entry of the stored session lost");
-          const branchId =
-            JSON.parse((await Deno.readTextFile(`${work}/branch.jsonl`)).split("\n")[0]).id;
-          await page.goto(`${viewer.url}#/`);
-          await page.goto(`${viewer.url}#/session/${encodeURIComponent(branchId)}`);
-          await page.waitForSelector(".tree-row[data-id]");
-          const head = await page.locator(".session-head").innerText();
-          assert(head.includes(originalHeader.id), `parent session shown: ${head}`);
         },
       );
 

@@ -121,7 +121,7 @@ Deno.test({
             assert(await page.locator(".tree-pane").isVisible(), "tree beside the context");
           }
           await shoot(page, `session-${size.width}`);
-          await page.click(narrow ? "#pane-tab-conversation" : "text=Conversation");
+          await page.getByRole("tab", { name: "Conversation" }).click(); // the visible one
           await page.locator("#conversation .conv-item").first().waitFor();
           await shoot(page, `conversation-${size.width}`);
 

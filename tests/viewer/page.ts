@@ -38,6 +38,13 @@ export async function sessionTitles(page: Page): Promise<string[]> {
 export async function openFromList(page: Page, url: string, title: string): Promise<void> {
   await page.goto(`${url}#/`);
   await page.locator("#session-table .session-link", { hasText: title }).first().click();
+  // The session opens on the reader's remembered tab; these checks read the context.
+  await page.waitForSelector(".session-page #context-view, .session-page #conversation-view");
+  if (await page.locator("#context-view").count() === 0) {
+    const narrow = await page.locator("#pane-tab-context").isVisible();
+    if (narrow) await page.click("#pane-tab-context");
+    else await page.getByRole("tab", { name: "Context", exact: true }).click();
+  }
   await page.waitForSelector(".session-page #context-view .context-item");
 }
 

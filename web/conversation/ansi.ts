@@ -123,6 +123,19 @@ export function parseAnsi(text: string): AnsiSegment[] {
   return segments;
 }
 
+/**
+ * Text with every terminal escape sequence removed (for one-line labels, where colours
+ * have no place and a raw `ESC[31m` reads as noise).
+ *
+ * @example
+ * ```ts
+ * stripAnsi("\x1b[31mFAIL\x1b[0m test"); // "FAIL test"
+ * ```
+ */
+export function stripAnsi(text: string): string {
+  return hasAnsi(text) ? text.replace(ESCAPES, "") : text;
+}
+
 /** Whether text holds any escape sequence (plain output skips the parser's spans). */
 export function hasAnsi(text: string): boolean {
   return text.includes("\x1b") || text.includes("\x9b");

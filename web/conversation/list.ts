@@ -12,6 +12,10 @@
 import { button, el, formatCount } from "../dom.ts";
 import type { ConvItem } from "./model.ts";
 import { renderItem } from "./render.ts";
+import { summaryBlock } from "./summary.ts";
+import { OutlineRail } from "./outline.ts";
+import type { OutlineRow } from "./outline_model.ts";
+import type { BranchSummaryView } from "../worker/branch_summary.ts";
 import { prepareGrammars } from "./highlight.ts";
 import { nextFrame, PagedWindow } from "../paged_window.ts";
 
@@ -23,6 +27,10 @@ export const CONV_WINDOW = 150;
 /** Where the list gets items. */
 export interface ConversationSource {
   page(start: number, count: number): Promise<{ total: number; items: ConvItem[] }>;
+  /** The branch's summary, shown above the list when given. */
+  summary?(): Promise<BranchSummaryView>;
+  /** The branch's outline rows, for the outline rail above the list when given. */
+  outline?(): Promise<OutlineRow[]>;
 }
 
 /** A mounted conversation list. */
@@ -65,6 +73,17 @@ export class ConversationList {
       this.#list,
       this.#bottom,
     );
+    if (source.outline) {
+      this.element.prepend(
+        new OutlineRail(source.outline(), (row) => void this.jumpTo(row)).element,
+      );
+    }
+    if (source.summary) {
+      const slot = el("div", { class: "conv-summary-slot" });
+      this.element.prepend(slot);
+      source.summary().then((summary) => slot.replaceWith(summaryBlock(summary)))
+        .catch(() => slot.remove()); // the conversation reads fine without it
+    }
     this.#window = new PagedWindow({
       list: this.#list,
       top: this.#top,
@@ -116,6 +135,19 @@ export class ConversationList {
     if (last) this.#focusItem(last, "end");
   }
 
+  /** Bring the conversation to one item (from the outline), loading its page if needed. */
+  async jumpTo(row: OutlineRow): Promise<void> {
+    const win = this.#window;
+    if (win.total < 0) await this.start();
+    if (row.index < win.from || row.index >= win.to) {
+      await win.load(Math.max(0, row.index - 2), "replace");
+    }
+    const node = this.#list.querySelector<HTMLElement>(
+      `.conv-item[data-id="${CSS.escape(row.id)}"]`,
+    );
+    if (node) this.#focusItem(node, "start");
+  }
+
   #items(): HTMLElement[] {
     const hideMarkers = this.#list.classList.contains("hide-markers");
     return [...this.#list.querySelectorAll<HTMLElement>(".conv-item")].filter((node) =>
@@ -130,6 +162,11 @@ export class ConversationList {
     node.classList.add("conv-current");
     node.focus({ preventScroll: true });
     node.scrollIntoView({ block });
+    // An item taller than the view, aligned at its end, or one aligned under a sticky bar
+    // (the phone's top bar, the export's toolbar): bring its header into view.
+    const scroller = scrollingAncestor(node);
+    const covered = coveredTop(scroller) - node.getBoundingClientRect().top;
+    if (covered > 0) scroller.scrollTop -= covered;
   }
 
   /** Move to the next (+1) or previous (-1) message, loading a page at the window's edge. */
@@ -171,4 +208,31 @@ export class ConversationList {
     this.#window.dispose();
     document.removeEventListener("keydown", this.#onKey);
   }
+}
+
+/**
+ * The element that really scrolls `node` into view: the nearest ancestor with scrollable
+ * overflow and more content than room (the pane on a wide screen, the page's main area on
+ * a phone, the document in the export).
+ */
+function scrollingAncestor(node: HTMLElement): Element {
+  for (let at = node.parentElement; at; at = at.parentElement) {
+    const overflow = getComputedStyle(at).overflowY;
+    if ((overflow === "auto" || overflow === "scroll") && at.scrollHeight > at.clientHeight) {
+      return at;
+    }
+  }
+  return document.scrollingElement ?? document.documentElement;
+}
+
+/** The lowest edge (viewport px) of what covers the top of `scroller`: its own top, sticky bars. */
+function coveredTop(scroller: Element): number {
+  let edge = scroller === document.scrollingElement ? 0 : scroller.getBoundingClientRect().top;
+  for (const bar of document.querySelectorAll<HTMLElement>(".topbar, .conv-toolbar")) {
+    const position = getComputedStyle(bar).position;
+    if (position !== "sticky" && position !== "fixed") continue;
+    const box = bar.getBoundingClientRect();
+    if (box.height > 0 && box.top <= edge + 1) edge = Math.max(edge, box.bottom);
+  }
+  return edge;
 }

@@ -31,6 +31,8 @@ export interface ConvToolResult {
   cut?: number;
   isError: boolean;
   images: ConvImage[];
+  /** The diff the agent recorded for an edit (pi's `details.diff`: real file line numbers). */
+  diff?: string;
 }
 
 /** A block of a message. */
@@ -59,6 +61,8 @@ export interface ConvItem {
   time: string;
   /** Model of a reply, tool name, custom type, summary kind, or a marker's text. */
   title?: string;
+  /** A label marker: the entry it labels, and the label ("" when cleared). */
+  label?: { target: string; text: string };
   blocks: ConvBlock[];
   /** Short facts: stop reason, error, tokens, exit code. */
   meta?: string[];
@@ -145,7 +149,15 @@ function tokens(n: number): string {
 
 function toolResult(id: string, message: Json): ConvToolResult {
   const { text, images } = contentParts(message.content);
-  return { id, ...cutText(text), isError: message.isError === true, images };
+  const details = message.details as Json | undefined;
+  const diff = details && typeof details.diff === "string" ? details.diff : undefined;
+  return {
+    id,
+    ...cutText(text),
+    isError: message.isError === true,
+    images,
+    ...(diff === undefined ? {} : { diff }),
+  };
 }
 
 function messageItem(
@@ -273,12 +285,15 @@ function entryItem(
     case "context_window_change":
       return marker(entry, `context window → ${String(e.contextWindow)}`);
     case "label":
-      return marker(
-        entry,
-        e.label
-          ? `label “${oneLine(String(e.label), 80)}” on ${String(e.targetId)}`
-          : `label cleared on ${String(e.targetId)}`,
-      );
+      return {
+        ...marker(
+          entry,
+          e.label
+            ? `label “${oneLine(String(e.label), 80)}” on ${String(e.targetId)}`
+            : `label cleared on ${String(e.targetId)}`,
+        ),
+        label: { target: String(e.targetId), text: e.label ? oneLine(String(e.label), 80) : "" },
+      };
     case "session_info":
       return marker(entry, e.name ? `named “${oneLine(String(e.name), 80)}”` : "name cleared");
     case "custom":

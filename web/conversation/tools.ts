@@ -1,6 +1,6 @@
 /**
  * Tool calls made readable, as {@link HNode}s: an `edit` as a unified diff with line
- * numbers (jsdiff), a `write` and a `read` with the file path and highlighted content, a
+ * numbers (see diff.ts), a `write` and a `read` with the file path and highlighted content, a
  * `bash` call as its command and its output with ANSI colours; any other tool as its
  * arguments (highlighted JSON) and result. Long outputs fold behind "show all". Argument
  * names follow pi/Atomic's tools (`path`, `oldText`/`newText` or `edits[]`, `content`,
@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { structuredPatch } from "diff";
 import { ansiToHNodes, hasAnsi } from "./ansi.ts";
+import { diffBlock, diffLines, recordedDiffLines } from "./diff.ts";
 import { foldInto } from "./fold.ts";
 import { highlight, languageOfPath } from "./highlight.ts";
 import type { HElement, HNode } from "./hnode.ts";
@@ -24,50 +24,6 @@ function str(args: Json, ...names: string[]): string | undefined {
   return undefined;
 }
 
-/** Longest old/new text diffed (jsdiff is quadratic in the worst case). */
-export const DIFF_LIMIT = 100_000;
-
-/** One edit as unified-diff lines with old/new line numbers (relative to the edited text). */
-export function diffLines(oldText: string, newText: string): HElement[] {
-  if (oldText.length + newText.length > DIFF_LIMIT) {
-    return [{
-      tag: "div",
-      class: "diff-note",
-      children: ["(too long to diff; see the raw entry)"],
-    }];
-  }
-  const patch = structuredPatch("a", "b", oldText, newText, "", "", { context: 3 });
-  const rows: HElement[] = [];
-  for (const hunk of patch.hunks) {
-    rows.push({
-      tag: "div",
-      class: "diff-hunk",
-      children: [`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`],
-    });
-    let oldLine = hunk.oldStart;
-    let newLine = hunk.newStart;
-    for (const line of hunk.lines) {
-      const sign = line[0];
-      if (sign === "\\") continue; // "\ No newline at end of file"
-      const kind = sign === "+" ? "add" : sign === "-" ? "del" : "ctx";
-      const oldNo = kind === "add" ? "" : String(oldLine++);
-      const newNo = kind === "del" ? "" : String(newLine++);
-      rows.push({
-        tag: "div",
-        class: `diff-line diff-${kind}`,
-        children: [
-          { tag: "span", class: "ln", children: [oldNo] },
-          { tag: "span", class: "ln", children: [newNo] },
-          { tag: "span", class: "sign", children: [kind === "ctx" ? " " : sign] },
-          { tag: "span", class: "diff-text", children: [line.slice(1)] },
-        ],
-      });
-    }
-  }
-  if (!rows.length) rows.push({ tag: "div", class: "diff-note", children: ["(no change)"] });
-  return rows;
-}
-
 function edits(args: Json): Array<{ oldText: string; newText: string }> {
   if (Array.isArray(args.edits)) {
     return (args.edits as Json[]).filter((e) => e && typeof e === "object").map((e) => ({
@@ -80,6 +36,19 @@ function edits(args: Json): Array<{ oldText: string; newText: string }> {
   return oldText === undefined && newText === undefined
     ? []
     : [{ oldText: oldText ?? "", newText: newText ?? "" }];
+}
+
+/**
+ * The diff pi recorded in the result (real file line numbers and context) when there is
+ * one, else each edit's old/new text diffed.
+ */
+function editDiffs(
+  edit: Array<{ oldText: string; newText: string }>,
+  result: ConvToolResult | undefined,
+): HElement[] {
+  const recorded = result?.diff === undefined ? undefined : recordedDiffLines(result.diff);
+  if (recorded) return [diffBlock(recorded)];
+  return edit.map((e) => diffBlock(diffLines(e.oldText, e.newText)));
 }
 
 /** Output text as folded, ANSI-coloured or highlighted nodes. */
@@ -164,11 +133,7 @@ export function toolCallHNode(block: ToolBlock): HElement {
   if ((lower === "edit" || lower === "multiedit" || lower === "str_replace") && edit.length) {
     return wrap("edit", [
       head(name, path ? [" ", pathNode(path)] : [], result),
-      ...edit.map((e): HElement => ({
-        tag: "div",
-        class: "diff",
-        children: diffLines(e.oldText, e.newText),
-      })),
+      ...editDiffs(edit, result),
       ...resultPart(result),
     ]);
   }

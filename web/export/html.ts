@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { BranchSummaryView } from "../worker/branch_summary.ts";
 import type { ConvItem } from "../conversation/model.ts";
 
 /** The bundled renderer and its stylesheet, with the CSP hashes of their exact text. */
@@ -35,6 +36,19 @@ export interface ExportDoc {
   exportedAt: string;
   entryCount: number;
   items: ConvItem[];
+  /** The branch's summary block (absent in exports made before it existed). */
+  summary?: BranchSummaryView;
+  /** With "all branches": every branch (one per leaf of the tree), for the switcher. */
+  branches?: ExportBranch[];
+}
+
+/** One branch of an all-branches export. */
+export interface ExportBranch {
+  leafId: string;
+  /** What the switcher calls it: the leaf's text, shortened. */
+  name: string;
+  items: ConvItem[];
+  summary: BranchSummaryView;
 }
 
 /** The element id of the embedded JSON. */
@@ -55,6 +69,7 @@ export function exportDoc(
   session: { id: string; title: string; cwd: string; created: number; entryCount: number },
   leafId: string | null,
   items: ConvItem[],
+  summary?: BranchSummaryView,
 ): ExportDoc {
   return {
     format: 1,
@@ -66,6 +81,7 @@ export function exportDoc(
     exportedAt: new Date().toISOString(),
     entryCount: session.entryCount,
     items,
+    ...(summary ? { summary } : {}),
   };
 }
 

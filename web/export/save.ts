@@ -1,13 +1,13 @@
 /**
  * The viewer's downloads: a session or branch as JSONL (from the worker), and "Export as
- * HTML": the worker gives the branch's conversation, the built renderer comes from
- * `export-asset.json` beside the page, and the file is downloaded.
+ * HTML": the built renderer comes from `export-asset.json` beside the page, the worker
+ * builds the file with it (off the page's thread), and the file is downloaded.
  *
  * @module
  */
 import { downloadBlob } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
-import { ASSET_FILE, type ExportAsset, exportFileName, exportHtml } from "./html.ts";
+import { ASSET_FILE, type ExportAsset } from "./html.ts";
 
 let asset: Promise<ExportAsset> | undefined;
 
@@ -36,9 +36,9 @@ export async function saveExport(
   client: ViewerClient,
   sessionKey: string,
   leafId: string | null,
-  html = false,
+  html: boolean | "all" = false,
 ): Promise<void> {
-  if (html) return await saveHtmlExport(client, sessionKey, leafId);
+  if (html) return await saveHtmlExport(client, sessionKey, leafId, html === "all");
   const { blob, fileName } = await client.call("exportJsonl", sessionKey, leafId);
   downloadBlob(blob, fileName);
 }
@@ -58,11 +58,15 @@ export async function saveHtmlExport(
   client: ViewerClient,
   sessionKey: string,
   leafId: string | null,
+  allBranches = false,
 ): Promise<void> {
-  const [doc, renderer] = await Promise.all([
-    client.call("conversationDoc", sessionKey, leafId),
-    loadAsset(),
-  ]);
-  const html = exportHtml(renderer, doc);
-  downloadBlob(new Blob([html], { type: "text/html" }), exportFileName(doc.sessionId, doc.leafId));
+  const asset = await loadAsset();
+  const { blob, fileName } = await client.call(
+    "exportHtml",
+    sessionKey,
+    leafId,
+    asset,
+    allBranches,
+  );
+  downloadBlob(blob, fileName);
 }

@@ -215,7 +215,10 @@ function sessionRow(
     el(
       "td",
       { class: "title-cell" },
-      hashLink(sessionHash(row.key), { class: "session-link" }, row.title || "(untitled)"),
+      hashLink(sessionHash(row.key), {
+        class: "session-link clamp-2",
+        title: row.title.length > 90 ? row.title.slice(0, 2_000) : undefined,
+      }, row.title || "(untitled)"),
       el(
         "div",
         { class: "sub" },

@@ -15,7 +15,7 @@ export type SmallPane = "tree" | "context" | "conversation" | "raw" | "usage";
 const PANES: ReadonlyArray<readonly [SmallPane, string]> = [
   ["tree", "Tree"],
   ["context", "Context"],
-  ["conversation", "Chat"],
+  ["conversation", "Conversation"],
   ["raw", "Raw"],
   ["usage", "Usage"],
 ];

@@ -1,21 +1,13 @@
 /**
- * The raw pane's show/hide switch (beside the session tabs): remembered in localStorage,
- * applied to whichever view shows the raw entries now.
+ * The raw pane's show/hide switch (beside the session tabs): remembered (see
+ * reading_prefs.ts), applied to whichever view shows the raw entries now.
  *
  * @module
  */
 import { el } from "../dom.ts";
+import { rememberShowRaw, showRaw } from "./reading_prefs.ts";
 
-const KEY = "mu.viewer.showRaw";
-
-/** Whether the raw pane is shown (default yes). */
-export function showRaw(): boolean {
-  try {
-    return localStorage.getItem(KEY) !== "0";
-  } catch {
-    return true; // storage blocked: the default
-  }
-}
+export { showRaw };
 
 /**
  * A checkbox that shows or hides the raw pane inside `container()`.
@@ -30,11 +22,7 @@ export function showRaw(): boolean {
 export function rawToggle(container: () => HTMLElement): HTMLElement {
   const box = el("input", { attrs: { type: "checkbox", id: "show-raw", checked: showRaw() } });
   box.addEventListener("change", () => {
-    try {
-      localStorage.setItem(KEY, box.checked ? "1" : "0");
-    } catch {
-      // not remembered; still applied below
-    }
+    rememberShowRaw(box.checked);
     container().querySelector(".columns")?.classList.toggle("no-raw", !box.checked);
   });
   return el("label", { class: "toggle raw-toggle" }, box, " Raw entries");

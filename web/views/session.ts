@@ -17,13 +17,14 @@ import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 import type { ConversationList } from "../conversation/list.ts";
 import { rawToggle, showRaw } from "./raw_toggle.ts";
+import { clampedTitle } from "./clamped_title.ts";
+import { preferredTab, rememberTab, type SessionTab, tabName } from "./reading_prefs.ts";
 
-/** Right-hand tabs. */
-export type SessionTab = "context" | "conversation" | "usage";
+export type { SessionTab };
 
-/** The tab a URL's `tab=` names (the context by default). */
+/** The tab a URL's `tab=` names (else the one the reader last chose, the conversation at first). */
 export function sessionTab(name: string | null): SessionTab {
-  return name === "usage" || name === "conversation" ? name : "context";
+  return tabName(name) ?? preferredTab();
 }
 
 /** Where a session was imported from (remembered by the page). */
@@ -39,8 +40,11 @@ export interface ImportOrigin {
 export interface SessionActions {
   /** The leaf or tab changed (update the URL). */
   navigate(leafId: string | null, tab: SessionTab): void;
-  /** Download the session (null) or the branch to `leafId`; `html`: the branch as one HTML file. */
-  exportJsonl(leafId: string | null, html?: boolean): void;
+  /**
+   * Download the session (null) or the branch to `leafId`; `html`: the branch as one HTML
+   * file, `"all"`: every branch in one HTML file with a switcher (opening on `leafId`).
+   */
+  exportJsonl(leafId: string | null, html?: boolean | "all"): void;
   /** For a computer session: copy it into this browser's store. */
   keepCopy?(): void;
 }
@@ -107,7 +111,7 @@ export class SessionPage {
         el(
           "div",
           { class: "title-row" },
-          el("h2", { attrs: { id: "session-title" } }, overview.title),
+          clampedTitle("h2", "session-title", overview.title),
           overview.internal ? el("span", { class: "chip tone-internal" }, "internal") : null,
         ),
         this.#facts,
@@ -119,6 +123,10 @@ export class SessionPage {
           }),
           button("Export this branch", () => actions.exportJsonl(this.#leafId), {
             attrs: { id: "export-branch" },
+          }),
+          button("All branches as HTML", () => actions.exportJsonl(this.#leafId, "all"), {
+            attrs: { id: "export-html-all" },
+            title: "Every branch in one self-contained HTML file, with a branch switcher",
           }),
           button("Export as HTML", () => actions.exportJsonl(this.#leafId, true), {
             attrs: { id: "export-html" },
@@ -285,7 +293,10 @@ export class SessionPage {
     const pane = this.element.dataset.pane;
     if (tab !== "context") this.#paneTabs?.show(tab);
     else if (pane === "usage" || pane === "conversation") this.#paneTabs?.show("context");
-    if (fromUser) this.actions.navigate(this.#leafId, tab);
+    if (fromUser) {
+      if (tab !== "usage") rememberTab(tab); // a reading layout; usage is a look, not a habit
+      this.actions.navigate(this.#leafId, tab);
+    }
     void this.#renderRight();
   }
 
@@ -369,5 +380,7 @@ async function conversationPane(source: ContextSource): Promise<ConversationList
   const { client, sessionId, leafId } = source;
   return new ConversationList({
     page: (start, count) => client.call("conversation", sessionId, leafId, start, count),
+    summary: () => client.call("branchSummary", sessionId, leafId),
+    outline: () => client.call("conversationOutline", sessionId, leafId),
   });
 }

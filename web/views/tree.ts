@@ -2,7 +2,8 @@
  * The session tree: a virtual list over the worker's flattened tree rows (fixed row
  * height, pages fetched on demand), so a session of 100k entries renders only the rows on
  * screen. Branch connectors, labels, the active path and the current leaf are marked;
- * clicking a row (or the arrow keys) makes that entry the leaf.
+ * clicking a row makes that entry the leaf; the arrow keys move a focus cursor and Enter
+ * makes its entry the leaf.
  *
  * @module
  */
@@ -72,6 +73,8 @@ export class TreeView {
   #generation = 0;
   #leafId: string | null;
   #frame = 0;
+  /** The row the arrow keys moved to (focus only; Enter makes it the leaf). */
+  #cursor: number | undefined;
 
   constructor(readonly options: TreeViewOptions) {
     this.#leafId = options.leafId;
@@ -87,14 +90,22 @@ export class TreeView {
     new ResizeObserver(() => this.#schedule()).observe(this.element);
     this.element.addEventListener("keydown", (event) => {
       const step = event.key === "ArrowDown" ? 1 : event.key === "ArrowUp" ? -1 : 0;
-      if (!step) return;
-      event.preventDefault();
-      void this.#step(step);
+      if (step) {
+        event.preventDefault();
+        void this.#moveCursor(step);
+      } else if (event.key === "Enter" || event.key === " ") {
+        const row = this.#cursor === undefined ? undefined : this.#row(this.#cursor);
+        if (!row) return;
+        event.preventDefault();
+        options.onSelect(row.id);
+      }
     });
     this.#window.addEventListener("click", (event) => {
       const row = (event.target as Element).closest<HTMLElement>(".tree-row");
       const id = row?.dataset.id;
-      if (id !== undefined) options.onSelect(id);
+      if (id === undefined) return;
+      this.#cursor = undefined; // the arrows go on from the clicked row, the new leaf
+      options.onSelect(id);
     });
   }
 
@@ -121,17 +132,29 @@ export class TreeView {
     this.#schedule();
   }
 
-  /** Make the row above or below the leaf the new leaf (arrow keys). */
-  async #step(delta: number): Promise<void> {
-    const { client, sessionId } = this.options;
-    if (this.#leafId === null) return;
-    const index = await client.call("treeRowIndex", sessionId, this.#leafId);
-    const target = index + delta;
-    if (index < 0 || target < 0 || target >= this.options.rowCount) return;
-    const [row] = await client.call("treeRows", sessionId, this.#leafId, target, 1);
-    if (!row) return;
-    this.options.onSelect(row.id);
-    await this.reveal(row.id);
+  /**
+   * Move the keyboard cursor a row up or down (from the leaf the first time), scrolled into
+   * view. Only moving: a long tree is read with the arrows without rebuilding the context
+   * on every press.
+   */
+  async #moveCursor(delta: number): Promise<void> {
+    const { client, sessionId, rowCount } = this.options;
+    let from = this.#cursor;
+    if (from === undefined) {
+      from = this.#leafId === null
+        ? -1
+        : await client.call("treeRowIndex", sessionId, this.#leafId);
+      if (from < 0) from = delta > 0 ? -1 : rowCount;
+    }
+    const target = Math.min(rowCount - 1, Math.max(0, from + delta));
+    this.#cursor = target;
+    const top = target * TREE_ROW_HEIGHT;
+    const view = this.element;
+    if (top < view.scrollTop) view.scrollTop = top;
+    else if (top + TREE_ROW_HEIGHT > view.scrollTop + view.clientHeight) {
+      view.scrollTop = top + TREE_ROW_HEIGHT - view.clientHeight;
+    }
+    this.#schedule();
   }
 
   #schedule(): void {
@@ -171,8 +194,17 @@ export class TreeView {
     }
     this.#window.style.transform = `translateY(${first * TREE_ROW_HEIGHT}px)`;
     const rows: HTMLElement[] = [];
-    for (let i = first; i < last; i++) rows.push(this.#renderRow(this.#row(i)));
+    for (let i = first; i < last; i++) {
+      const row = this.#renderRow(this.#row(i));
+      if (i === this.#cursor) {
+        row.classList.add("cursor");
+        row.id = "tree-cursor";
+      }
+      rows.push(row);
+    }
     replaceChildren(this.#window, ...rows);
+    if (this.#cursor === undefined) this.element.removeAttribute("aria-activedescendant");
+    else this.element.setAttribute("aria-activedescendant", "tree-cursor");
   }
 
   #renderRow(row: TreeRowView | undefined): HTMLElement {

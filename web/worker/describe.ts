@@ -7,6 +7,7 @@
  * @module
  */
 import type { SessionEntry } from "../../src/schema.ts";
+import { stripAnsi } from "../conversation/ansi.ts";
 import type { BlockView, MessageView } from "../types.ts";
 
 /**
@@ -33,9 +34,10 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 type Json = Record<string, unknown>;
 
-/** Collapse whitespace and cut to `max` characters. */
+/** Collapse whitespace, drop terminal escape sequences, and cut to `max` characters. */
 export function oneLine(text: string, max = 160): string {
-  const flat = (text.length > max * 4 ? text.slice(0, max * 4) : text).replace(/\s+/g, " ").trim();
+  const head = stripAnsi(text.length > max * 4 ? text.slice(0, max * 4) : text);
+  const flat = head.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

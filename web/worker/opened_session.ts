@@ -5,7 +5,10 @@
  *
  * @module
  */
-import { branchedSession } from "../../src/_branching.ts";
+import { branchSummary, type BranchSummaryView } from "./branch_summary.ts";
+import { entryPreview } from "./describe.ts";
+import type { ExportBranch } from "../export/html.ts";
+
 import { EntryNotFoundError } from "../../src/errors.ts";
 import { serializeEntries, toJsonLine } from "../../src/jsonl.ts";
 import { listingStateOf, listingToInfo } from "../../src/_listing.ts";
@@ -25,6 +28,9 @@ import { buildSessionProjection } from "../../src/projection.ts";
 import { countBranchPoints, flattenTree, type TreeRow, treeRowViews } from "./tree_rows.ts";
 import { computeUsage } from "./usage.ts";
 import { conversationItems, type ConvItem } from "../conversation/model.ts";
+
+/** Most conversation items an all-branches export carries (shared prefixes count per branch). */
+const ALL_BRANCHES_ITEMS = 50_000;
 
 type Json = Record<string, unknown>;
 
@@ -169,20 +175,53 @@ export class OpenedSession {
     return toJsonLine(entry);
   }
 
+  /**
+   * Every branch (one per leaf of the tree, in tree order) with its conversation and
+   * summary, for the all-branches HTML export. Refuses (a plain Error the page shows) when
+   * the branches hold more items together than one file should carry.
+   */
+  allBranches(): ExportBranch[] {
+    const branches: ExportBranch[] = [];
+    let total = 0;
+    for (const row of this.rows) {
+      if (row.node.children.length > 0) continue;
+      const entries = this.index.getPath(row.node.entry.id);
+      const items = conversationItems(entries);
+      total += items.length;
+      if (total > ALL_BRANCHES_ITEMS) {
+        throw new Error(
+          `the branches hold more than ${ALL_BRANCHES_ITEMS} items together; export one branch`,
+        );
+      }
+      branches.push({
+        leafId: row.node.entry.id,
+        name: `${entryPreview(row.node.entry).slice(0, 70)} (${items.length})`,
+        items,
+        summary: branchSummary(entries),
+      });
+    }
+    return branches;
+  }
+
+  /** The summary block's facts for the branch to `leafId`. */
+  summary(leafId: string | null): BranchSummaryView {
+    return branchSummary(this.path(leafId).entries);
+  }
+
   /** Usage of the session and of the branch to `leafId`. */
   usage(leafId: string | null): UsageView {
     return computeUsage(this.entries, this.path(leafId).entries);
   }
 
   /**
-   * The branch to `leafId` as a session of its own, in JSONL: a new header (new id,
-   * `parentSessionId` = this session, as `createBranchedSession` makes it), the path
-   * entries root first (their lines unchanged), and the labels set elsewhere on them.
+   * The branch to `leafId` in JSONL, meaning what `mu export --leaf` and the serve API's
+   * `export?leaf=` mean: the session's own header (same id, provider, model, thinking
+   * level) and the entries on the path to the leaf, root first, their lines unchanged.
+   * Importing it beside the session it came from asks, like any file with a stored id.
    */
   exportBranch(leafId: string): Blob {
     this.#checkLeaf(leafId);
-    const branch = branchedSession(this.header, this.index, leafId);
-    return jsonlBlob(branch.header, branch.entries);
+    return jsonlBlob(this.header, this.path(leafId).entries);
   }
 
   /** The whole session as JSONL (every branch, file order). */

@@ -16,8 +16,11 @@ export interface TreeRow {
   prefix: string;
 }
 
-/** Gutters longer than this are shortened from the left (very bushy trees). */
-const MAX_PREFIX = 48;
+/**
+ * Gutters longer than this are shortened from the left (very bushy trees): eight levels
+ * of connectors, so even a phone's row keeps room for the entry's kind and text.
+ */
+export const MAX_PREFIX = 24;
 
 function clampPrefix(prefix: string): string {
   return prefix.length > MAX_PREFIX ? `⋯${prefix.slice(prefix.length - MAX_PREFIX + 1)}` : prefix;

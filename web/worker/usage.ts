@@ -22,7 +22,11 @@ export function emptyTotals(): UsageTotals {
 /** The usage record an entry carries (the library's rule: what counts toward totals). */
 export const usageOf = entryUsage;
 
-function add(totals: UsageTotals, usage: NonNullable<ReturnType<typeof entryUsage>>): void {
+/** Add one billed step to `totals`. */
+export function add(
+  totals: UsageTotals,
+  usage: NonNullable<ReturnType<typeof entryUsage>>,
+): void {
   addUsage(totals, usage);
   totals.calls++;
 }
