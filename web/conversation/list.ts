@@ -14,6 +14,7 @@ import type { ConvItem } from "./model.ts";
 import { renderItem } from "./render.ts";
 import { prepareGrammars } from "./highlight.ts";
 import { nextFrame, PagedWindow } from "../paged_window.ts";
+import { ScrollAnchor } from "../scroll_anchor.ts";
 
 /** Items loaded per page. */
 export const CONV_PAGE = 30;
@@ -33,6 +34,7 @@ export class ConversationList {
   readonly #bottom: HTMLElement;
   readonly #status: HTMLElement;
   readonly #window: PagedWindow<ConvItem>;
+  readonly #anchor: ScrollAnchor;
   readonly #onKey = (event: KeyboardEvent) => this.#key(event);
 
   constructor(readonly source: ConversationSource) {
@@ -83,6 +85,7 @@ export class ConversationList {
       },
       scroller: () => this.#scroller(),
     });
+    this.#anchor = new ScrollAnchor(this.#list, () => this.#scroller());
     document.addEventListener("keydown", this.#onKey);
   }
 
@@ -96,12 +99,19 @@ export class ConversationList {
     return this.#window.total;
   }
 
-  /** The element that scrolls the list: this pane in the viewer, the page in the export. */
+  /**
+   * The element that scrolls the list: the nearest enclosing one that scrolls and has
+   * more to show than fits (this pane where the page lays out columns; an outer one where
+   * the pane grows with its content, on narrower screens), else the page (the export).
+   */
   #scroller(): Element {
-    const overflow = getComputedStyle(this.element).overflowY;
-    return overflow === "auto" || overflow === "scroll"
-      ? this.element
-      : document.scrollingElement ?? document.documentElement;
+    for (let node = this.element as Element | null; node; node = node.parentElement) {
+      if (node === document.body) break;
+      const overflow = getComputedStyle(node).overflowY;
+      const scrolls = overflow === "auto" || overflow === "scroll";
+      if (scrolls && node.scrollHeight > node.clientHeight) return node;
+    }
+    return document.scrollingElement ?? document.documentElement;
   }
 
   /** Show the end of the conversation and focus its last message. */
@@ -169,6 +179,7 @@ export class ConversationList {
   /** Stop observing and listening (the view is being replaced). */
   dispose(): void {
     this.#window.dispose();
+    this.#anchor.dispose();
     document.removeEventListener("keydown", this.#onKey);
   }
 }
