@@ -15,6 +15,9 @@
  * @module
  */
 
+/** What the reader does to scroll (a pinned item is let go then). */
+const READER_INPUT = ["wheel", "touchstart", "pointerdown", "keydown"] as const;
+
 /** The anchoring of one scrolling list. */
 export class ScrollAnchor {
   #anchor: HTMLElement | undefined;
@@ -22,6 +25,9 @@ export class ScrollAnchor {
   #offset = 0;
   /** ...and the scroll position then: a scroll since moves it by the same distance. */
   #scrollTop = 0;
+  /** An item the page scrolled to on purpose: the anchor until the reader scrolls. */
+  #pinned: HTMLElement | undefined;
+  readonly #unpin = () => this.#pinned = undefined;
   readonly #resize: ResizeObserver;
   readonly #onScroll = (event: Event) => {
     const scroller = this.scroller();
@@ -42,18 +48,38 @@ export class ScrollAnchor {
     // An element's scroll events do not bubble and the page's reach the document: listen
     // where both arrive (capturing at the document).
     document.addEventListener("scroll", this.#onScroll, { capture: true, passive: true });
+    for (const type of READER_INPUT) {
+      document.addEventListener(type, this.#unpin, { capture: true, passive: true });
+    }
+  }
+
+  /**
+   * Keep `item` (just scrolled to: a search hit, the latest message) where it is while
+   * the items around it are laid out, until the reader scrolls.
+   */
+  pin(item: HTMLElement): void {
+    this.#pinned = item;
+    this.#follow();
   }
 
   #isPage(scroller: Element): boolean {
     return scroller === document.scrollingElement || scroller === document.documentElement;
   }
 
-  /** The top of the scroller's visible part and its height, in viewport coordinates. */
-  #view(scroller: Element): { top: number; height: number } {
-    if (this.#isPage(scroller)) return { top: 0, height: innerHeight };
+  /**
+   * The scroller's top (what an item's place is measured from: it moves only when an outer
+   * scroller scrolls, and then with the items) and the middle of its visible part, in
+   * viewport coordinates; no middle when none of it is visible.
+   */
+  #view(scroller: Element): { top: number; middle?: number } {
+    if (this.#isPage(scroller)) return { top: 0, middle: innerHeight / 2 };
     const box = scroller.getBoundingClientRect();
-    const top = Math.max(0, box.top);
-    return { top, height: Math.max(0, Math.min(innerHeight, box.bottom) - top) };
+    const shownTop = Math.max(0, box.top);
+    const shownBottom = Math.min(innerHeight, box.bottom);
+    return {
+      top: box.top,
+      middle: shownBottom > shownTop ? (shownTop + shownBottom) / 2 : undefined,
+    };
   }
 
   /**
@@ -77,8 +103,14 @@ export class ScrollAnchor {
     this.#anchor = undefined;
     if (!this.list.isConnected) return;
     const view = this.#view(scroller);
-    if (!view.height) return;
-    const middle = view.top + view.height / 2;
+    if (this.#pinned?.isConnected) {
+      this.#anchor = this.#pinned;
+      this.#offset = this.#pinned.getBoundingClientRect().top - view.top;
+      this.#scrollTop = scroller.scrollTop;
+      return;
+    }
+    const middle = view.middle;
+    if (middle === undefined) return;
     let best: HTMLElement | undefined;
     let top = 0;
     for (const child of this.list.children as HTMLCollectionOf<HTMLElement>) {
@@ -98,6 +130,9 @@ export class ScrollAnchor {
   dispose(): void {
     this.#resize.disconnect();
     document.removeEventListener("scroll", this.#onScroll, { capture: true });
+    for (const type of READER_INPUT) {
+      document.removeEventListener(type, this.#unpin, { capture: true });
+    }
     this.#anchor = undefined;
   }
 }

@@ -13,7 +13,7 @@ import { button, el, formatCount } from "../dom.ts";
 import type { ConvItem } from "./model.ts";
 import { renderItem } from "./render.ts";
 import { prepareGrammars } from "./highlight.ts";
-import { nextFrame, PagedWindow } from "../paged_window.ts";
+import { afterNextFrame, nextFrame, PagedWindow } from "../paged_window.ts";
 import { ScrollAnchor } from "../scroll_anchor.ts";
 
 /** Items loaded per page. */
@@ -24,6 +24,39 @@ export const CONV_WINDOW = 150;
 /** Where the list gets items. */
 export interface ConversationSource {
   page(start: number, count: number): Promise<{ total: number; items: ConvItem[] }>;
+}
+
+/** Wrap each occurrence of `terms` (any case) in the text under `root` in a `<mark>`. */
+export function markTerms(root: HTMLElement, terms: readonly string[]): number {
+  const wanted = [...new Set(terms.map((term) => term.toLowerCase()).filter(Boolean))];
+  if (!wanted.length) return 0;
+  const texts: Text[] = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(node as Text);
+  let marked = 0;
+  for (const text of texts) {
+    const value = text.data;
+    const lower = value.toLowerCase();
+    const parts: Array<string | HTMLElement> = [];
+    let at = 0;
+    for (;;) {
+      let next = -1;
+      let term = "";
+      for (const candidate of wanted) {
+        const found = lower.indexOf(candidate, at);
+        if (found >= 0 && (next < 0 || found < next)) [next, term] = [found, candidate];
+      }
+      if (next < 0) break;
+      if (next > at) parts.push(value.slice(at, next));
+      parts.push(el("mark", { class: "find-mark" }, value.slice(next, next + term.length)));
+      at = next + term.length;
+      marked++;
+    }
+    if (!parts.length) continue;
+    if (at < value.length) parts.push(value.slice(at));
+    text.replaceWith(...parts);
+  }
+  return marked;
 }
 
 /** A mounted conversation list. */
@@ -126,6 +159,40 @@ export class ConversationList {
     if (last) this.#focusItem(last, "end");
   }
 
+  /**
+   * Show the item at `index` (a search hit): its page loaded in place of
+   * the window unless held, scrolled to, and each occurrence of `terms` in it marked.
+   */
+  async reveal(index: number, terms: readonly string[]): Promise<HTMLElement | undefined> {
+    const win = this.#window;
+    await win.settled();
+    if (win.total < 0) await this.start();
+    if (index < 0 || index >= win.total) return undefined;
+    if (index < win.from || index >= win.to) {
+      const start = Math.max(0, index - Math.floor(CONV_PAGE / 2));
+      await win.load(start, "replace");
+    }
+    await win.settled();
+    const node = this.#list.children[index - win.from] as HTMLElement | undefined;
+    if (!node) return undefined;
+    for (const old of this.#list.querySelectorAll(".conv-hit")) old.classList.remove("conv-hit");
+    for (const mark of this.#list.querySelectorAll("mark.find-mark")) {
+      mark.replaceWith(...mark.childNodes);
+    }
+    markTerms(node, terms);
+    // The items around it are laid out as they come into view (their heights were
+    // placeholders when the scroll was computed): scroll again until it stays in view.
+    for (let tries = 0; tries < 4; tries++) {
+      this.#focusItem(node, "start");
+      await afterNextFrame();
+      await afterNextFrame();
+      const box = node.getBoundingClientRect();
+      if (box.top >= 0 && box.top < innerHeight) break;
+    }
+    node.classList.add("conv-hit");
+    return node;
+  }
+
   #items(): HTMLElement[] {
     const hideMarkers = this.#list.classList.contains("hide-markers");
     return [...this.#list.querySelectorAll<HTMLElement>(".conv-item")].filter((node) =>
@@ -140,6 +207,7 @@ export class ConversationList {
     node.classList.add("conv-current");
     node.focus({ preventScroll: true });
     node.scrollIntoView({ block });
+    this.#anchor.pin(node);
   }
 
   /** Move to the next (+1) or previous (-1) message, loading a page at the window's edge. */

@@ -7,7 +7,7 @@
  */
 import { button, el, factList, formatCount, formatDate, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
-import type { SessionOverview } from "../types.ts";
+import type { SearchHitView, SessionOverview } from "../types.ts";
 import { ContextPane, type ContextSource } from "./context.ts";
 import { RawPane } from "./raw_pane.ts";
 import { afterNextFrame } from "../paged_window.ts";
@@ -16,6 +16,7 @@ import { PaneTabs } from "./pane_tabs.ts";
 import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 import type { ConversationList } from "../conversation/list.ts";
+import { hitTerms } from "./search.ts";
 import { rawToggle, showRaw } from "./raw_toggle.ts";
 
 /** Right-hand tabs. */
@@ -37,8 +38,8 @@ export interface ImportOrigin {
 
 /** What the session page can ask the app to do. */
 export interface SessionActions {
-  /** The leaf or tab changed (update the URL). */
-  navigate(leafId: string | null, tab: SessionTab): void;
+  /** The leaf or tab changed (update the URL; an `undefined` leaf is not named there). */
+  navigate(leafId: string | null | undefined, tab: SessionTab): void;
   /** Download the session (null) or the branch to `leafId`; `html`: the branch as one HTML file. */
   exportJsonl(leafId: string | null, html?: boolean): void;
   /** For a computer session: copy it into this browser's store. */
@@ -68,6 +69,16 @@ export class SessionPage {
   #focus: string | undefined;
   #raw: RawPane | undefined;
   #paneTabs: PaneTabs | undefined;
+  /** The conversation shown (on the Conversation tab), where a hit is revealed. */
+  #conversation: ConversationList | undefined;
+  /** The right side as last asked for: a hit is revealed once it is in. */
+  #rendered: Promise<void> = Promise.resolve();
+  /** Whether the leaf was chosen (URL, tree): a hit shown on another branch is not. */
+  #leafChosen = true;
+  /** The hit shown, and the button that makes it the leaf. */
+  #hit: string | undefined;
+  #hitToken = 0;
+  readonly #makeLeaf: HTMLButtonElement;
 
   constructor(
     readonly client: ViewerClient,
@@ -97,6 +108,13 @@ export class SessionPage {
       }),
     };
     this.#right = el("div", { class: "right" });
+    this.#makeLeaf = button("Make this the leaf", () => {
+      if (this.#hit) this.setLeaf(this.#hit, true);
+    }, {
+      class: "small",
+      title: "Cut the branch at the shown match (the context and usage then end there)",
+      attrs: { id: "make-leaf", hidden: true },
+    });
     this.#facts = this.#factList(overview);
     this.element = el(
       "div",
@@ -130,10 +148,13 @@ export class SessionPage {
             })
             : null,
         ),
-        new FindBar(client, overview.key, (entryId) => {
-          this.setLeaf(entryId, true);
-          this.focus(entryId);
-        }).element,
+        el(
+          "div",
+          { class: "find-row" },
+          new FindBar(client, overview.key, (hit) => void this.showHit(hit.entryId, hitTerms(hit)))
+            .element,
+          this.#makeLeaf,
+        ),
       ),
       el(
         "div",
@@ -176,7 +197,7 @@ export class SessionPage {
       },
     );
     this.element.querySelector(".session-body")!.before(this.#paneTabs.element);
-    void this.#renderRight(); // first: its context call goes out before anything else
+    this.#rendered = this.#renderRight(); // first: its context call goes out before anything else
     if (overview.pending) {
       this.#treeSlot.append(
         el("p", { class: "muted loading", attrs: { id: "tree-loading" } }, "Loading the tree…"),
@@ -263,19 +284,49 @@ export class SessionPage {
 
   /** Switch to another leaf (from a click, or the URL). */
   setLeaf(leafId: string | null, fromUser = false): void {
-    if (leafId === this.#leafId) return;
+    const wasChosen = this.#leafChosen;
+    this.#leafChosen = true;
+    this.#makeLeaf.hidden = true;
+    if (leafId === this.#leafId) {
+      if (fromUser && !wasChosen) this.actions.navigate(leafId, this.#tab);
+      return;
+    }
     this.#leafId = leafId;
     this.#tree?.setLeaf(leafId);
     if (fromUser) this.actions.navigate(leafId, this.#tab);
-    void this.#renderRight();
+    this.#rendered = this.#renderRight();
   }
 
-  /** Scroll to and highlight an entry of the current branch (and its tree row). */
-  focus(entryId: string): void {
-    this.#focus = entryId;
-    this.#paneTabs?.showOnSmallScreen("raw"); // where the entry is highlighted
+  /**
+   * Show a search hit: its message in the conversation, scrolled to with `terms` marked,
+   * on the current branch when the hit is on it, else on the newest branch through it.
+   * The leaf is never cut at the hit, so the context and usage stay what they were; the
+   * URL does not name a leaf the reader did not choose. "Make this the leaf" does that.
+   */
+  async showHit(entryId: string, terms: readonly string[]): Promise<void> {
+    const token = ++this.#hitToken;
+    const place = await this.client.call("locateEntry", this.overview.key, this.#leafId, entryId);
+    if (token !== this.#hitToken) return;
+    this.#hit = this.#focus = entryId;
+    this.#makeLeaf.hidden = place.leafId === entryId;
+    let changed = false;
+    if (place.leafId !== this.#leafId) {
+      this.#leafId = place.leafId;
+      this.#leafChosen = false;
+      this.#tree?.setLeaf(place.leafId);
+      changed = true;
+    }
+    if (this.#tab !== "conversation") {
+      this.#tab = "conversation";
+      this.#paneTabs?.show("conversation");
+      changed = true;
+    }
+    this.#paneTabs?.showOnSmallScreen("conversation"); // the message, not the raw JSON
+    if (changed) this.#rendered = this.#renderRight();
+    await this.#rendered;
+    if (token !== this.#hitToken) return;
     void this.#tree?.reveal(entryId);
-    if (this.#raw?.element.isConnected) void this.#raw.reveal(entryId);
+    await this.#conversation?.reveal(place.item, terms);
   }
 
   /** Switch tabs. */
@@ -285,8 +336,8 @@ export class SessionPage {
     const pane = this.element.dataset.pane;
     if (tab !== "context") this.#paneTabs?.show(tab);
     else if (pane === "usage" || pane === "conversation") this.#paneTabs?.show("context");
-    if (fromUser) this.actions.navigate(this.#leafId, tab);
-    void this.#renderRight();
+    if (fromUser) this.actions.navigate(this.#leafChosen ? this.#leafId : undefined, tab);
+    this.#rendered = this.#renderRight();
   }
 
   async #renderRight(): Promise<void> {
@@ -299,6 +350,7 @@ export class SessionPage {
     for (const pane of this.#panes) pane.dispose();
     this.#panes = [];
     this.#raw = undefined;
+    this.#conversation = undefined;
     const source = { client: this.client, sessionId: this.overview.key, leafId: this.#leafId };
     try {
       if (this.#tab === "usage") {
@@ -317,6 +369,7 @@ export class SessionPage {
         return;
       }
       this.#panes = [raw, main];
+      if (this.#tab === "conversation") this.#conversation = main as ConversationList;
       // The context first: on a large session its first page comes from a context-only
       // load, while the raw entries wait for the whole session (asked for below). The page
       // is shown with the first rows in; the rest of the first page follows a frame at a
