@@ -7,7 +7,7 @@
  */
 import { button, el, factList, formatCount, formatDate, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
-import type { SearchHitView, SessionOverview } from "../types.ts";
+import type { SessionOverview } from "../types.ts";
 import { ContextPane, type ContextSource } from "./context.ts";
 import { RawPane } from "./raw_pane.ts";
 import { afterNextFrame } from "../paged_window.ts";
