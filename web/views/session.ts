@@ -351,6 +351,9 @@ export class SessionPage {
     this.#panes = [];
     this.#raw = undefined;
     this.#conversation = undefined;
+    // The old branch or tab never stays on screen while the new one loads.
+    const loading = loadingNotice(LOADING_TEXT[this.#tab]);
+    replaceChildren(this.#right, loading.element);
     const source = { client: this.client, sessionId: this.overview.key, leafId: this.#leafId };
     try {
       if (this.#tab === "usage") {
@@ -409,8 +412,33 @@ export class SessionPage {
         this.#right,
         el("p", { class: "error" }, `Could not show this leaf: ${(error as Error).message}`),
       );
+    } finally {
+      loading.stop();
     }
   }
+}
+
+/** What the right side says while its first rows load. */
+const LOADING_TEXT: Record<SessionTab, string> = {
+  context: "Loading the context…",
+  conversation: "Loading the conversation…",
+  usage: "Loading usage…",
+};
+
+/**
+ * A loading sign that counts the seconds once a load takes longer than one (a large
+ * session through `mu serve` loads for a while before its first page).
+ */
+function loadingNotice(text: string): { element: HTMLElement; stop(): void } {
+  const element = el("p", {
+    class: "muted loading",
+    attrs: { id: "pane-loading", role: "status", "aria-live": "polite" },
+  }, text);
+  const started = Date.now();
+  const timer = setInterval(() => {
+    element.textContent = `${text} ${Math.round((Date.now() - started) / 1000)} s`;
+  }, 1000);
+  return { element, stop: () => clearInterval(timer) };
 }
 
 /**
