@@ -9,7 +9,7 @@
  */
 import type { Page } from "playwright-core";
 import { openWithImported, screenshot, withViewerBrowser } from "./helpers.ts";
-import { assert } from "./page.ts";
+import { assert, readDownload } from "./page.ts";
 
 /** Messages in the session: several conversation pages, more than the window holds. */
 const MESSAGES = 554;
@@ -174,6 +174,33 @@ Deno.test({
           );
         });
       }
+      await t.step("the HTML export (scrolled by the page)", async () => {
+        await page.setViewportSize({ width: 1400, height: 900 });
+        const html = await readDownload(page, () => page.click("#export-html"));
+        const exported = `${work}/export.html`;
+        await Deno.writeTextFile(exported, html);
+        for (const size of [{ width: 1400, height: 900 }, { width: 390, height: 844 }]) {
+          const reader = await browser.context.newPage();
+          try {
+            await reader.setViewportSize(size);
+            await reader.goto(`file://${exported}`);
+            await reader.waitForSelector("body[data-ready]");
+            await reader.locator(".conv-item").first().waitFor();
+            await reader.click("#conv-latest");
+            const last = `u${String(MESSAGES).padStart(7, "0")}`;
+            await reader.waitForSelector(`.conv-item[data-id="${last}"]`);
+            await reader.waitForTimeout(500);
+            const readings = await wheelUp(reader, size.width / 2, size.height * 2 / 3);
+            const lost = jumps(readings);
+            assert(
+              lost.length === 0,
+              `export at ${size.width}: the place was lost on ${lost.length} steps: ${show(lost)}`,
+            );
+          } finally {
+            await reader.close();
+          }
+        }
+      });
       assert(watch.errors.length === 0, watch.errors.join("\n"));
     });
   } finally {

@@ -142,7 +142,8 @@ export class ConversationList {
       if (node === document.body) break;
       const overflow = getComputedStyle(node).overflowY;
       const scrolls = overflow === "auto" || overflow === "scroll";
-      if (scrolls && node.scrollHeight > node.clientHeight) return node;
+      // (A pane a pixel or two taller than its box through rounding does not count.)
+      if (scrolls && node.scrollHeight - node.clientHeight > 2) return node;
     }
     return document.scrollingElement ?? document.documentElement;
   }
