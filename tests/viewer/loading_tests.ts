@@ -34,7 +34,9 @@ Deno.test({
           await page.goto(`${viewer.url}#/`);
           await page.goto(new URL(link!, viewer.url).href);
           await page.waitForSelector("#context-view .context-item");
-          const tab = size.width < 900 ? "#pane-tab-conversation" : ".main-pane > .tabs > .tab:nth-child(2)";
+          const tab = size.width < 900
+            ? "#pane-tab-conversation"
+            : ".main-pane > .tabs > .tab:nth-child(2)";
           // What the page shows in the same task as the click (before any answer arrives).
           const atClick = await page.evaluate((tab) => {
             document.querySelector<HTMLElement>(tab)!.click();

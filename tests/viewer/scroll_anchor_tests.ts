@@ -7,17 +7,19 @@
  *
  * @module
  */
-import type { Page } from "playwright-core";
+import {
+  describeSteps as show,
+  placeLost as jumps,
+  STEP_PX,
+  wheelUp as wheel,
+} from "../../bench/browser/scroll_place.ts";
 import { openWithImported, screenshot, withViewerBrowser } from "./helpers.ts";
 import { assert, readDownload } from "./page.ts";
 
 /** Messages in the session: several conversation pages, more than the window holds. */
 const MESSAGES = 554;
-/** Wheel steps up after the jump, and the pixels of each. */
+/** Wheel steps up after the jump (of `STEP_PX` each). */
 const STEPS = 40;
-const STEP_PX = 100;
-/** How far the message under the pointer may move beyond the step (rounding, sticky bars). */
-const SLACK_PX = 40;
 
 /** A chain of messages of very different heights (one line to a few screens). */
 export function unevenSession(n = MESSAGES): string {
@@ -49,87 +51,6 @@ export function unevenSession(n = MESSAGES): string {
   }
   return lines.join("\n") + "\n";
 }
-
-/** One wheel step's reading: the message under the pointer before and after. */
-interface StepReading {
-  step: number;
-  before: number;
-  after: number;
-  /** How far the message that was under the pointer moved down (NaN: it left the page). */
-  moved: number;
-}
-
-/**
- * Wheel up `STEPS` times over the point (x, y) of the page, waiting for the scroll and any
- * page load to settle after each, and read which message is under the point and how far
- * the one that was there moved.
- */
-async function wheelUp(page: Page, x: number, y: number): Promise<StepReading[]> {
-  const under = () =>
-    page.evaluate(([x, y]) => {
-      // The point may fall in the gap between two messages: the nearest one around it.
-      const item = [0, -12, 12].map((dy) =>
-        document.elementFromPoint(x, y + dy)?.closest<HTMLElement>(".conv-item")
-      ).find((found) => found);
-      if (!item) return null;
-      return { id: item.dataset.id!, top: item.getBoundingClientRect().top };
-    }, [x, y]);
-  const topOf = (id: string) =>
-    page.evaluate((id) => {
-      const item = document.querySelector<HTMLElement>(`.conv-item[data-id="${id}"]`);
-      return item ? item.getBoundingClientRect().top : null;
-    }, id);
-  const readings: StepReading[] = [];
-  await page.mouse.move(x, y);
-  for (let step = 0; step < STEPS; step++) {
-    const before = await under();
-    assert(before, `a message under the pointer before step ${step}`);
-    await page.mouse.wheel(0, -STEP_PX);
-    // A slow reader: the scroll arrives (on a busy machine a wheel event can wait for the
-    // main thread), then it and whatever page it asked for settle.
-    for (let i = 0; i < 40 && (await topOf(before.id)) === before.top; i++) {
-      await page.waitForTimeout(50);
-    }
-    let last = await topOf(before.id);
-    for (let i = 0; i < 20; i++) {
-      await page.waitForTimeout(150);
-      const now = await topOf(before.id);
-      if (now === last) break;
-      last = now;
-    }
-    const after = await under();
-    const top = await topOf(before.id);
-    readings.push({
-      step,
-      before: Number(before.id.slice(1)),
-      after: after ? Number(after.id.slice(1)) : NaN,
-      moved: top === null ? NaN : top - before.top,
-    });
-  }
-  return readings;
-}
-
-/**
- * The steps on which the place was lost: the message under the pointer moved other than
- * the wheel did. A wheel event the busy browser delivered late (the step moved nothing)
- * moves the next step twice as far.
- */
-function jumps(readings: StepReading[]): StepReading[] {
-  let owed = 0;
-  return readings.filter((r) => {
-    const expected = STEP_PX * (1 + owed);
-    if (Math.abs(r.moved) <= 1 && owed < 2) {
-      owed++;
-      return false;
-    }
-    owed = 0;
-    return !(Math.abs(r.moved - expected) <= SLACK_PX);
-  });
-}
-
-const show = (readings: StepReading[]) =>
-  readings.map((r) => `${r.step}: ${r.before}->${r.after} moved ${Math.round(r.moved)}`)
-    .join("; ");
 
 Deno.test({
   name: "viewer: scrolling up after Jump to latest keeps the message under the pointer",
@@ -163,7 +84,7 @@ Deno.test({
           const box = (await page.locator("#conversation").boundingBox())!;
           const x = box.x + box.width / 2;
           const y = Math.min(box.y + box.height, size.height) - size.height / 3;
-          const readings = await wheelUp(page, x, y);
+          const readings = await wheel(page, x, y, STEPS);
           await screenshot(page, `scroll-anchor-${size.width}`);
           const lost = jumps(readings);
           assert(lost.length === 0, `the place was lost on ${lost.length} steps: ${show(lost)}`);
@@ -190,7 +111,7 @@ Deno.test({
             const last = `u${String(MESSAGES).padStart(7, "0")}`;
             await reader.waitForSelector(`.conv-item[data-id="${last}"]`);
             await reader.waitForTimeout(500);
-            const readings = await wheelUp(reader, size.width / 2, size.height * 2 / 3);
+            const readings = await wheel(reader, size.width / 2, size.height * 2 / 3, STEPS);
             const lost = jumps(readings);
             assert(
               lost.length === 0,
