@@ -12,6 +12,7 @@ import type { ViewerClient } from "../rpc.ts";
 import type { SessionSource } from "../session_key.ts";
 import type { SearchHitView, SearchView } from "../types.ts";
 import { sessionHash } from "./list.ts";
+import { loadingNotice } from "./loading.ts";
 
 /** Typing pauses this long before searching; Enter searches at once. */
 const DEBOUNCE_MS = 300;
@@ -164,6 +165,9 @@ export class SearchPanel {
       replaceChildren(this.#results);
       return;
     }
+    // Something on screen at once: the first search of a large store can take a while.
+    const searching = loadingNotice("search-progress", "Searching…");
+    replaceChildren(this.#results, searching.element);
     try {
       const view = await this.client.call("search", query, { ...scope, limit: 100 });
       if (token === this.#token) replaceChildren(this.#results, renderResults(view));
@@ -171,6 +175,8 @@ export class SearchPanel {
       if (token !== this.#token) return;
       const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       replaceChildren(this.#results, el("p", { class: "error" }, `Search failed: ${text}`));
+    } finally {
+      searching.stop();
     }
   }
 }

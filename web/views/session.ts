@@ -17,6 +17,7 @@ import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 import type { ConversationList } from "../conversation/list.ts";
 import { hitTerms } from "./search.ts";
+import { loadingNotice } from "./loading.ts";
 import { rawToggle, showRaw } from "./raw_toggle.ts";
 
 /** Right-hand tabs. */
@@ -352,7 +353,7 @@ export class SessionPage {
     this.#raw = undefined;
     this.#conversation = undefined;
     // The old branch or tab never stays on screen while the new one loads.
-    const loading = loadingNotice(LOADING_TEXT[this.#tab]);
+    const loading = loadingNotice("pane-loading", LOADING_TEXT[this.#tab]);
     replaceChildren(this.#right, loading.element);
     const source = { client: this.client, sessionId: this.overview.key, leafId: this.#leafId };
     try {
@@ -424,22 +425,6 @@ const LOADING_TEXT: Record<SessionTab, string> = {
   conversation: "Loading the conversation…",
   usage: "Loading usage…",
 };
-
-/**
- * A loading sign that counts the seconds once a load takes longer than one (a large
- * session through `mu serve` loads for a while before its first page).
- */
-function loadingNotice(text: string): { element: HTMLElement; stop(): void } {
-  const element = el("p", {
-    class: "muted loading",
-    attrs: { id: "pane-loading", role: "status", "aria-live": "polite" },
-  }, text);
-  const started = Date.now();
-  const timer = setInterval(() => {
-    element.textContent = `${text} ${Math.round((Date.now() - started) / 1000)} s`;
-  }, 1000);
-  return { element, stop: () => clearInterval(timer) };
-}
 
 /**
  * The conversation list of a branch, paged from the worker. Its code (markdown, grammars,
