@@ -24,9 +24,9 @@ export const SLACK_PX = 40;
 /** One wheel step's reading: the message under the point before and after. */
 export interface StepReading {
   step: number;
-  /** The message's number (its id without the first letter: `u0000042` → 42). */
-  before: number;
-  after: number;
+  /** The id of the message under the point before and after the step ("" for none). */
+  before: string;
+  after: string;
   /** How far the message that was under the point moved down (NaN: it left the page). */
   moved: number;
 }
@@ -74,8 +74,8 @@ export async function wheelUp(
     const top = await topOf(before.id);
     readings.push({
       step,
-      before: Number(before.id.slice(1)),
-      after: after ? Number(after.id.slice(1)) : NaN,
+      before: before.id,
+      after: after?.id ?? "",
       moved: top === null ? NaN : top - before.top,
     });
   }
