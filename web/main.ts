@@ -286,7 +286,7 @@ async function showSession(route: Route): Promise<void> {
   if (current && current.overview.key === sessionId) {
     if (route.leafId !== undefined) current.setLeaf(route.leafId);
     current.setTab(route.tab);
-    if (route.focus) current.focus(route.focus);
+    if (route.focus) void current.showHit(route.focus, route.marks);
     return;
   }
   replaceChildren(app, el("p", { class: "muted loading" }, "Opening session…"));
@@ -297,7 +297,7 @@ async function showSession(route: Route): Promise<void> {
       route.leafId === undefined ? overview.defaultLeafId : route.leafId,
       route.tab,
     );
-    if (route.focus) state.page!.focus(route.focus);
+    if (route.focus) void state.page!.showHit(route.focus, route.marks);
   } catch (error) {
     state.page = undefined;
     replaceChildren(

@@ -12,6 +12,7 @@ import { errorToWire, type MessageEndpoint, RpcClient, serveRpc } from "../src/r
 import type {
   ContextAs,
   ContextPageView,
+  EntryPlace,
   ErrorView,
   ImportConflictChoice,
   ImportConflictView,
@@ -85,6 +86,12 @@ export interface ViewerApi {
   ): Promise<TreeRowView[]>;
   /** Row index of an entry in the flattened tree (-1 if absent). */
   treeRowIndex(sessionId: string, entryId: string): Promise<number>;
+  /**
+   * Where to show an entry (a search hit) without cutting the branch: the leaf to show
+   * (`leafId` itself when the entry is on its branch, else the newest leaf under the entry)
+   * and the index of the entry's conversation item on that branch.
+   */
+  locateEntry(sessionId: string, leafId: string | null, entryId: string): Promise<EntryPlace>;
   /** A page of `buildSessionProjection(entries, leafId)` (or its older-agent reading). */
   context(
     sessionId: string,

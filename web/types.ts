@@ -299,4 +299,14 @@ export interface SearchView {
   groups: SearchGroupView[];
   /** Total hits (at most the limit). */
   total: number;
+  /** There were more hits than the limit (the count is then "limit+"). */
+  more?: boolean;
+}
+
+/** Where the page shows an entry without cutting the branch (`ViewerApi.locateEntry`). */
+export interface EntryPlace {
+  /** The leaf whose branch holds the entry. */
+  leafId: string | null;
+  /** Index of the entry's conversation item on that branch (-1: none holds it). */
+  item: number;
 }

@@ -194,6 +194,10 @@ const api: ViewerApi = {
     return (await session(sessionId)).treeRows(leafId, start, count);
   },
 
+  async locateEntry(sessionId, leafId, entryId) {
+    return (await session(sessionId)).locate(leafId, entryId);
+  },
+
   async treeRowIndex(sessionId, entryId) {
     return (await session(sessionId)).rowIndex(entryId);
   },

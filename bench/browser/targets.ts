@@ -7,7 +7,7 @@
  */
 import type { Row } from "../jobs.ts";
 import type { Evaluation } from "../targets.ts";
-import { SCROLL_ROWS } from "./viewer_scroll.ts";
+import { PLACE_ROW, PLACE_STEPS, SCROLL_ROWS } from "./viewer_scroll.ts";
 
 /** Evaluations of the viewer's browser rows (none when the section did not run). */
 export function browserImportTargets(rows: Row[]): Evaluation[] {
@@ -80,5 +80,17 @@ export function browserImportTargets(rows: Row[]): Evaluation[] {
       (v) => v > 0 ? `${v.toFixed(0)} ms (${count} tasks ≥ 50 ms)` : "no task ≥ 50 ms",
     );
   }
+  const place = find(PLACE_ROW);
+  const lost = typeof place?.facts?.stepsLost === "number" ? place.facts.stepsLost : undefined;
+  add(
+    place,
+    "viewer-scroll-place",
+    `Viewer: wheel up ${PLACE_STEPS} × 100 px after Jump to latest, steps where the message ` +
+      "under the pointer moved more than the wheel (issue 31)",
+    "0 steps",
+    lost,
+    (v) => v === 0,
+    (v) => `${v} of ${PLACE_STEPS} steps (worst ${place?.facts?.worstMovePx ?? "?"} px)`,
+  );
   return out;
 }

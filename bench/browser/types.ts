@@ -19,6 +19,12 @@ export interface Page {
   evaluate<T, A>(fn: (arg: A) => T | Promise<T>, arg: A): Promise<T>;
   click(selector: string): Promise<void>;
   waitForSelector(selector: string, options: { timeout: number }): Promise<unknown>;
+  mouse: {
+    move(x: number, y: number): Promise<void>;
+    wheel(deltaX: number, deltaY: number): Promise<void>;
+  };
+  waitForTimeout(ms: number): Promise<void>;
+  viewportSize(): { width: number; height: number } | null;
 }
 
 /** What the browser test harness exports. */

@@ -9,6 +9,7 @@
  */
 import type { Row } from "../jobs.ts";
 import type { Page } from "./types.ts";
+import { describeSteps, placeLost, wheelUp } from "./scroll_place.ts";
 
 /** Pages scrolled down (and back up) per tab. */
 export const STEPS = 20;
@@ -21,6 +22,11 @@ export const SCROLL_ROWS = {
   conversationUp: "viewer scroll: conversation tab, back up",
   latest: "viewer scroll: conversation tab, Jump to latest",
 } as const;
+
+/** The row of scrolling up after "Jump to latest" (the place kept, not tasks). */
+export const PLACE_ROW = "viewer scroll: conversation tab, wheel up after Jump to latest";
+/** Wheel steps of that row. */
+export const PLACE_STEPS = 30;
 
 /** What one scroll phase saw. */
 export interface Phase {
@@ -144,13 +150,47 @@ export async function measureScroll(
     record(SCROLL_ROWS.conversationDown, await run({ ...conv, direction: "down" }));
     record(SCROLL_ROWS.conversationUp, await run({ ...conv, direction: "up" }));
     record(SCROLL_ROWS.latest, await run({ ...conv, direction: "latest" }));
+    rows.push(await measurePlace(page, base));
   } catch (error) {
     const why = `not measured (the viewer's DOM may have changed): ${
       (error as Error).message.split("\n")[0]
     }`;
-    for (const name of Object.values(SCROLL_ROWS)) {
+    for (const name of [...Object.values(SCROLL_ROWS), PLACE_ROW]) {
       if (!rows.some((r) => r.name === name)) rows.push({ ...base, name, unavailable: why });
     }
   }
   return rows;
+}
+
+/**
+ * After "Jump to latest", wheel up 100 px at a time over the middle of the conversation:
+ * on how many steps the message under the pointer moved other than the wheel did, and the
+ * worst such move (px). Before, three slow steps went from the end to the start.
+ */
+async function measurePlace(
+  page: Page,
+  base: { section: string; runtime: "chromium"; subject: string },
+): Promise<Row> {
+  const size = page.viewportSize() ?? { width: 1280, height: 720 };
+  const box = await page.evaluate(() => {
+    const pane = document.querySelector("#conversation-view > .conversation")!;
+    const { top, bottom, left, right } = pane.getBoundingClientRect();
+    return { top, bottom, left, right };
+  }, undefined);
+  const x = (box.left + box.right) / 2;
+  const y = (Math.max(0, box.top) + Math.min(size.height, box.bottom)) / 2;
+  const readings = await wheelUp(page, x, y, PLACE_STEPS);
+  const lost = placeLost(readings);
+  const worst = Math.max(0, ...lost.map((r) => Number.isNaN(r.moved) ? Infinity : r.moved));
+  const last = readings.at(-1);
+  return {
+    ...base,
+    name: PLACE_ROW,
+    facts: {
+      stepsLost: lost.length,
+      worstMovePx: Number.isFinite(worst) ? Math.round(worst) : -1,
+      note: `${PLACE_STEPS} steps of 100 px from message ${readings[0]?.before} to ${last?.after}` +
+        `; place lost on ${lost.length}${lost.length ? `: ${describeSteps(lost)}` : ""}`,
+    },
+  };
 }

@@ -57,15 +57,15 @@ Deno.test({
     assert(!(await page.isVisible("#storage")), "this browser's store badge on This computer");
     await screenshot(page, "20-computer-list");
     // The search box searches this computer's sessions (the server's /api/search); a hit
-    // opens the computer session at that entry.
+    // shows the computer session's message in the conversation, the match marked.
     await page.fill("#session-search", "hello");
     await page.press("#session-search", "Enter");
     await page.waitForSelector(`.search-group[data-key="computer/${ID}"] .search-hit-link`);
     assertEquals(await page.locator(".search-hit mark").allTextContents(), ["Hello"]);
     assertEquals(await page.locator(".search-group").count(), 1, "the browser has none yet");
     await page.locator(".search-hit-link").first().click();
-    await page.waitForSelector('.raw-item.highlight[data-id="a1b2c3d4"]');
-    assertEquals(await page.textContent("#current-leaf"), "a1b2c3d4");
+    await page.waitForSelector('#conversation-view .conv-hit[data-id="a1b2c3d4"] mark');
+    assert(!page.url().includes("leaf="), "the hit names no leaf");
     await page.goto(`${server.origin}/#/`);
     await page.waitForSelector("#session-table .session-link");
     await page.locator("#session-table .session-link").first().click();

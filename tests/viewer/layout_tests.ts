@@ -131,13 +131,15 @@ Deno.test({
           await shoot(page, `usage-${size.width}`);
 
           if (narrow) {
-            // A search hit opens on the raw entries, where it is highlighted.
+            // A search hit opens on the message in the conversation (not the raw JSON).
             await page.goto(`${viewer.url}#/`);
             await page.fill("#session-search", "mutex");
             await page.press("#session-search", "Enter");
             await page.locator(".search-hit-link").first().click();
-            await page.locator(".raw-item.highlight").waitFor();
-            assert(await page.locator(".raw-item.highlight").isVisible(), "the hit is shown");
+            await page.locator(".conv-item.conv-hit").waitFor();
+            assert(await page.locator(".conv-item.conv-hit").isVisible(), "the hit is shown");
+            assert(!(await page.locator(".raw-pane").isVisible()), "not the raw entries");
+            await assertNoSideScroll(page, `search hit at ${size.width}`);
           }
         });
       }

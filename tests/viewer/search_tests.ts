@@ -1,9 +1,10 @@
 /**
  * Viewer search (issue 14), registered from `tests/deno/viewer.test.ts`: a term that appears
  * only on an abandoned branch is found from the list's search box, the hit's snippet marks
- * the term, and opening the hit lands on that branch (the entry is the leaf) with the entry
- * scrolled into view and highlighted; find in session steps through matches with next /
- * previous, switching branch as needed.
+ * the term, and opening the hit shows its message in the conversation on that branch with
+ * the term marked, without cutting the branch or naming a leaf in the address; find in
+ * session steps through matches with next / previous the same way, switching branch only
+ * when the match is not on the one shown; "Make this the leaf" cuts it on request.
  *
  * @module
  */
@@ -79,47 +80,79 @@ Deno.test({
       await page.press("#session-search", "Enter");
       await hit.waitFor();
 
+      // The hit opens the conversation at the message, the term marked, on the hit's
+      // branch (the abandoned one: the hit is its newest entry), with no leaf in the URL.
       await hit.click();
-      await page.waitForSelector(`#context-view[data-leaf="${HIT}"]`);
-      assertEquals(await page.textContent("#current-leaf"), HIT, "the hit is the leaf");
-      const entry = page.locator(`.raw-item.highlight[data-id="${HIT}"]`);
-      await entry.waitFor();
-      assertEquals(await page.locator(".raw-item.highlight").count(), 1, "one highlight");
-      assert(await entry.isVisible(), "highlighted entry visible");
-      const inView = await entry.evaluate((node) => {
-        const box = node.getBoundingClientRect();
-        return box.top < innerHeight && box.bottom > 0;
-      });
-      assert(inView, "the highlighted entry is scrolled into view");
-      // On the abandoned branch: the newer tip is not on the path, the hit's row is the leaf.
-      await page.waitForSelector(`.tree-row.leaf[data-id="${HIT}"]`);
-      assertEquals(
-        await page.locator(`.raw-item[data-id="${TIP}"]`).count(),
-        0,
-        "the main line's tip is not on this branch",
+      const shown = page.locator(`#conversation-view .conv-item.conv-hit[data-id="${HIT}"]`);
+      await shown.waitFor();
+      assertEquals(await page.textContent("#current-leaf"), HIT, "the hit's branch");
+      assertEquals(await shown.locator("mark.find-mark").allTextContents(), [TERM], "marked");
+      const inView = (selector: string) =>
+        page.locator(selector).evaluate((node) => {
+          const box = node.getBoundingClientRect();
+          return box.top < innerHeight && box.bottom > 0;
+        });
+      assert(
+        await inView(`.conv-item.conv-hit[data-id="${HIT}"]`),
+        "the hit is scrolled to " + await shown.evaluate((n) => {
+          const out = [JSON.stringify(n.getBoundingClientRect())];
+          for (let e: Element | null = n; e; e = e.parentElement) {
+            if (e.scrollTop) {
+              out.push(`${e.tagName}.${e.className} ${e.scrollTop}/${e.scrollHeight}`);
+            }
+          }
+          return out.join(" | ");
+        }),
       );
-      assert((await entry.textContent())?.includes(TERM), "the highlighted entry is the hit");
+      assert(!page.url().includes("leaf="), `no leaf in the address: ${page.url()}`);
+      await page.waitForSelector(`.tree-row.leaf[data-id="${HIT}"]`);
       await screenshot(page, "search-hit");
 
-      // Find in session: next / previous walk the matches in time order, across branches,
-      // each one made the leaf and highlighted.
-      const expectFocus = async (id: string, status: string) => {
-        await page.waitForSelector(`.raw-item.highlight[data-id="${id}"]`);
-        assertEquals(await page.textContent("#current-leaf"), id);
+      // Find in session: next / previous walk the matches in time order, across branches;
+      // a hit on the newest branch shows that whole branch (not cut at the hit).
+      const expectHit = async (id: string, leaf: string, status: string) => {
+        await page.waitForSelector(
+          `#conversation-view[data-leaf="${leaf}"] .conv-hit[data-id="${id}"]`,
+        );
+        assertEquals(await page.textContent("#current-leaf"), leaf);
         assertEquals(await page.textContent("#find-status"), status);
+        assert(await inView(`.conv-hit[data-id="${id}"]`), `${id} scrolled to`);
       };
       await page.fill("#find-in-session", "main line");
       await page.press("#find-in-session", "Enter");
-      await expectFocus("b0000004", "1 of 2");
+      await expectHit("b0000004", TIP, "1 of 2");
+      assertEquals(await page.locator(`.conv-item[data-id="${TIP}"]`).count(), 1, "not cut");
+      assertEquals(
+        (await page.locator(".conv-hit mark.find-mark").allTextContents()).join(" "),
+        "main line",
+        "the matched words marked",
+      );
       await page.click("#find-next");
-      await expectFocus(TIP, "2 of 2");
+      await expectHit(TIP, TIP, "2 of 2");
       await page.click("#find-next");
-      await expectFocus("b0000004", "1 of 2");
-      await page.click("#find-prev");
-      await expectFocus(TIP, "2 of 2");
+      await expectHit("b0000004", TIP, "1 of 2");
+      assert(!page.url().includes("leaf="), `finding names no leaf: ${page.url()}`);
+      // Cutting the branch at the hit is an explicit action.
+      await page.click("#make-leaf");
+      await page.waitForSelector('#conversation-view[data-leaf="b0000004"]');
+      assertEquals(await page.textContent("#current-leaf"), "b0000004");
+      assert(page.url().includes("leaf=b0000004"), page.url());
       await page.fill("#find-in-session", TERM);
       await page.click("#find-next");
-      await expectFocus(HIT, "1 of 1");
+      await expectHit(HIT, HIT, "1 of 1");
+
+      // On a phone the hit lands on the message, not on the raw JSON.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${viewer.url}#/`);
+      await page.fill("#session-search", TERM);
+      await page.press("#session-search", "Enter");
+      await hit.click();
+      await shown.waitFor();
+      assert(await shown.isVisible(), "the message is shown on a phone");
+      assert(await inView(`.conv-item.conv-hit[data-id="${HIT}"]`), "and scrolled to");
+      assert(!(await page.locator(".raw-pane").isVisible()), "not the raw JSON");
+      await screenshot(page, "search-hit-390");
+      await page.setViewportSize({ width: 1400, height: 900 });
       assertEquals(watch.errors, [], "page errors");
     });
   } finally {

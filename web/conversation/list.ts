@@ -17,7 +17,8 @@ import { OutlineRail } from "./outline.ts";
 import type { OutlineRow } from "./outline_model.ts";
 import type { BranchSummaryView } from "../worker/branch_summary.ts";
 import { prepareGrammars } from "./highlight.ts";
-import { nextFrame, PagedWindow } from "../paged_window.ts";
+import { afterNextFrame, nextFrame, PagedWindow } from "../paged_window.ts";
+import { ScrollAnchor } from "../scroll_anchor.ts";
 
 /** Items loaded per page. */
 export const CONV_PAGE = 30;
@@ -33,6 +34,39 @@ export interface ConversationSource {
   outline?(): Promise<OutlineRow[]>;
 }
 
+/** Wrap each occurrence of `terms` (any case) in the text under `root` in a `<mark>`. */
+export function markTerms(root: HTMLElement, terms: readonly string[]): number {
+  const wanted = [...new Set(terms.map((term) => term.toLowerCase()).filter(Boolean))];
+  if (!wanted.length) return 0;
+  const texts: Text[] = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(node as Text);
+  let marked = 0;
+  for (const text of texts) {
+    const value = text.data;
+    const lower = value.toLowerCase();
+    const parts: Array<string | HTMLElement> = [];
+    let at = 0;
+    for (;;) {
+      let next = -1;
+      let term = "";
+      for (const candidate of wanted) {
+        const found = lower.indexOf(candidate, at);
+        if (found >= 0 && (next < 0 || found < next)) [next, term] = [found, candidate];
+      }
+      if (next < 0) break;
+      if (next > at) parts.push(value.slice(at, next));
+      parts.push(el("mark", { class: "find-mark" }, value.slice(next, next + term.length)));
+      at = next + term.length;
+      marked++;
+    }
+    if (!parts.length) continue;
+    if (at < value.length) parts.push(value.slice(at));
+    text.replaceWith(...parts);
+  }
+  return marked;
+}
+
 /** A mounted conversation list. */
 export class ConversationList {
   readonly element: HTMLElement;
@@ -41,6 +75,7 @@ export class ConversationList {
   readonly #bottom: HTMLElement;
   readonly #status: HTMLElement;
   readonly #window: PagedWindow<ConvItem>;
+  readonly #anchor: ScrollAnchor;
   readonly #onKey = (event: KeyboardEvent) => this.#key(event);
 
   constructor(readonly source: ConversationSource) {
@@ -102,6 +137,7 @@ export class ConversationList {
       },
       scroller: () => this.#scroller(),
     });
+    this.#anchor = new ScrollAnchor(this.#list, () => this.#scroller());
     document.addEventListener("keydown", this.#onKey);
   }
 
@@ -115,12 +151,20 @@ export class ConversationList {
     return this.#window.total;
   }
 
-  /** The element that scrolls the list: this pane in the viewer, the page in the export. */
+  /**
+   * The element that scrolls the list: the nearest enclosing one that scrolls and has
+   * more to show than fits (this pane where the page lays out columns; an outer one where
+   * the pane grows with its content, on narrower screens), else the page (the export).
+   */
   #scroller(): Element {
-    const overflow = getComputedStyle(this.element).overflowY;
-    return overflow === "auto" || overflow === "scroll"
-      ? this.element
-      : document.scrollingElement ?? document.documentElement;
+    for (let node = this.element as Element | null; node; node = node.parentElement) {
+      if (node === document.body) break;
+      const overflow = getComputedStyle(node).overflowY;
+      const scrolls = overflow === "auto" || overflow === "scroll";
+      // (A pane a pixel or two taller than its box through rounding does not count.)
+      if (scrolls && node.scrollHeight - node.clientHeight > 2) return node;
+    }
+    return document.scrollingElement ?? document.documentElement;
   }
 
   /** Show the end of the conversation and focus its last message. */
@@ -148,6 +192,40 @@ export class ConversationList {
     if (node) this.#focusItem(node, "start");
   }
 
+  /**
+   * Show the item at `index` (a search hit): its page loaded in place of
+   * the window unless held, scrolled to, and each occurrence of `terms` in it marked.
+   */
+  async reveal(index: number, terms: readonly string[]): Promise<HTMLElement | undefined> {
+    const win = this.#window;
+    await win.settled();
+    if (win.total < 0) await this.start();
+    if (index < 0 || index >= win.total) return undefined;
+    if (index < win.from || index >= win.to) {
+      const start = Math.max(0, index - Math.floor(CONV_PAGE / 2));
+      await win.load(start, "replace");
+    }
+    await win.settled();
+    const node = this.#list.children[index - win.from] as HTMLElement | undefined;
+    if (!node) return undefined;
+    for (const old of this.#list.querySelectorAll(".conv-hit")) old.classList.remove("conv-hit");
+    for (const mark of this.#list.querySelectorAll("mark.find-mark")) {
+      mark.replaceWith(...mark.childNodes);
+    }
+    markTerms(node, terms);
+    // The items around it are laid out as they come into view (their heights were
+    // placeholders when the scroll was computed): scroll again until it stays in view.
+    for (let tries = 0; tries < 4; tries++) {
+      this.#focusItem(node, "start");
+      await afterNextFrame();
+      await afterNextFrame();
+      const box = node.getBoundingClientRect();
+      if (box.top >= 0 && box.top < innerHeight) break;
+    }
+    node.classList.add("conv-hit");
+    return node;
+  }
+
   #items(): HTMLElement[] {
     const hideMarkers = this.#list.classList.contains("hide-markers");
     return [...this.#list.querySelectorAll<HTMLElement>(".conv-item")].filter((node) =>
@@ -167,6 +245,7 @@ export class ConversationList {
     const scroller = scrollingAncestor(node);
     const covered = coveredTop(scroller) - node.getBoundingClientRect().top;
     if (covered > 0) scroller.scrollTop -= covered;
+    this.#anchor.pin(node);
   }
 
   /** Move to the next (+1) or previous (-1) message, loading a page at the window's edge. */
@@ -206,6 +285,7 @@ export class ConversationList {
   /** Stop observing and listening (the view is being replaced). */
   dispose(): void {
     this.#window.dispose();
+    this.#anchor.dispose();
     document.removeEventListener("keydown", this.#onKey);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Find in session: the library's search limited to the open session (every branch), the
- * hits in time order, stepped through with next / previous. Each step makes the hit's entry
- * the leaf (its branch) and scrolls to and highlights it, as opening a search hit does.
+ * hits in time order, stepped through with next / previous. Each step shows the hit's
+ * message in the conversation with the match marked, on the hit's branch, as opening a
+ * search hit does: finding never makes the hit the leaf (the page offers that apart).
  *
  * @module
  */
@@ -19,13 +20,15 @@ export class FindBar {
   readonly #status: HTMLElement;
   #query = "";
   #hits: SearchHitView[] = [];
+  /** More matches than were fetched. */
+  #more = false;
   #at = -1;
   #token = 0;
 
   constructor(
     readonly client: ViewerClient,
     readonly sessionKey: string,
-    readonly onHit: (entryId: string) => void,
+    readonly onHit: (hit: SearchHitView) => void,
   ) {
     this.#input = el("input", {
       class: "search find",
@@ -74,6 +77,7 @@ export class FindBar {
     }
     if (query !== this.#query) {
       const token = ++this.#token;
+      replaceChildren(this.#status, "Searching…");
       try {
         const view = await this.client.call("search", query, {
           sessionKey: this.sessionKey,
@@ -81,6 +85,7 @@ export class FindBar {
         });
         if (token !== this.#token) return;
         // Time order, so next / previous walk the session as it happened.
+        this.#more = view.more === true;
         this.#hits = (view.groups[0]?.hits ?? []).toSorted((a, b) =>
           a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0
         );
@@ -99,7 +104,7 @@ export class FindBar {
       return;
     }
     this.#at = (this.#at + direction + count) % count;
-    replaceChildren(this.#status, `${this.#at + 1} of ${count}`);
-    this.onHit(this.#hits[this.#at].entryId);
+    replaceChildren(this.#status, `${this.#at + 1} of ${count}${this.#more ? "+" : ""}`);
+    this.onHit(this.#hits[this.#at]);
   }
 }

@@ -2,8 +2,8 @@
  * The search box of the session list: full-text search over all sessions (this browser's
  * store and, under `mu serve`, this computer's), results grouped by session with
  * their snippets, the matched text in `<mark>` elements built from text (never HTML). A hit
- * links to its session with the entry as the leaf (what clicking it in the tree does, so the
- * session opens on the hit's branch) and asks the page to scroll to and highlight it.
+ * links to its session's conversation, which shows the message on the hit's branch with
+ * the matched text marked; the leaf is not cut at the hit.
  *
  * @module
  */
@@ -12,21 +12,33 @@ import type { ViewerClient } from "../rpc.ts";
 import type { SessionSource } from "../session_key.ts";
 import type { SearchHitView, SearchView } from "../types.ts";
 import { sessionHash } from "./list.ts";
+import { loadingNotice } from "./loading.ts";
 
 /** Typing pauses this long before searching; Enter searches at once. */
 const DEBOUNCE_MS = 300;
 
+/** The matched strings of a hit's snippet (what the page marks in the message). */
+export function hitTerms(hit: Pick<SearchHitView, "snippet" | "ranges">): string[] {
+  return [...new Set(hit.ranges.map(([start, end]) => hit.snippet.slice(start, end)))];
+}
+
 /**
- * The route of a hit: its session, leaf = the entry, `focus` = the entry to reveal.
+ * The route of a hit: its session's conversation, `focus` = the entry to reveal, `mark` =
+ * the text to mark; no leaf (the page shows the hit on its branch without cutting it).
  *
  * @example
  * ```ts
  * import { hitHash } from "./search.ts";
- * location.hash = hitHash("computer/abc", "e0000042");
+ * location.hash = hitHash("computer/abc", { entryId: "e0000042", snippet: "a token", ranges: [[2, 7]] });
  * ```
  */
-export function hitHash(key: string, entryId: string): string {
-  return `${sessionHash(key)}?${new URLSearchParams({ leaf: entryId, focus: entryId })}`;
+export function hitHash(
+  key: string,
+  hit: Pick<SearchHitView, "entryId" | "snippet" | "ranges">,
+): string {
+  const params = new URLSearchParams({ tab: "conversation", focus: hit.entryId });
+  for (const term of hitTerms(hit)) params.append("mark", term);
+  return `${sessionHash(key)}?${params}`;
 }
 
 /** The snippet as text nodes with each matched range in a `<mark>`. */
@@ -48,7 +60,7 @@ function hitItem(key: string, hit: SearchHitView): HTMLElement {
     "li",
     { class: "search-hit", dataset: { entry: hit.entryId } },
     hashLink(
-      hitHash(key, hit.entryId),
+      hitHash(key, hit),
       { class: "search-hit-link" },
       el("span", { class: "chip tone-meta role" }, hit.role),
       " ",
@@ -67,8 +79,11 @@ function renderResults(view: SearchView): HTMLElement {
     el(
       "p",
       { class: "muted count" },
-      `${view.total} ${view.total === 1 ? "match" : "matches"} in ${view.groups.length} ` +
-        (view.groups.length === 1 ? "session" : "sessions"),
+      `${view.total}${view.more ? "+" : ""} ${
+        view.total === 1 && !view.more ? "match" : "matches"
+      }` +
+        ` in ${view.groups.length}${view.more ? "+" : ""} ` +
+        (view.groups.length === 1 && !view.more ? "session" : "sessions"),
     ),
     ...view.groups.map((group) =>
       el(
@@ -150,6 +165,9 @@ export class SearchPanel {
       replaceChildren(this.#results);
       return;
     }
+    // Something on screen at once: the first search of a large store can take a while.
+    const searching = loadingNotice("search-progress", "Searching…");
+    replaceChildren(this.#results, searching.element);
     try {
       const view = await this.client.call("search", query, { ...scope, limit: 100 });
       if (token === this.#token) replaceChildren(this.#results, renderResults(view));
@@ -157,6 +175,8 @@ export class SearchPanel {
       if (token !== this.#token) return;
       const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       replaceChildren(this.#results, el("p", { class: "error" }, `Search failed: ${text}`));
+    } finally {
+      searching.stop();
     }
   }
 }

@@ -16,6 +16,8 @@ import { PaneTabs } from "./pane_tabs.ts";
 import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 import type { ConversationList } from "../conversation/list.ts";
+import { hitTerms } from "./search.ts";
+import { loadingNotice } from "./loading.ts";
 import { rawToggle, showRaw } from "./raw_toggle.ts";
 import { clampedTitle } from "./clamped_title.ts";
 import { preferredTab, rememberTab, type SessionTab, tabName } from "./reading_prefs.ts";
@@ -38,8 +40,8 @@ export interface ImportOrigin {
 
 /** What the session page can ask the app to do. */
 export interface SessionActions {
-  /** The leaf or tab changed (update the URL). */
-  navigate(leafId: string | null, tab: SessionTab): void;
+  /** The leaf or tab changed (update the URL; an `undefined` leaf is not named there). */
+  navigate(leafId: string | null | undefined, tab: SessionTab): void;
   /**
    * Download the session (null) or the branch to `leafId`; `html`: the branch as one HTML
    * file, `"all"`: every branch in one HTML file with a switcher (opening on `leafId`).
@@ -72,6 +74,16 @@ export class SessionPage {
   #focus: string | undefined;
   #raw: RawPane | undefined;
   #paneTabs: PaneTabs | undefined;
+  /** The conversation shown (on the Conversation tab), where a hit is revealed. */
+  #conversation: ConversationList | undefined;
+  /** The right side as last asked for: a hit is revealed once it is in. */
+  #rendered: Promise<void> = Promise.resolve();
+  /** Whether the leaf was chosen (URL, tree): a hit shown on another branch is not. */
+  #leafChosen = true;
+  /** The hit shown, and the button that makes it the leaf. */
+  #hit: string | undefined;
+  #hitToken = 0;
+  readonly #makeLeaf: HTMLButtonElement;
 
   constructor(
     readonly client: ViewerClient,
@@ -101,6 +113,13 @@ export class SessionPage {
       }),
     };
     this.#right = el("div", { class: "right" });
+    this.#makeLeaf = button("Make this the leaf", () => {
+      if (this.#hit) this.setLeaf(this.#hit, true);
+    }, {
+      class: "small",
+      title: "Cut the branch at the shown match (the context and usage then end there)",
+      attrs: { id: "make-leaf", hidden: true },
+    });
     this.#facts = this.#factList(overview);
     this.element = el(
       "div",
@@ -138,10 +157,13 @@ export class SessionPage {
             })
             : null,
         ),
-        new FindBar(client, overview.key, (entryId) => {
-          this.setLeaf(entryId, true);
-          this.focus(entryId);
-        }).element,
+        el(
+          "div",
+          { class: "find-row" },
+          new FindBar(client, overview.key, (hit) => void this.showHit(hit.entryId, hitTerms(hit)))
+            .element,
+          this.#makeLeaf,
+        ),
       ),
       el(
         "div",
@@ -184,7 +206,7 @@ export class SessionPage {
       },
     );
     this.element.querySelector(".session-body")!.before(this.#paneTabs.element);
-    void this.#renderRight(); // first: its context call goes out before anything else
+    this.#rendered = this.#renderRight(); // first: its context call goes out before anything else
     if (overview.pending) {
       this.#treeSlot.append(
         el("p", { class: "muted loading", attrs: { id: "tree-loading" } }, "Loading the tree…"),
@@ -271,19 +293,49 @@ export class SessionPage {
 
   /** Switch to another leaf (from a click, or the URL). */
   setLeaf(leafId: string | null, fromUser = false): void {
-    if (leafId === this.#leafId) return;
+    const wasChosen = this.#leafChosen;
+    this.#leafChosen = true;
+    this.#makeLeaf.hidden = true;
+    if (leafId === this.#leafId) {
+      if (fromUser && !wasChosen) this.actions.navigate(leafId, this.#tab);
+      return;
+    }
     this.#leafId = leafId;
     this.#tree?.setLeaf(leafId);
     if (fromUser) this.actions.navigate(leafId, this.#tab);
-    void this.#renderRight();
+    this.#rendered = this.#renderRight();
   }
 
-  /** Scroll to and highlight an entry of the current branch (and its tree row). */
-  focus(entryId: string): void {
-    this.#focus = entryId;
-    this.#paneTabs?.showOnSmallScreen("raw"); // where the entry is highlighted
+  /**
+   * Show a search hit: its message in the conversation, scrolled to with `terms` marked,
+   * on the current branch when the hit is on it, else on the newest branch through it.
+   * The leaf is never cut at the hit, so the context and usage stay what they were; the
+   * URL does not name a leaf the reader did not choose. "Make this the leaf" does that.
+   */
+  async showHit(entryId: string, terms: readonly string[]): Promise<void> {
+    const token = ++this.#hitToken;
+    const place = await this.client.call("locateEntry", this.overview.key, this.#leafId, entryId);
+    if (token !== this.#hitToken) return;
+    this.#hit = this.#focus = entryId;
+    this.#makeLeaf.hidden = place.leafId === entryId;
+    let changed = false;
+    if (place.leafId !== this.#leafId) {
+      this.#leafId = place.leafId;
+      this.#leafChosen = false;
+      this.#tree?.setLeaf(place.leafId);
+      changed = true;
+    }
+    if (this.#tab !== "conversation") {
+      this.#tab = "conversation";
+      this.#paneTabs?.show("conversation");
+      changed = true;
+    }
+    this.#paneTabs?.showOnSmallScreen("conversation"); // the message, not the raw JSON
+    if (changed) this.#rendered = this.#renderRight();
+    await this.#rendered;
+    if (token !== this.#hitToken) return;
     void this.#tree?.reveal(entryId);
-    if (this.#raw?.element.isConnected) void this.#raw.reveal(entryId);
+    await this.#conversation?.reveal(place.item, terms);
   }
 
   /** Switch tabs. */
@@ -295,9 +347,9 @@ export class SessionPage {
     else if (pane === "usage" || pane === "conversation") this.#paneTabs?.show("context");
     if (fromUser) {
       if (tab !== "usage") rememberTab(tab); // a reading layout; usage is a look, not a habit
-      this.actions.navigate(this.#leafId, tab);
+      this.actions.navigate(this.#leafChosen ? this.#leafId : undefined, tab);
     }
-    void this.#renderRight();
+    this.#rendered = this.#renderRight();
   }
 
   async #renderRight(): Promise<void> {
@@ -310,6 +362,10 @@ export class SessionPage {
     for (const pane of this.#panes) pane.dispose();
     this.#panes = [];
     this.#raw = undefined;
+    this.#conversation = undefined;
+    // The old branch or tab never stays on screen while the new one loads.
+    const loading = loadingNotice("pane-loading", LOADING_TEXT[this.#tab]);
+    replaceChildren(this.#right, loading.element);
     const source = { client: this.client, sessionId: this.overview.key, leafId: this.#leafId };
     try {
       if (this.#tab === "usage") {
@@ -328,6 +384,7 @@ export class SessionPage {
         return;
       }
       this.#panes = [raw, main];
+      if (this.#tab === "conversation") this.#conversation = main as ConversationList;
       // The context first: on a large session its first page comes from a context-only
       // load, while the raw entries wait for the whole session (asked for below). The page
       // is shown with the first rows in; the rest of the first page follows a frame at a
@@ -367,9 +424,18 @@ export class SessionPage {
         this.#right,
         el("p", { class: "error" }, `Could not show this leaf: ${(error as Error).message}`),
       );
+    } finally {
+      loading.stop();
     }
   }
 }
+
+/** What the right side says while its first rows load. */
+const LOADING_TEXT: Record<SessionTab, string> = {
+  context: "Loading the context…",
+  conversation: "Loading the conversation…",
+  usage: "Loading usage…",
+};
 
 /**
  * The conversation list of a branch, paged from the worker. Its code (markdown, grammars,

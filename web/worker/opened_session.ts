@@ -18,6 +18,7 @@ import type { SessionStore } from "../../src/store.ts";
 import type {
   ContextAs,
   ContextPageView,
+  EntryPlace,
   RawPageView,
   SessionOverview,
   TreeRowView,
@@ -166,6 +167,44 @@ export class OpenedSession {
       this.#conversation = { leafId, items: conversationItems(entries) };
     }
     return this.#conversation.items;
+  }
+
+  /**
+   * Where to show `entryId` without cutting a branch: on the branch to `leafId` when it is
+   * there, else on the session's default branch, else on the newest branch through it (the
+   * leaf under it appended last); with its conversation item there (or the nearest earlier
+   * entry's, for an entry the conversation shows inside another item or not at all).
+   */
+  locate(leafId: string | null, entryId: string): EntryPlace {
+    if (!this.index.get(entryId)) throw new EntryNotFoundError(entryId);
+    const tip = this.index.lastEntry?.id ?? null;
+    const leaf = this.path(leafId).ids.has(entryId)
+      ? leafId
+      : this.path(tip).ids.has(entryId)
+      ? tip
+      : this.#newestLeafUnder(entryId);
+    const items = this.conversation(leaf);
+    const itemOf = new Map(items.map((item, i) => [item.id, i]));
+    for (let id: string | null = entryId; id !== null;) {
+      const found = itemOf.get(id);
+      if (found !== undefined) return { leafId: leaf, item: found };
+      id = this.index.get(id)?.parentId ?? null;
+    }
+    return { leafId: leaf, item: -1 };
+  }
+
+  /** The leaf under `entryId` that was appended last (the entry itself when it has none). */
+  #newestLeafUnder(entryId: string): string {
+    const order = new Map(this.entries.map((entry, i) => [entry.id, i]));
+    let newest = entryId;
+    const stack = [entryId];
+    while (stack.length) {
+      const id = stack.pop()!;
+      const children = this.index.getChildren(id);
+      if (!children.length && (order.get(id) ?? -1) > (order.get(newest) ?? -1)) newest = id;
+      for (const child of children) stack.push(child.id);
+    }
+    return newest;
   }
 
   /** The full JSON line of an entry. */

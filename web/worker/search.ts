@@ -39,12 +39,15 @@ export async function searchViews(
   query: string,
   options: ViewerSearchOptions & { source: SessionSource; sessionId?: string },
 ): Promise<SearchView> {
-  const hits = await searchSessions(store, query, {
-    limit: options.limit ?? 100,
+  const limit = options.limit ?? 100;
+  // One hit past the limit tells "100" from "more than 100".
+  const found = await searchSessions(store, query, {
+    limit: limit + 1,
     // A session searched by id is searched whatever its kind.
     includeInternal: options.includeInternal || options.sessionId !== undefined,
     sessionId: options.sessionId,
   });
+  const hits = found.slice(0, limit);
   const groups = new Map<string, SearchGroupView>();
   for (const hit of hits) {
     let group = groups.get(hit.sessionId);
@@ -68,7 +71,7 @@ export async function searchViews(
       if (group) group.title = rowView(info, options.source).title || "(untitled)";
     }
   }
-  return { query, groups: [...groups.values()], total: hits.length };
+  return { query, groups: [...groups.values()], total: hits.length, more: found.length > limit };
 }
 
 /**
@@ -86,12 +89,17 @@ export function mergeSearchViews(query: string, views: SearchView[], limit: numb
   const best = (group: SearchGroupView) => group.hits[0]?.score ?? 0;
   const groups = views.flatMap((view) => view.groups).sort((a, b) => best(b) - best(a));
   let left = limit;
+  let more = views.some((view) => view.more);
   const kept: SearchGroupView[] = [];
   for (const group of groups) {
-    if (left <= 0) break;
+    if (left <= 0) {
+      more = true;
+      break;
+    }
     const hits = group.hits.slice(0, left);
+    if (hits.length < group.hits.length) more = true;
     left -= hits.length;
     kept.push({ ...group, hits });
   }
-  return { query, groups: kept, total: limit - left };
+  return { query, groups: kept, total: limit - left, ...(more ? { more } : {}) };
 }

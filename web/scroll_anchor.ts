@@ -1,0 +1,138 @@
+/**
+ * Keeps the message the reader looks at where it is while the list above it changes size:
+ * pages prepended or trimmed, and items that are laid out for the first time as they come
+ * into view (the conversation's items skip layout out of view, `content-visibility: auto`,
+ * and stand in at a placeholder height until first shown).
+ *
+ * The browser's own scroll anchoring cannot do this: it anchors on the first item in view,
+ * which is exactly the one that has just come in at its placeholder height; when it is
+ * laid out for real it grows downwards and pushes what the reader was reading a screen or
+ * more down (after "Jump to latest", where nothing above was ever shown, each step up
+ * landed somewhere else). Here the anchor is the item across the middle of the view
+ * (already laid out: it is in view), chosen again after every scroll; after each layout
+ * that moved it, the scroll position follows it before the frame is painted.
+ *
+ * @module
+ */
+
+/** What the reader does to scroll (a pinned item is let go then). */
+const READER_INPUT = ["wheel", "touchstart", "pointerdown", "keydown"] as const;
+
+/** The anchoring of one scrolling list. */
+export class ScrollAnchor {
+  #anchor: HTMLElement | undefined;
+  /** The anchor's top relative to the scroller's view top when it was chosen... */
+  #offset = 0;
+  /** ...and the scroll position then: a scroll since moves it by the same distance. */
+  #scrollTop = 0;
+  /** An item the page scrolled to on purpose: the anchor until the reader scrolls. */
+  #pinned: HTMLElement | undefined;
+  readonly #unpin = () => this.#pinned = undefined;
+  readonly #resize: ResizeObserver;
+  readonly #onScroll = (event: Event) => {
+    const scroller = this.scroller();
+    if (event.target === scroller || (event.target === document && this.#isPage(scroller))) {
+      this.#follow();
+    }
+  };
+
+  /**
+   * @param list The element whose children are the items.
+   * @param scroller The element that scrolls them (read each time: it depends on the layout).
+   */
+  constructor(readonly list: HTMLElement, readonly scroller: () => Element) {
+    // The browser's anchoring would fight this one: opted out for the list's items.
+    list.style.overflowAnchor = "none";
+    this.#resize = new ResizeObserver(() => this.#follow());
+    this.#resize.observe(list);
+    // An element's scroll events do not bubble and the page's reach the document: listen
+    // where both arrive (capturing at the document).
+    document.addEventListener("scroll", this.#onScroll, { capture: true, passive: true });
+    for (const type of READER_INPUT) {
+      document.addEventListener(type, this.#unpin, { capture: true, passive: true });
+    }
+  }
+
+  /**
+   * Keep `item` (just scrolled to: a search hit, the latest message) where it is while
+   * the items around it are laid out, until the reader scrolls.
+   */
+  pin(item: HTMLElement): void {
+    this.#pinned = item;
+    this.#follow();
+  }
+
+  #isPage(scroller: Element): boolean {
+    return scroller === document.scrollingElement || scroller === document.documentElement;
+  }
+
+  /**
+   * The scroller's top (what an item's place is measured from: it moves only when an outer
+   * scroller scrolls, and then with the items) and the middle of its visible part, in
+   * viewport coordinates; no middle when none of it is visible.
+   */
+  #view(scroller: Element): { top: number; middle?: number } {
+    if (this.#isPage(scroller)) return { top: 0, middle: innerHeight / 2 };
+    const box = scroller.getBoundingClientRect();
+    const shownTop = Math.max(0, box.top);
+    const shownBottom = Math.min(innerHeight, box.bottom);
+    return {
+      top: box.top,
+      middle: shownBottom > shownTop ? (shownTop + shownBottom) / 2 : undefined,
+    };
+  }
+
+  /**
+   * After a scroll or a layout: where the anchor is, against where the scroll alone would
+   * have put it; a difference is a layout shift above it, scrolled away. Then the item now
+   * across the middle of the view becomes the anchor.
+   */
+  #follow(): void {
+    const scroller = this.scroller();
+    const anchor = this.#anchor;
+    if (anchor?.isConnected && this.list.isConnected) {
+      const expected = this.#offset - (scroller.scrollTop - this.#scrollTop);
+      const shift = anchor.getBoundingClientRect().top - this.#view(scroller).top - expected;
+      if (Math.abs(shift) >= 0.5) scroller.scrollTop += shift;
+    }
+    this.#choose(scroller);
+  }
+
+  /** Choose the item across the middle of the view (in view, so laid out) as the anchor. */
+  #choose(scroller: Element): void {
+    this.#anchor = undefined;
+    if (!this.list.isConnected) return;
+    const view = this.#view(scroller);
+    if (this.#pinned?.isConnected) {
+      this.#anchor = this.#pinned;
+      this.#offset = this.#pinned.getBoundingClientRect().top - view.top;
+      this.#scrollTop = scroller.scrollTop;
+      return;
+    }
+    const middle = view.middle;
+    if (middle === undefined) return;
+    let best: HTMLElement | undefined;
+    let top = 0;
+    for (const child of this.list.children as HTMLCollectionOf<HTMLElement>) {
+      const box = child.getBoundingClientRect();
+      if (!box.height) continue; // hidden (a marker while markers are off)
+      best = child;
+      top = box.top;
+      if (box.bottom >= middle) break;
+    }
+    if (!best) return;
+    this.#anchor = best;
+    this.#offset = top - view.top;
+    this.#scrollTop = scroller.scrollTop;
+  }
+
+  /** Stop following. */
+  dispose(): void {
+    this.#resize.disconnect();
+    document.removeEventListener("scroll", this.#onScroll, { capture: true });
+    for (const type of READER_INPUT) {
+      document.removeEventListener(type, this.#unpin, { capture: true });
+    }
+    this.#anchor = undefined;
+  }
+}
