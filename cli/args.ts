@@ -75,7 +75,7 @@ export function parseInvocation(command: Command, argv: string[]): Invocation {
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(usageMessage(error as Error));
   }
   const flags = parsed.values as Invocation["flags"];
   if (flags.help) return { operands: [], flags, json: false };
@@ -101,6 +101,19 @@ export function parseInvocation(command: Command, argv: string[]): Invocation {
     sessionDir: flags["session-dir"] as string | undefined,
     approve: flags.approve ? true : flags["no-approve"] ? false : undefined,
   };
+}
+
+/**
+ * `parseArgs`'s message, made to read right: its unknown-option hint ends in an unbalanced
+ * quote (`as in '-- "--x"`), so that hint is rewritten whole.
+ */
+function usageMessage(error: Error): string {
+  const unknown = /^Unknown option '([^']*)'/.exec(error.message);
+  if (unknown) {
+    const option = unknown[1];
+    return `unknown option ${option} (an argument that starts with "-" goes after "--", as in: -- ${option})`;
+  }
+  return error.message;
 }
 
 /** The `--help` text of a command. */

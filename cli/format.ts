@@ -68,3 +68,8 @@ export function visible(text: string): string {
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }
+
+/** A count with thousands separators (`1,234,567`), the same on every machine. */
+export function count(value: number): string {
+  return value.toLocaleString("en-US");
+}

@@ -27,6 +27,7 @@ import { search } from "./commands/search.ts";
 import { serve } from "./commands/serve.ts";
 import { show } from "./commands/show.ts";
 import { stats } from "./commands/stats.ts";
+import { MU_VERSION } from "./version.ts";
 
 /** Every command, in the order `mu --help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -53,6 +54,7 @@ function overview(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     "Every command takes --store sqlite|jsonl|postgres, --session-dir DIR, --json and --help.",
+    "mu --version prints the version.",
     "Exit codes: 0 ok, 1 failure or defects found, 2 usage error.",
     "",
   ].join("\n");
@@ -108,6 +110,10 @@ export function processContext(): CliContext {
 /** Run one command line; resolves with the exit code. */
 export async function runCli(argv: string[], cli: CliContext = processContext()): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === "--version" || name === "-V" || name === "version") {
+    cli.out(`mu ${MU_VERSION}\n`);
+    return 0;
+  }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     (name === undefined ? cli.err : cli.out)(overview());
     return name === undefined ? EXIT_USAGE : 0;

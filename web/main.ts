@@ -12,7 +12,7 @@ import type { ImportResultView, ListView, SessionOverview, StorageView } from ".
 import { importSummary } from "./import_summary.ts";
 import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
-import { type ListActions, renderList, sessionHash } from "./views/list.ts";
+import { type ListActions, type LookedIn, renderList, sessionHash } from "./views/list.ts";
 import { TextFilter } from "./views/text_filter.ts";
 import { SessionPage, type SessionTab } from "./views/session.ts";
 import { parseHash, type Route, sessionUrl } from "./hash_route.ts";
@@ -61,6 +61,8 @@ const state = {
   /** Which store the list shows; "computer" only when served by `mu serve`. */
   source: "browser" as SessionSource,
   computer: false,
+  /** Where `mu serve` looked for sessions (its `/api/info`), for the empty "This computer". */
+  lookedIn: [] as LookedIn[],
   sort: loadListSort(),
 };
 
@@ -240,6 +242,7 @@ async function showList(): Promise<void> {
           filter: state.filter,
           source,
           computer: state.computer,
+          lookedIn: state.lookedIn,
           search: search.element,
           sort: state.sort,
           textMatches: textFilter.matches(state.filter, `${source}|${state.includeInternal}`),
@@ -376,6 +379,8 @@ async function start(): Promise<void> {
     showStorage(view);
     state.computer = view.computer === true;
     if (state.computer) {
+      const info = await fetch("/api/info").then((r) => r.json()).catch(() => ({}));
+      state.lookedIn = Array.isArray(info.sources) ? info.sources : [];
       // Served by mu serve: show this computer's sessions first, unless it has none.
       const { sessions, hiddenInternal } = await client.call("list", {
         includeInternal: false,

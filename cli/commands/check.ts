@@ -1,8 +1,10 @@
 /**
- * `mu check <file|id|folder>`: an integrity report per session. Exit 1 when any session has
- * a defect. What counts: a torn final record or any other format error (line and reason),
- * duplicate entry ids, missing parents, unanswered tool calls of `toolUse` turns, and
- * entry types this library does not know (kept and inert, but worth knowing about).
+ * `mu check <file|id|folder>`: an integrity report per session. Exit 1 only when a session
+ * has a defect: a torn final record or any other format error (line and reason), duplicate
+ * entry ids, missing parents, parent links that form a cycle, or a file that cannot be read
+ * at all (named; the rest of the folder is still checked). Warnings do not fail the check:
+ * tool calls left unanswered by an interrupted turn (the projection supplies their results,
+ * as pi does) and entry types this library does not know (kept and inert).
  *
  * @module
  */
@@ -13,7 +15,6 @@ import { SessionFormatError } from "../../src/errors.ts";
 import { parseSessionJsonl } from "../../src/jsonl.ts";
 import { KNOWN_ENTRY_TYPES, type SessionEntry } from "../../src/schema.ts";
 import { exportSessionJsonl } from "../../src/store.ts";
-import { SessionIndex } from "../../src/tree.ts";
 import { readLocalFile } from "../../stores/jsonl/_local.ts";
 import { resolvePath } from "../context.ts";
 import { openStore, resolveSessionId } from "../target.ts";
@@ -25,6 +26,8 @@ export interface Finding {
     | "torn-final-record"
     | "duplicate-id"
     | "missing-parent"
+    | "parent-cycle"
+    | "unreadable"
     | "unanswered-tool-call"
     | "unknown-entry-type";
   message: string;
@@ -94,16 +97,45 @@ export function entryFindings(entries: readonly SessionEntry[]): Finding[] {
       });
     }
   });
-  const index = SessionIndex.build(entries);
-  for (const entryId of index.danglingParents) {
-    const parentId = index.get(entryId)?.parentId;
-    findings.push({
-      kind: "missing-parent",
-      message: `parent ${parentId} of entry ${entryId} is missing`,
-      defect: true,
-    });
+  for (const entry of entries) {
+    if (entry.parentId != null && !seen.has(entry.parentId)) {
+      findings.push({
+        kind: "missing-parent",
+        message: `parent ${entry.parentId} of entry ${entry.id} is missing`,
+        defect: true,
+      });
+    }
   }
+  findings.push(...parentCycles(entries));
   findings.push(...unansweredCalls(entries));
+  return findings;
+}
+
+/** One finding per cycle of parent links (such a session has no root to walk from). */
+function parentCycles(entries: readonly SessionEntry[]): Finding[] {
+  const parentOf = new Map(entries.map((entry) => [entry.id, entry.parentId ?? null]));
+  const settled = new Set<string>();
+  const findings: Finding[] = [];
+  for (const entry of entries) {
+    const walked: string[] = [];
+    const onWalk = new Set<string>();
+    let id: string | null = entry.id;
+    while (id !== null && parentOf.has(id) && !settled.has(id)) {
+      if (onWalk.has(id)) {
+        const cycle = walked.slice(walked.indexOf(id));
+        findings.push({
+          kind: "parent-cycle",
+          message: `parent links form a cycle: ${cycle.join(" -> ")} -> ${id}`,
+          defect: true,
+        });
+        break;
+      }
+      onWalk.add(id);
+      walked.push(id);
+      id = parentOf.get(id)!;
+    }
+    for (const walkedId of walked) settled.add(walkedId);
+  }
   return findings;
 }
 
@@ -125,13 +157,23 @@ function unansweredCalls(entries: readonly SessionEntry[]): Finding[] {
         findings.push({
           kind: "unanswered-tool-call",
           message:
-            `tool call ${call.id} (${call.name}) in entry ${entry.id} has no result (the context supplies an interrupted result)`,
-          defect: true,
+            `tool call ${call.id} (${call.name}) in entry ${entry.id} has no result: the turn was interrupted (the context supplies an interrupted result)`,
+          defect: false,
         });
       }
     }
   }
   return findings;
+}
+
+/** Check one file; one that cannot be read or checked at all is a defect naming why. */
+async function checkFile(file: string): Promise<SessionReport> {
+  try {
+    return await checkSession(file, await readLocalFile(file));
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { source: file, findings: [{ kind: "unreadable", message, defect: true }] };
+  }
 }
 
 async function jsonlFiles(dir: string): Promise<string[]> {
@@ -165,7 +207,7 @@ export const check: Command = {
       }
     } else {
       for (const file of kind === "dir" ? await jsonlFiles(path) : [path]) {
-        reports.push(await checkSession(file, await readLocalFile(file)));
+        reports.push(await checkFile(file));
       }
     }
     const failed = reports.filter((report) => report.findings.some((f) => f.defect));
@@ -173,7 +215,11 @@ export const check: Command = {
       cli.out(JSON.stringify({ sessions: reports, defective: failed.length }, null, 2) + "\n");
     } else {
       for (const report of reports) {
-        const status = report.findings.some((f) => f.defect) ? "DEFECTS" : "ok";
+        const status = report.findings.some((f) => f.defect)
+          ? "DEFECTS"
+          : report.findings.length
+          ? "ok (warnings)"
+          : "ok";
         cli.out(
           `${status}  ${report.source}${
             report.entries === undefined ? "" : `  (${report.entries} entries)`
@@ -183,7 +229,7 @@ export const check: Command = {
           const where = finding.line === undefined ? "" : `line ${finding.line}: `;
           cli.out(
             `  ${
-              finding.defect ? "defect" : "note"
+              finding.defect ? "defect " : "warning"
             }  ${finding.kind}  ${where}${finding.message}\n`,
           );
         }
@@ -191,7 +237,9 @@ export const check: Command = {
       cli.out(
         `${reports.length} session${
           reports.length === 1 ? "" : "s"
-        } checked, ${failed.length} with defects\n`,
+        } checked, ${failed.length} with defects, ${
+          reports.filter((r) => r.findings.some((f) => !f.defect)).length
+        } with warnings\n`,
       );
     }
     return failed.length ? 1 : 0;

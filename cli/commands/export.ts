@@ -10,13 +10,13 @@ import type { Command } from "../args.ts";
 import { exportBranchJsonl } from "../../src/export_branch.ts";
 import { exportSessionJsonl } from "../../src/store.ts";
 import { resolvePath } from "../context.ts";
-import { openStore, resolveSessionId } from "../target.ts";
+import { resolveNamedSession } from "../target.ts";
 import { sessionHtml } from "../export_html.ts";
 
 export const exportCommand: Command = {
   name: "export",
   summary: "Write a session (or one branch with --leaf) as JSONL to stdout or a file.",
-  operands: "<id>",
+  operands: "<id|file>",
   arity: [1, 1],
   flags: {
     leaf: { type: "string", value: "ID", help: "only the branch ending at this entry" },
@@ -27,9 +27,8 @@ export const exportCommand: Command = {
     },
   },
   async run(invocation, cli) {
-    const store = await openStore(invocation, cli);
+    const { store, id } = await resolveNamedSession(invocation, cli, invocation.operands[0]);
     try {
-      const id = await resolveSessionId(store, invocation.operands[0]);
       const leaf = invocation.flags.leaf as string | undefined;
       const jsonl = invocation.flags.html === true
         ? await sessionHtml(store, id, leaf, cli)

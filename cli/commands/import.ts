@@ -1,6 +1,6 @@
 /**
  * `mu import <files|folders...>` and `mu migrate <jsonl-folder>`: copy JSONL sessions into
- * a store. An id that is already stored is never overwritten by different content: the
+ * a store (the source files are kept). An id that is already stored is never overwritten by different content: the
  * same content counts as already present, content that extends the stored session (its
  * entries plus more) appends the new entries, anything else is skipped with the reason.
  * `migrate` also verifies each session reads back byte for byte before counting it.
@@ -15,7 +15,7 @@ import { SessionStorageError } from "../../src/errors.ts";
 import { type ImportOutcome, importSession } from "../../src/import_rule.ts";
 import type { SessionStore } from "../../src/store.ts";
 import { byteSize } from "../format.ts";
-import { openStore } from "../target.ts";
+import { openTargetStore } from "../target.ts";
 
 /** What happened to one file: the import rule's outcome, or a failed read-back (`migrate`). */
 export type FileOutcome =
@@ -79,7 +79,7 @@ export async function runImport(
   const files = await collectFiles(cli, operands);
   const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size));
   const totalBytes = sizes.reduce((a, b) => a + b, 0);
-  const store = await openStore(invocation, cli);
+  const store = await openTargetStore(invocation, cli);
   const outcomes: FileOutcome[] = [];
   let doneBytes = 0;
   try {
@@ -149,20 +149,23 @@ export const importCommand: Command = {
 export const migrate: Command = {
   name: "migrate",
   summary:
-    "Move a JSONL session folder (pi's layout too) into a store, verifying each session byte for byte; safe to re-run.",
+    "Copy a JSONL session folder (pi's layout too) into a store, verifying each session byte for byte; the source files are kept; safe to re-run.",
   operands: "<jsonl-folder>",
   arity: [1, 1],
   flags: {
     to: {
       type: "string",
       value: "sqlite|jsonl",
-      help: "target store (default: the configured one)",
+      help: "target store (default: the configured one); jsonl also needs --session-dir DIR",
     },
   },
   async run(invocation, cli) {
     const to = invocation.flags.to as string | undefined;
     if (to !== undefined && to !== "sqlite" && to !== "jsonl") {
       throw new UsageError(`--to must be sqlite or jsonl, not ${JSON.stringify(to)}`);
+    }
+    if (to === "jsonl" && invocation.sessionDir === undefined) {
+      throw new UsageError("--to jsonl needs the folder to copy into: add --session-dir DIR");
     }
     return await runImport(
       { ...invocation, store: to ?? invocation.store },

@@ -7,8 +7,29 @@
 import type { Command } from "../args.ts";
 import { resolvePath } from "../context.ts";
 import { shortDate, table, visible } from "../format.ts";
-import { openStore } from "../target.ts";
+import { openSources } from "../target.ts";
+import type { SessionInfo, SessionStore } from "../../src/store.ts";
+import type { SourcedSessionInfo } from "../../stores/default/sources.ts";
 import { canonicalDir } from "../../stores/default/trust.ts";
+
+/** Where a listed session lives: its JSONL file, else its source's location. */
+function locationOf(info: SessionInfo): string {
+  const source = (info as Partial<SourcedSessionInfo>).source;
+  return source?.kind === "jsonl" || source === undefined ? info.path : source.location;
+}
+
+/** "No sessions here", and how many there are elsewhere (so `--all` is the next step). */
+async function nothingHere(
+  store: SessionStore,
+  cwd: string | undefined,
+  includeInternal: boolean,
+): Promise<string> {
+  if (cwd === undefined) return "no sessions\n";
+  const elsewhere = (await store.list({ includeInternal })).length;
+  return elsewhere === 0
+    ? `no sessions in ${cwd}\n`
+    : `no sessions in ${cwd}; ${elsewhere} in other folders (mu ls --all lists them)\n`;
+}
 
 export const ls: Command = {
   name: "ls",
@@ -21,7 +42,7 @@ export const ls: Command = {
     internal: { type: "boolean", help: "include workflow (internal) sessions" },
   },
   async run(invocation, context) {
-    const store = await openStore(invocation, context);
+    const { store, sources } = await openSources(invocation, context);
     try {
       const cwd = invocation.flags.all
         ? undefined
@@ -36,17 +57,26 @@ export const ls: Command = {
         context.out(JSON.stringify({ sessions, skipped }, null, 2) + "\n");
         return 0;
       }
+      // Several sources: say where each session lives (the file, or the database).
+      const where = sources.length > 1;
       const rows = sessions.map((info) => [
         visible(info.name ?? info.summary ?? info.firstMessage).slice(0, 60),
         ...(cwd === undefined ? [visible(info.cwd)] : []),
         shortDate(info.modified),
         String(info.messageCount),
         info.id,
+        ...(where ? [visible(locationOf(info))] : []),
       ]);
-      const head = ["title", ...(cwd === undefined ? ["cwd"] : []), "modified", "msgs", "id"];
-      context.out(
-        sessions.length ? table([head, ...rows]) : `no sessions${cwd ? ` in ${cwd}` : ""}\n`,
-      );
+      const head = [
+        "title",
+        ...(cwd === undefined ? ["cwd"] : []),
+        "modified",
+        "msgs",
+        "id",
+        ...(where ? ["where"] : []),
+      ];
+      if (sessions.length) context.out(table([head, ...rows]));
+      else context.out(await nothingHere(store, cwd, invocation.flags.internal === true));
       for (const line of skipped) context.err(`skipped ${line}\n`);
       return 0;
     } finally {

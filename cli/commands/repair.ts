@@ -1,7 +1,8 @@
 /**
  * `mu repair <file>`: drop a torn final record (a crash mid-append) after writing a backup
- * next to the file, and print what was dropped. Nothing else is touched: any other damage
- * is reported and the command exits 1.
+ * next to the file, and print what was dropped. The rest of the file is checked first: any
+ * other damage (or a file that is no session) is reported, the file is left byte for byte
+ * as it was (no backup either), and the command exits 1.
  *
  * @module
  */
@@ -44,6 +45,10 @@ export const repair: Command = {
         : undefined;
       if (invocation.json) {
         cli.out(JSON.stringify({ ...report, dropped }, null, 2) + "\n");
+      } else if (report.remainingProblem) {
+        cli.err(
+          `${report.path}: not repaired, nothing was changed (only a torn final record of a session can be dropped safely): ${report.remainingProblem}\n`,
+        );
       } else if (report.action === "none") {
         cli.out(`${report.path}: the final record is whole; nothing to repair\n`);
       } else {
@@ -52,12 +57,7 @@ export const repair: Command = {
           cli.out(`dropped ${report.droppedBytes} bytes: ${preview(dropped, 200)}\n`);
         }
       }
-      if (report.remainingProblem) {
-        cli.err(
-          `not repaired (only a torn final record can be dropped safely): ${report.remainingProblem}\n`,
-        );
-        return 1;
-      }
+      if (report.remainingProblem) return 1;
       return 0;
     } finally {
       await store.close();

@@ -1,7 +1,8 @@
 /**
  * `mu serve [--port N] [--host H]`: the viewer and the session API over the configured
- * store (by default the SQLite database in the agent directory), on 127.0.0.1 unless a
- * host is given explicitly. Requests not addressed to the served origin are refused.
+ * store (by default the SQLite database in the agent directory) together with the agent's
+ * JSONL session folders (`openSources`), on 127.0.0.1 unless a host is given explicitly.
+ * It prints each store it serves with its path. Requests not addressed to the served origin are refused.
  * Runs until interrupted.
  *
  * @module
@@ -10,7 +11,7 @@ import process from "node:process";
 import type { Command } from "../args.ts";
 import { resolvePath, UsageError } from "../context.ts";
 import { serveHttp } from "../http_server.ts";
-import { openStore } from "../target.ts";
+import { openSources } from "../target.ts";
 import { viewerRoot } from "../viewer_root.ts";
 import { createSessionApi } from "../../web/api/routes.ts";
 import { refuseForeign, servedHosts } from "../../web/api/guard.ts";
@@ -60,7 +61,7 @@ export const serve: Command = {
     const root = invocation.flags.root === undefined
       ? await viewerRoot(cli, invocation.flags.rebuild === true)
       : resolvePath(cli, invocation.flags.root as string);
-    const store = await openStore(invocation, cli);
+    const { store, sources } = await openSources(invocation, cli);
     const limit = invocation.flags["max-import-bytes"] as string | undefined;
     const maxImportBytes = limit === undefined ? undefined : Number(limit);
     if (maxImportBytes !== undefined && !(Number.isInteger(maxImportBytes) && maxImportBytes > 0)) {
@@ -68,7 +69,7 @@ export const serve: Command = {
         `--max-import-bytes must be a positive integer, not ${JSON.stringify(limit)}`,
       );
     }
-    const api = createSessionApi({ store, maxImportBytes });
+    const api = createSessionApi({ store, maxImportBytes, sources });
     let hosts = new Set<string>();
     const handler = async (request: Request): Promise<Response> => {
       const refused = refuseForeign(request, hosts);
@@ -95,7 +96,11 @@ export const serve: Command = {
     }
     hosts = servedHosts(hostname, server.port);
     const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
-    cli.out(`mu serve: http://${shown}:${server.port}/  (store: ${store.kind}; Ctrl+C to stop)\n`);
+    cli.out(`mu serve: http://${shown}:${server.port}/  (Ctrl+C to stop)\n`);
+    // The paths, so a user can see which agent folder (PI_CODING_AGENT_DIR) was read.
+    for (const source of sources) {
+      cli.out(`  serving ${source.store.kind} ${source.location}  (${source.label})\n`);
+    }
     await new Promise<void>((resolve) => {
       process.once("SIGINT", () => resolve());
       process.once("SIGTERM", () => resolve());

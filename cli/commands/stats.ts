@@ -8,7 +8,7 @@ import type { Command } from "../args.ts";
 import { resolvePath } from "../context.ts";
 import { addUsage, emptyUsageTotals, entryUsage, type UsageTotals } from "../../src/usage.ts";
 import { exportSessionJsonl } from "../../src/store.ts";
-import { byteSize, table } from "../format.ts";
+import { byteSize, count, table } from "../format.ts";
 import { openStore } from "../target.ts";
 import { canonicalDir } from "../../stores/default/trust.ts";
 
@@ -20,14 +20,17 @@ interface Bucket extends UsageTotals {
 const bucket = (): Bucket => ({ ...emptyUsageTotals(), sessions: new Set(), entries: 0 });
 
 function row(name: string, b: Bucket): string[] {
-  return [
-    name,
-    String(b.sessions.size),
-    String(b.entries),
-    String(b.totalTokens),
-    `$${b.cost.toFixed(2)}`,
-  ];
+  return [name, count(b.sessions.size), count(b.entries), count(b.totalTokens), dollars(b.cost)];
 }
+
+/** Cost in dollars to the cent, as people read it. */
+const dollars = (cost: number) => `$${cost.toFixed(2)}`;
+
+/** Cost for JSON: summed floats carry noise (72.92610520000002); micro-dollars are plenty. */
+const roundedCost = <T extends { cost: number }>(value: T): T => ({
+  ...value,
+  cost: Math.round(value.cost * 1e6) / 1e6,
+});
 
 export const stats: Command = {
   name: "stats",
@@ -75,7 +78,9 @@ export const stats: Command = {
         }
       }
       const plain = (m: Map<string, Bucket>) =>
-        Object.fromEntries([...m].map(([k, b]) => [k, { ...b, sessions: b.sessions.size }]));
+        Object.fromEntries(
+          [...m].map(([k, b]) => [k, roundedCost({ ...b, sessions: b.sessions.size })]),
+        );
       if (invocation.json) {
         cli.out(
           JSON.stringify(
@@ -83,7 +88,7 @@ export const stats: Command = {
               sessions: sessions.length,
               entries: total.entries,
               bytes,
-              usage: { ...total, sessions: undefined },
+              usage: roundedCost({ ...total, sessions: undefined }),
               byModel: plain(byModel),
               byMonth: plain(byMonth),
             },
@@ -94,15 +99,20 @@ export const stats: Command = {
         return 0;
       }
       cli.out(
-        `${sessions.length} sessions  ${total.entries} entries  ${
-          byteSize(bytes)
-        }  ${total.totalTokens} tokens  $${total.cost.toFixed(2)}\n\n`,
+        `${count(sessions.length)} sessions  ${count(total.entries)} entries  ${byteSize(bytes)}  ${
+          count(total.totalTokens)
+        } tokens  ${dollars(total.cost)}\n\n`,
       );
-      const head = ["", "sessions", "entries", "tokens", "cost"];
+      // By model counts the assistant turns that carry usage; by month counts every entry.
+      const modelHead = ["", "sessions", "assistant turns", "tokens", "cost"];
+      const monthHead = ["", "sessions", "entries", "tokens", "cost"];
       cli.out(
-        "by model\n" + table([head, ...[...byModel].sort().map(([k, b]) => row(k, b))]) + "\n",
+        "by model\n" + table([modelHead, ...[...byModel].sort().map(([k, b]) => row(k, b))]) +
+          "\n",
       );
-      cli.out("by month\n" + table([head, ...[...byMonth].sort().map(([k, b]) => row(k, b))]));
+      cli.out(
+        "by month\n" + table([monthHead, ...[...byMonth].sort().map(([k, b]) => row(k, b))]),
+      );
       return 0;
     } finally {
       await store.close();

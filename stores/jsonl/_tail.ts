@@ -188,14 +188,16 @@ export interface RepairReport {
   backupPath?: string;
   /** Bytes removed from the end. */
   droppedBytes: number;
-  /** When the file still does not load after the repair: why (repair only fixes the tail). */
+  /** Why the file would not load even repaired (repair only fixes the tail); it was left untouched. */
   remainingProblem?: string;
 }
 
 /**
  * Repair the end of a session file, under the caller's lock: copy the file to
  * `<path>.<time>.bak`, then drop a torn final record, or terminate a complete final record
- * with `\n`. Never runs automatically; other damage is reported, not touched.
+ * with `\n`. Never runs automatically. The bytes it would keep are checked first: when they
+ * do not load (other damage, or not a session at all), nothing is written and the report's
+ * `remainingProblem` says why (`action` "none").
  *
  * @example
  * ```ts
@@ -211,6 +213,11 @@ export async function repairSessionFile(fs: JsonlFolderFs, path: string): Promis
   }
   const tail = await inspectTail(fs, path, stat.size);
   const report: RepairReport = { path: fs.describe(path), action: "none", droppedBytes: 0 };
+  // What the repair would keep must load before anything is written: a file that is not a
+  // session (notes, a binary) also "ends in a torn record", and must come out untouched.
+  const kept = tail.kind === "torn" ? tail.start : stat.size;
+  const problem = await loadProblem(fs, path, kept);
+  if (problem !== undefined) return { ...report, remainingProblem: problem };
   if (tail.kind === "torn" || tail.kind === "complete") {
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     const backup = `${path}.${stamp}.bak`;
@@ -225,10 +232,36 @@ export async function repairSessionFile(fs: JsonlFolderFs, path: string): Promis
       report.action = "added-newline";
     }
   }
-  try {
-    await parseSessionJsonl(fs.readStream(path), { source: fs.describe(path), retainRaw: false });
-  } catch (error) {
-    report.remainingProblem = error instanceof Error ? error.message : String(error);
-  }
+  // Nothing more to check: what is left is exactly the bytes that loaded above.
   return report;
+}
+
+/** Why the first `length` bytes of `path` do not load as a session, or undefined. */
+async function loadProblem(
+  fs: JsonlFolderFs,
+  path: string,
+  length: number,
+): Promise<string | undefined> {
+  try {
+    await parseSessionJsonl(prefixOf(fs.readStream(path), length), {
+      source: fs.describe(path),
+      retainRaw: false,
+    });
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** The first `length` bytes of a byte stream. */
+async function* prefixOf(
+  chunks: AsyncIterable<Uint8Array>,
+  length: number,
+): AsyncIterable<Uint8Array> {
+  let left = length;
+  for await (const chunk of chunks) {
+    if (left <= 0) return;
+    yield chunk.length <= left ? chunk : chunk.subarray(0, left);
+    left -= chunk.length;
+  }
 }

@@ -2,14 +2,15 @@
  * The JSONL session-folder store on the local file system, for Deno and Node alike (Deno
  * runs `node:fs`). Appends are positional writes plus `fdatasync` (none when relaxed); rewrites go to a temp
  * file in the same folder, `fsync`, then `rename`; locks are lock files
- * (`_lockfile.ts`); deletes use the `trash` command when it is installed.
+ * (`_lockfile.ts`); deletes use the `trash` command when it is installed, else the
+ * freedesktop home trash (`_trash.ts`) where the system has one.
  *
  * @module
  */
 import { execFile } from "node:child_process";
-import { closeSync, constants, openSync, readSync, statSync } from "node:fs";
-import { access, mkdir, open, rename, stat, unlink } from "node:fs/promises";
-import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { SessionStorageError } from "../../src/errors.ts";
 import type { DigestStream, FileIdentity } from "../../src/resume_index.ts";
@@ -25,6 +26,7 @@ import {
   type WriteOptions,
 } from "./_folder.ts";
 import { acquireLockFile } from "./_lockfile.ts";
+import { findOnPath, moveToFreedesktopTrash } from "./_trash.ts";
 import { readAhead } from "./_read_ahead.ts";
 import { sha256HexSync, sha256Stream } from "./_digest.ts";
 import { nodeByteText } from "./_byte_text.ts";
@@ -47,7 +49,7 @@ import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
  * ```
  */
 export interface FsFolderOptions {
-  /** The trash command; `false` never trashes; default: `trash` when it is on `PATH`. */
+  /** The trash command; `false` never trashes; default: `trash` when it is on `PATH`, else the freedesktop home trash. */
   trashCommand?: string | false;
   /** A lock file not refreshed for this long is stale (default 30 s). */
   staleLockMs?: number;
@@ -61,27 +63,6 @@ export interface FsFolderOptions {
 
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
-}
-
-async function findOnPath(command: string): Promise<string | undefined> {
-  if (command.includes("/") || command.includes("\\")) return command;
-  let pathVar: string | undefined;
-  try {
-    pathVar = process.env.PATH;
-  } catch {
-    return undefined;
-  }
-  for (const dir of (pathVar ?? "").split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, command);
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // keep looking
-    }
-  }
-  return undefined;
 }
 
 /**
@@ -295,8 +276,8 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     const configured = this.#options.trashCommand;
     if (configured === false) return false;
     const command = await findOnPath(configured ?? "trash");
-    if (!command) return false;
     const target = this.#abs(path);
+    if (!command) return configured === undefined && await moveToFreedesktopTrash(target);
     return await new Promise<boolean>((done, fail) => {
       execFile(command, [target], { timeout: 30_000 }, (error, _stdout, stderr) => {
         if (!error) return done(true);

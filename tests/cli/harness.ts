@@ -63,12 +63,19 @@ export async function muProcess(
   world: CliWorld,
   args: string[],
   stdin = "",
+  env: Record<string, string> = {},
 ): Promise<CliResult> {
   await Deno.mkdir(world.cwd, { recursive: true });
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", MAIN, ...args],
     cwd: world.cwd,
-    env: { PI_CODING_AGENT_DIR: world.agentDir, NO_COLOR: "1" },
+    // The desktop trash of this world, never the user's own (a JSONL delete goes there).
+    env: {
+      PI_CODING_AGENT_DIR: world.agentDir,
+      NO_COLOR: "1",
+      XDG_DATA_HOME: `${world.root}/data`,
+      ...env,
+    },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

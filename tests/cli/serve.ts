@@ -9,6 +9,8 @@ export interface ServeProcess {
   /** `http://127.0.0.1:<port>` (no trailing slash). */
   origin: string;
   port: number;
+  /** Everything it printed on standard output so far. */
+  printed(): string;
   stop(): Promise<void>;
 }
 
@@ -29,10 +31,18 @@ export async function startServe(agentDir: string, args: string[] = []): Promise
     text += value;
   }
   const url = new URL(text.match(/http:\/\/\S+\//)![0]);
-  void reader.closed.catch(() => {});
+  // Keep reading what it prints after the URL (the stores it serves).
+  void (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      text += value;
+    }
+  })().catch(() => {});
   return {
     origin: url.origin,
     port: Number(url.port),
+    printed: () => text,
     async stop() {
       child.kill("SIGTERM");
       await child.status;

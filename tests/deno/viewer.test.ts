@@ -32,6 +32,7 @@ import "../viewer/safety_tests.ts"; // demo load, IndexedDB fallback, hostile co
 import "../viewer/import_tests.ts"; // re-import never loses entries, branch export, conflicts
 import "../viewer/text_tests.ts"; // bidi controls shown and isolated, long text folded
 import "../viewer/computer_tests.ts"; // served by mu serve: this computer's sessions, live appends
+import "../viewer/firstrun_tests.ts"; // a pi user's first run: pi's session folder served as it is
 import "../viewer/search_tests.ts"; // search box: a hit on an abandoned branch opens there
 import "../viewer/list_tests.ts"; // list by project, forks, sorts, text filter; retired compaction
 import "../viewer/layout_tests.ts"; // 390/768/1400 px without side scrolling, screenshots, contrast

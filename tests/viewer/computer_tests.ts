@@ -10,32 +10,19 @@
 import { buildViewer } from "../../web/build.ts";
 import { startServe } from "../cli/serve.ts";
 import { muProcess } from "../cli/harness.ts";
-import { bounded, launchBrowser, screenshot, waitReady, watchPage } from "./helpers.ts";
+import {
+  appendFromAnotherProcess,
+  bounded,
+  launchBrowser,
+  screenshot,
+  waitReady,
+  watchPage,
+} from "./helpers.ts";
 import { assert, assertEquals, contextText, sessionTitles } from "./page.ts";
 
 const V4 = new URL("../../fixtures/codec/v4.jsonl", import.meta.url).pathname;
 const ID = "0b7c3f5e-4d2a-4c61-9e57-1f7a2b3c4d5e";
 const WATCHDOG_MS = 180_000;
-
-/** Append one user message to `ID` from a separate process, as an agent would. */
-async function appendFromAnotherProcess(agentDir: string, text: string): Promise<void> {
-  const core = new URL("../../core.ts", import.meta.url).href;
-  const sqlite = new URL("../../stores/sqlite/file.ts", import.meta.url).href;
-  const writer = new Deno.Command(Deno.execPath(), {
-    args: [
-      "eval",
-      `import { SessionManager } from "${core}";
-      import { openSqliteStore } from "${sqlite}";
-      const store = await openSqliteStore(${JSON.stringify(`${agentDir}/sessions.db`)});
-      const manager = await SessionManager.open(store, ${JSON.stringify(ID)});
-      await manager.appendMessage({ role: "user", content: ${JSON.stringify(text)}, timestamp: 1 });
-      await store.close();`,
-    ],
-    stdout: "inherit",
-    stderr: "inherit",
-  });
-  assertEquals((await writer.output()).code, 0, "the writer process");
-}
 
 Deno.test({
   name: "viewer over mu serve: lists and opens this computer's session, follows appends",
@@ -85,7 +72,11 @@ Deno.test({
     assert((await contextText(page)).includes("Hi!"), "the session's messages show");
     assert(!(await contextText(page)).includes("from another process"));
 
-    await appendFromAnotherProcess(agentDir, "from another process");
+    await appendFromAnotherProcess(
+      { module: "stores/sqlite/file.ts", name: "openSqliteStore", path: `${agentDir}/sessions.db` },
+      ID,
+      "from another process",
+    );
     const appended = performance.now();
     // Poll the DOM (bounded count): the page re-renders on the server's `session` event.
     let seen = false;

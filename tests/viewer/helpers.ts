@@ -253,3 +253,32 @@ export async function openWithImported(
   await page.waitForSelector("#session-table .session-link");
   return { page, watch };
 }
+
+/**
+ * Append one user message to a session from a separate process, as an agent would:
+ * `opener` names the store-opening function (a module of this repository, relative to the
+ * repository root) and the path it opens.
+ */
+export async function appendFromAnotherProcess(
+  opener: { module: string; name: string; path: string },
+  sessionId: string,
+  text: string,
+): Promise<void> {
+  const core = new URL("../../core.ts", import.meta.url).href;
+  const module = new URL(`../../${opener.module}`, import.meta.url).href;
+  const writer = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { SessionManager } from "${core}";
+      import { ${opener.name} } from "${module}";
+      const store = await ${opener.name}(${JSON.stringify(opener.path)});
+      const manager = await SessionManager.open(store, ${JSON.stringify(sessionId)});
+      await manager.appendMessage({ role: "user", content: ${JSON.stringify(text)}, timestamp: 1 });
+      await store.close();`,
+    ],
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  const { code } = await writer.output();
+  if (code !== 0) throw new Error(`the writer process exited with ${code}`);
+}

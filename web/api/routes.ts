@@ -6,7 +6,7 @@
  *
  * | route | answer |
  * | --- | --- |
- * | `GET /api/info` | `{ name, store }` |
+ * | `GET /api/info` | `{ name, store, sources }`: `sources` names each place sessions are read from |
  * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor }`, newest first |
  * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }` |
  * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
@@ -36,6 +36,8 @@ export interface SessionApiOptions {
   store: SessionStore;
   /** Largest accepted import body (default 256 MiB). */
   maxImportBytes?: number;
+  /** Where the store reads sessions from, for people (`GET /api/info`). */
+  sources?: readonly { label: string; location: string }[];
   /** Change poller for `/api/events` (default: one over `store`). */
   watcher?: ChangeWatcher;
 }
@@ -89,7 +91,8 @@ export function createSessionApi(
     const [resource, id, sub, ...rest] = parts;
     if (resource === "info" && parts.length === 1) {
       allow("GET, HEAD", request);
-      return json(200, { name: "mu-sessions", store: store.kind });
+      const sources = (options.sources ?? []).map(({ label, location }) => ({ label, location }));
+      return json(200, { name: "mu-sessions", store: store.kind, sources });
     }
     if (resource === "events" && parts.length === 1) {
       allow("GET", request);

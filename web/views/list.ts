@@ -46,6 +46,8 @@ export interface ListState {
   source: SessionSource;
   /** Whether the page is served by `mu serve` (the computer source exists). */
   computer: boolean;
+  /** Where `mu serve` reads sessions from (shown when it found none). */
+  lookedIn?: readonly LookedIn[];
   /** The full-text search panel (kept by the page across redraws). */
   search?: HTMLElement;
   sort: ListSort;
@@ -87,7 +89,13 @@ function sourceTabs(state: ListState, actions: ListActions): HTMLElement | null 
   );
 }
 
-function computerEmptyState(actions: ListActions): HTMLElement {
+/** A place `mu serve` reads sessions from. */
+export interface LookedIn {
+  label: string;
+  location: string;
+}
+
+function computerEmptyState(actions: ListActions, lookedIn: readonly LookedIn[]): HTMLElement {
   return el(
     "section",
     { class: "empty-state card" },
@@ -97,6 +105,20 @@ function computerEmptyState(actions: ListActions): HTMLElement {
       {},
       "mu serve found no sessions in this computer's store. Sessions an agent writes there ",
       "appear here as they are created.",
+    ),
+    el("p", {}, "It looked in:"),
+    el(
+      "ul",
+      { class: "looked-in" },
+      ...lookedIn.map((place) => el("li", {}, el("code", {}, place.location), ` (${place.label})`)),
+    ),
+    el(
+      "p",
+      {},
+      "Sessions elsewhere? Start mu serve with PI_CODING_AGENT_DIR set to your agent folder, ",
+      "or with --session-dir DIR for a folder of JSONL sessions; or copy them in with ",
+      el("code", {}, "mu import FILES"),
+      ".",
     ),
     el(
       "div",
@@ -307,7 +329,9 @@ export function renderList(
       "div",
       { class: "list-page" },
       sourceTabs(state, actions),
-      state.source === "computer" ? computerEmptyState(actions) : emptyState(actions),
+      state.source === "computer"
+        ? computerEmptyState(actions, state.lookedIn ?? [])
+        : emptyState(actions),
       unloadableSection(unloadable, actions),
     );
   }

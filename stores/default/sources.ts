@@ -1,0 +1,357 @@
+/**
+ * Several stores read as one: the configured store plus the agent's JSONL session folders
+ * (pi's `<agentDir>/sessions/--<cwd>--/*.jsonl` layout, a `sessionDir` from the settings), so
+ * a user's first `mu serve` / `mu ls` shows the sessions they already have, with no import.
+ *
+ * Each session lives in exactly one source and every operation on it goes there: reads,
+ * appends (a JSONL session is appended to its own file, under that file's lock), header
+ * updates, deletes, exports and change tokens. New sessions are created in the first
+ * source (the configured store). Listings are the union, newest first, each row tagged with
+ * the source it lives in ({@link SourcedSessionInfo}).
+ *
+ * Duplicate ids: when two sources hold a session with the same id, the earlier source (the
+ * configured store comes first) wins everywhere; the later copy is left out of the
+ * listing and reported through `onSkipped`, naming both places, so nothing is hidden
+ * silently and nothing is read from two places under one id.
+ *
+ * @module
+ */
+import { canLoadContext, contextOfLoaded, type LoadedContext } from "../../src/context_load.ts";
+import { SessionError, SessionNotFoundError } from "../../src/errors.ts";
+import { compareSessionInfo } from "../../src/listing.ts";
+import {
+  compareHits,
+  prepareSearch,
+  type SearchHit,
+  type SearchOptions,
+  searchSessions,
+} from "../../src/search.ts";
+import {
+  canLoadBranch,
+  type CreatedSession,
+  exportSessionJsonl,
+  type ListOptions,
+  type LoadedBranch,
+  type LoadedSession,
+  type ReplaceOptions,
+  type SessionInfo,
+  type SessionStore,
+} from "../../src/store.ts";
+import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
+import { SessionIndex } from "../../src/tree.ts";
+import { stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import {
+  openJsonlDirectory,
+  openStorage,
+  POSTGRES_URL_ENV,
+  resolveAgentDir,
+  resolveStorageChoice,
+  type StorageChoice,
+  type StorageOptions,
+} from "./mod.ts";
+import { readSettingsFile, resolveSettingPath } from "./settings.ts";
+
+/**
+ * One place sessions are read from.
+ *
+ * @example
+ * ```ts
+ * import { type SessionSource } from "./sources.ts";
+ * declare const store: import("@mu/sessions").SessionStore;
+ * const source: SessionSource = { label: "pi sessions folder", location: "/home/u/.pi/agent/sessions", store };
+ * ```
+ */
+export interface SessionSource {
+  /** What it is, for people: "configured store", "pi sessions folder", ... */
+  label: string;
+  /** Where it is: a database file, a folder, a server. */
+  location: string;
+  store: SessionStore;
+}
+
+/**
+ * A listed session and the source it lives in.
+ *
+ * @example
+ * ```ts
+ * import { type SourcedSessionInfo } from "./sources.ts";
+ * declare const row: SourcedSessionInfo;
+ * console.log(row.id, "in", row.source.location);
+ * ```
+ */
+export interface SessionSourceTag {
+  label: string;
+  kind: string;
+  location: string;
+}
+
+/** A {@link SessionInfo} with the source it lives in. */
+export type SourcedSessionInfo = SessionInfo & { source: SessionSourceTag };
+
+/** The tag a listing row carries for `source`. */
+function tagOf(source: SessionSource): SessionSourceTag {
+  return { label: source.label, kind: source.store.kind, location: source.location };
+}
+
+/** A session id found in a later source while an earlier one already has it. */
+export class DuplicateSessionSourceError extends SessionError {
+  override name = "DuplicateSessionSourceError";
+}
+
+/**
+ * The union of several stores (see the module doc for routing and duplicate ids).
+ *
+ * @example
+ * ```ts
+ * import { SourcesSessionStore } from "./sources.ts";
+ * import { MemorySessionStore } from "@mu/sessions/core";
+ * const store = new SourcesSessionStore([
+ *   { label: "configured store", location: "memory", store: new MemorySessionStore() },
+ *   { label: "pi sessions folder", location: "memory", store: new MemorySessionStore() },
+ * ]);
+ * await store.list(); // both sources' sessions, newest first
+ * ```
+ */
+export class SourcesSessionStore implements SessionStore {
+  readonly kind = "sources";
+  readonly sources: readonly SessionSource[];
+
+  constructor(sources: readonly SessionSource[]) {
+    if (sources.length === 0) throw new RangeError("SourcesSessionStore needs a source");
+    this.sources = sources;
+  }
+
+  /** The source a session lives in: the first that has it. */
+  async sourceOf(sessionId: string): Promise<SessionSource | undefined> {
+    for (const source of this.sources) {
+      if (await source.store.has(sessionId)) return source;
+    }
+    return undefined;
+  }
+
+  async #owner(sessionId: string): Promise<SessionStore> {
+    const source = await this.sourceOf(sessionId);
+    if (!source) throw new SessionNotFoundError(sessionId);
+    return source.store;
+  }
+
+  async create(header: SessionHeader, entries?: readonly SessionEntry[]): Promise<CreatedSession> {
+    return await this.sources[0].store.create(header, entries);
+  }
+
+  async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
+    await (await this.#owner(sessionId)).append(sessionId, entries);
+  }
+
+  async load(sessionId: string): Promise<LoadedSession> {
+    return await (await this.#owner(sessionId)).load(sessionId);
+  }
+
+  async replace(
+    header: SessionHeader,
+    entries: readonly SessionEntry[],
+    options?: ReplaceOptions,
+  ): Promise<void> {
+    const source = await this.sourceOf(header.id);
+    await (source ?? this.sources[0]).store.replace(header, entries, options);
+  }
+
+  async updateHeader(header: SessionHeader): Promise<void> {
+    await (await this.#owner(header.id)).updateHeader(header);
+  }
+
+  async list(options: ListOptions = {}): Promise<SourcedSessionInfo[]> {
+    const seen = new Map<string, SessionSource>();
+    const rows: SourcedSessionInfo[] = [];
+    for (const source of this.sources) {
+      const listed = await source.store.list({ ...options, onProgress: undefined });
+      for (const info of listed) {
+        const first = seen.get(info.id);
+        if (first) {
+          options.onSkipped?.({
+            path: info.path,
+            error: new DuplicateSessionSourceError(
+              `session ${info.id} is also in ${first.label} (${first.location}); that copy is the one shown`,
+            ),
+          });
+          continue;
+        }
+        seen.set(info.id, source);
+        rows.push({ ...info, source: tagOf(source) });
+      }
+    }
+    options.onProgress?.(rows.length, rows.length);
+    return rows.sort(compareSessionInfo);
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    const source = await this.sourceOf(sessionId);
+    await source?.store.delete(sessionId);
+  }
+
+  async has(sessionId: string): Promise<boolean> {
+    return (await this.sourceOf(sessionId)) !== undefined;
+  }
+
+  async close(): Promise<void> {
+    const results = await Promise.allSettled(this.sources.map((s) => s.store.close()));
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+  }
+
+  async exportJsonl(sessionId: string): Promise<string> {
+    return await exportSessionJsonl(await this.#owner(sessionId), sessionId);
+  }
+
+  async loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch> {
+    const owner = await this.#owner(sessionId);
+    if (canLoadBranch(owner)) return await owner.loadBranch(sessionId, leafId);
+    const { header, entries } = await owner.load(sessionId);
+    const index = SessionIndex.build(entries);
+    const leaf = leafId === undefined ? entries.at(-1)?.id ?? null : leafId;
+    return { header, entries: leaf === null ? [] : index.getPath(leaf) };
+  }
+
+  async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {
+    const owner = await this.#owner(sessionId);
+    return canLoadContext(owner)
+      ? await owner.loadContext(sessionId, leafId)
+      : contextOfLoaded(await owner.load(sessionId), leafId);
+  }
+
+  /** One session's token from where it lives; the listing's from every source's. */
+  async changeToken(sessionId?: string): Promise<string> {
+    if (sessionId !== undefined) {
+      const owner = await this.#owner(sessionId);
+      return owner.changeToken ? await owner.changeToken(sessionId) : listingToken(
+        await this.list({ includeInternal: true }),
+      );
+    }
+    const tokens = await Promise.all(
+      this.sources.map(async ({ store }) =>
+        store.changeToken
+          ? await store.changeToken()
+          : listingToken(await store.list({ includeInternal: true }))
+      ),
+    );
+    return tokens.join("\n");
+  }
+
+  /** Every source searched (its own index where it has one), merged best first. */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    if (options.sessionId !== undefined) {
+      const source = await this.sourceOf(options.sessionId);
+      return source ? await searchSessions(source.store, query, options) : [];
+    }
+    const shown = new Set(
+      (await this.list({ includeInternal: true })).map((row) =>
+        `${row.source.location}\n${row.id}`
+      ),
+    );
+    const hits: SearchHit[] = [];
+    for (const source of this.sources) {
+      for (const hit of await searchSessions(source.store, query, options)) {
+        // A duplicate id's later copy is not shown, so its hits are not either.
+        if (shown.has(`${source.location}\n${hit.sessionId}`)) hits.push(hit);
+      }
+    }
+    return hits.sort(compareHits).slice(0, prepareSearch(query, options).limit);
+  }
+}
+
+function listingToken(rows: readonly SessionInfo[]): string {
+  return rows.map((row) => `${row.id}@${row.modified.getTime()}/${row.messageCount}`).join(",");
+}
+
+// ------------------------------------------------------------------ the default sources
+
+/** Where a decided storage lives, for people (a PostgreSQL URL may carry a password). */
+function locationOf(choice: StorageChoice): string {
+  if (choice.kind === "sqlite") return resolve(choice.path);
+  if (choice.kind === "jsonl") return resolve(choice.dir);
+  if (choice.kind === "postgres") {
+    return choice.source === "environment"
+      ? `PostgreSQL server in $${POSTGRES_URL_ENV}`
+      : `PostgreSQL server in ${choice.settingsPath ?? "the settings"}`;
+  }
+  return choice.store.directory ?? choice.store.kind;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
+}
+
+/**
+ * The JSONL folders an agent writes sessions to, beside the configured store: pi's
+ * `<agentDir>/sessions`, and the global settings' `sessionDir` (which pi writes to even
+ * when `sessions.storage` chose another store). Only folders that exist.
+ */
+async function agentSessionFolders(options: StorageOptions): Promise<SessionSourcePlan[]> {
+  const agentDir = resolveAgentDir(options);
+  const globalPath = join(agentDir, "settings.json");
+  const settings = await readSettingsFile(globalPath);
+  const folders: SessionSourcePlan[] = [
+    { label: "pi sessions folder", dir: join(agentDir, "sessions") },
+  ];
+  if (typeof settings?.sessionDir === "string" && settings.sessionDir !== "") {
+    const home = options.home ?? options.env?.HOME;
+    folders.push({
+      label: `sessionDir of ${globalPath}`,
+      dir: resolveSettingPath(settings.sessionDir, agentDir, home),
+    });
+  }
+  const found: SessionSourcePlan[] = [];
+  for (const folder of folders) {
+    if (await isDirectory(folder.dir)) found.push(folder);
+  }
+  return found;
+}
+
+interface SessionSourcePlan {
+  label: string;
+  dir: string;
+}
+
+/**
+ * The sources a command reads by default: the configured store (the storage decision of
+ * `resolveStorageChoice`), then each agent session folder that exists and is not that
+ * store. An explicit store or `sessionDir` in `options` selects that one store alone.
+ *
+ * @example
+ * ```ts
+ * import { openSessionSources } from "./sources.ts";
+ * const { store, sources } = await openSessionSources({ cwd: "/work/repo" });
+ * for (const source of sources) console.log(source.label, source.location);
+ * await store.close();
+ * ```
+ */
+export async function openSessionSources(
+  options: StorageOptions = {},
+): Promise<{ store: SessionStore; sources: SessionSource[] }> {
+  const choice = await resolveStorageChoice(options);
+  const primary: SessionSource = {
+    label: choice.source === "default" ? "default store" : `store from ${choice.source}`,
+    location: locationOf(choice),
+    store: await openStorage(choice, options),
+  };
+  const sources = [primary];
+  if (choice.source !== "explicit") {
+    try {
+      for (const folder of await agentSessionFolders(options)) {
+        const dir = resolve(folder.dir);
+        if (sources.some((source) => source.location === dir)) continue;
+        sources.push({
+          label: folder.label,
+          location: dir,
+          store: await openJsonlDirectory(dir, options.durability),
+        });
+      }
+    } catch (error) {
+      await Promise.allSettled(sources.map((source) => source.store.close()));
+      throw error;
+    }
+  }
+  const store = sources.length === 1 ? primary.store : new SourcesSessionStore(sources);
+  return { store, sources };
+}
