@@ -179,6 +179,22 @@ Deno.test("docs: every block runs, is type-checked, or says why not", () => {
   assert(SCRIPTS.length > 0 && PAGES.length > 1, "the pages have code blocks");
 });
 
+Deno.test("docs: every relative link of the pages reaches a file", () => {
+  for (const page of PAGES) {
+    const text = Deno.readTextFileSync(`${ROOT}${page}`);
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target) || target.startsWith("#")) continue;
+      const path = new URL(target.split("#")[0], `file://${ROOT}${page}`).pathname;
+      let found = false;
+      try {
+        Deno.statSync(path);
+        found = true;
+      } catch { /* reported below */ }
+      assert(found, `${page}: the link ${target} reaches no file`);
+    }
+  }
+});
+
 Deno.test("docs: every code block works as written", async (t) => {
   await Deno.mkdir(NODE_OUT, { recursive: true });
   const scripts = await tempDir("mu-docs-blocks-");
@@ -190,7 +206,7 @@ Deno.test("docs: every code block works as written", async (t) => {
     files.set(block, file);
   }
   await t.step("type-check every ts/js block", async () => {
-    const args = ["check", `--config=${ROOT}deno.json`, ...files.values()];
+    const args = ["check", "--quiet", `--config=${ROOT}deno.json`, ...files.values()];
     const { code, output } = await run(Deno.execPath(), args, ROOT, {});
     assertEquals(code, 0, output);
   });
