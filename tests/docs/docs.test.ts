@@ -179,6 +179,25 @@ Deno.test("docs: every block runs, is type-checked, or says why not", () => {
   assert(SCRIPTS.length > 0 && PAGES.length > 1, "the pages have code blocks");
 });
 
+Deno.test("docs: the README stays short and reaches every page; long pages open with contents", () => {
+  const readme = Deno.readTextFileSync(`${ROOT}README.md`);
+  const lines = readme.trimEnd().split("\n");
+  assert(lines.length <= 160, `README.md has ${lines.length} lines (at most 160)`);
+  const sections = readme.split(/^(?=## )/m).slice(1);
+  for (const section of sections) {
+    const length = section.trimEnd().split("\n").length;
+    assert(length <= 30, `README section "${section.split("\n")[0]}" has ${length} lines`);
+  }
+  for (const page of PAGES.slice(1)) {
+    assert(readme.includes(`](${page})`), `README.md does not link ${page}`);
+    const text = Deno.readTextFileSync(`${ROOT}${page}`);
+    if (text.split("\n").length > 100) {
+      const opening = text.split(/^## /m)[0];
+      assert(/^- \[.+\]\(#/m.test(opening), `${page}: over 100 lines without contents on top`);
+    }
+  }
+});
+
 Deno.test("docs: every relative link of the pages reaches a file", () => {
   for (const page of PAGES) {
     const text = Deno.readTextFileSync(`${ROOT}${page}`);
