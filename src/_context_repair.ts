@@ -73,7 +73,7 @@ const INCOMPLETE_TURN = new Set<string | undefined>(["error", "aborted"]);
  *
  * @example
  * ```ts
- * import { isIncompleteTurn } from "./context_repair.ts";
+ * import { isIncompleteTurn } from "./_context_repair.ts";
  * isIncompleteTurn({ stopReason: "aborted" }); // true
  * isIncompleteTurn({ stopReason: "stop" }); // false
  * ```

@@ -55,7 +55,7 @@ export interface SessionRecords {
  *
  * @example
  * ```ts
- * import { entryIdOfLine } from "./records.ts";
+ * import { entryIdOfLine } from "./_records.ts";
  * entryIdOfLine('{"type":"label","id":"a"}'); // "a"
  * entryIdOfLine("{torn"); // undefined
  * ```

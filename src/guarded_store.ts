@@ -11,7 +11,7 @@
  * @module
  */
 import { EntryConflictError, InvalidArgumentError, SessionStorageError } from "./errors.ts";
-import { headerProblem } from "./entry_check.ts";
+import { headerProblem } from "./_entry_check.ts";
 import { toJsonLine } from "./jsonl.ts";
 import { OPEN_LAZY } from "./lazy_store.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";

@@ -37,6 +37,7 @@ import {
   storageSettingOf,
 } from "./settings.ts";
 import { canonicalDir, resolveProjectTrust, type TrustDecision } from "./trust.ts";
+import { POSTGRES_URL_ENV } from "./_postgres_env.ts";
 
 // Types the public options and results below refer to.
 export type { AgentEnv } from "./agent_dir.ts";
@@ -87,12 +88,6 @@ export type StorageSource =
   | "project-settings"
   | "global-settings"
   | "default";
-
-/**
- * The environment variable that names a PostgreSQL server for sessions (a user's own
- * choice, like the global settings); `MU_SESSIONS_POSTGRES_SCHEMA` picks the schema.
- */
-const POSTGRES_URL_ENV = "MU_SESSIONS_POSTGRES_URL";
 
 /**
  * How a storage decision was reached.

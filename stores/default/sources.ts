@@ -18,7 +18,7 @@
  */
 import { canLoadContext, contextOfLoaded, type LoadedContext } from "../../src/context_load.ts";
 import { SessionError, SessionNotFoundError } from "../../src/errors.ts";
-import { compareSessionInfo } from "../../src/listing.ts";
+import { compareSessionInfo } from "../../src/_listing.ts";
 import {
   compareHits,
   prepareSearch,
@@ -40,11 +40,11 @@ import {
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { SessionIndex } from "../../src/tree.ts";
 import { stat } from "node:fs/promises";
+import { POSTGRES_URL_ENV } from "./_postgres_env.ts";
 import { join, resolve } from "node:path";
 import {
   openJsonlDirectory,
   openStorage,
-  POSTGRES_URL_ENV,
   resolveAgentDir,
   resolveStorageChoice,
   type StorageChoice,
