@@ -58,8 +58,10 @@ export class ScrollAnchor {
    * the items around it are laid out, until the reader scrolls.
    */
   pin(item: HTMLElement): void {
+    // Measured from where the scroll to it left it: a shift the old anchor saw would undo
+    // that scroll.
     this.#pinned = item;
-    this.#follow();
+    this.#choose(this.scroller());
   }
 
   #isPage(scroller: Element): boolean {

@@ -32,6 +32,9 @@ Deno.test({
         await t.step(`${size.width} px`, async () => {
           await page.setViewportSize(size);
           await page.goto(`${viewer.url}#/`);
+          // The previous step's click chose Conversation, which the page remembers: start
+          // each width on the Context tab again.
+          await page.evaluate(() => localStorage.setItem("mu.viewer.tab", "context"));
           await page.goto(new URL(link!, viewer.url).href);
           await page.waitForSelector("#context-view .context-item");
           const tab = size.width < 900

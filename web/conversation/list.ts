@@ -242,7 +242,7 @@ export class ConversationList {
     node.scrollIntoView({ block });
     // An item taller than the view, aligned at its end, or one aligned under a sticky bar
     // (the phone's top bar, the export's toolbar): bring its header into view.
-    const scroller = scrollingAncestor(node);
+    const scroller = this.#scroller();
     const covered = coveredTop(scroller) - node.getBoundingClientRect().top;
     if (covered > 0) scroller.scrollTop -= covered;
     this.#anchor.pin(node);
@@ -288,21 +288,6 @@ export class ConversationList {
     this.#anchor.dispose();
     document.removeEventListener("keydown", this.#onKey);
   }
-}
-
-/**
- * The element that really scrolls `node` into view: the nearest ancestor with scrollable
- * overflow and more content than room (the pane on a wide screen, the page's main area on
- * a phone, the document in the export).
- */
-function scrollingAncestor(node: HTMLElement): Element {
-  for (let at = node.parentElement; at; at = at.parentElement) {
-    const overflow = getComputedStyle(at).overflowY;
-    if ((overflow === "auto" || overflow === "scroll") && at.scrollHeight > at.clientHeight) {
-      return at;
-    }
-  }
-  return document.scrollingElement ?? document.documentElement;
 }
 
 /** The lowest edge (viewport px) of what covers the top of `scroller`: its own top, sticky bars. */
