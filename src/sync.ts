@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { parseSessionJsonlSync, type ParsedSession, toJsonLine } from "./jsonl.ts";
+import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
 

@@ -34,7 +34,8 @@ Deno.test("sync: a push creates missing sessions with byte-identical entries", a
   const source = await sqlite();
   const target = await sqlite();
   // Odd spacing survives only if the raw JSON text is copied, not re-serialised.
-  const odd = '{"type":"message","id":"odd","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z",' +
+  const odd =
+    '{"type":"message","id":"odd","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z",' +
     '"message":{"role":"user","content":"spaced",   "timestamp":1}}';
   const { importSession } = await import("../../core.ts");
   await importSession(source, `${JSON.stringify(header("s-odd"))}\n${odd}\n`);
