@@ -59,6 +59,7 @@ export interface SyncConflict {
 }
 
 export interface SyncSkip {
+  /** The session id, or the file path of a session that could not be read at all. */
   sessionId: string;
   reason: string;
 }
@@ -117,7 +118,13 @@ async function copyMissing(
   options: SyncOptions,
 ): Promise<void> {
   const sessions = selectSessions(
-    await from.list({ cwd: options.sessions?.cwd, includeInternal: true, signal: options.signal }),
+    await from.list({
+      cwd: options.sessions?.cwd,
+      includeInternal: true,
+      signal: options.signal,
+      onSkipped: ({ path, error }) =>
+        report.skipped.push({ sessionId: path, reason: `cannot be read: ${error.message}` }),
+    }),
     options.sessions,
   );
   let done = 0;

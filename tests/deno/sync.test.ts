@@ -6,6 +6,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { MemorySessionStore, type SessionStore, syncStores } from "../../core.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
+import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { header, userEntry } from "../conformance/store_suite.ts";
 import type { SessionEntry } from "../../schema.ts";
@@ -168,4 +169,23 @@ Deno.test("sync: the sessions filter and abort signal are honoured", async () =>
   await syncStores(source, new MemorySessionStore(), { signal: controller.signal })
     .catch(() => aborted = true);
   assert(aborted);
+});
+
+Deno.test("sync: JSONL -> SQLite copies the readable sessions and skips a broken file with its reason", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const source = await openJsonlFsStore(dir);
+    await source.create(header("good"), chain(3, "good"));
+    await Deno.writeTextFile(`${dir}/torn.jsonl`, '{"type":"session","version":4,"id":"torn"');
+    const target = await sqlite();
+    const report = await syncStores(source, target);
+    assertEquals([report.sessionsCreated, report.entriesCopied], [1, 3]);
+    assertEquals(report.skipped.length, 1);
+    assert(report.skipped[0].sessionId.endsWith("torn.jsonl"), report.skipped[0].sessionId);
+    assert(report.skipped[0].reason.startsWith("cannot be read: "));
+    assertEquals(await target.exportJsonl!("good"), await source.exportJsonl!("good"));
+    await source.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
