@@ -8,18 +8,10 @@ import { MemorySessionStore, type SessionStore, syncStores } from "../../core.ts
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
-import { header, userEntry } from "../conformance/store_suite.ts";
-import type { SessionEntry } from "../../schema.ts";
+import { header } from "../conformance/store_suite.ts";
+import { chain } from "./sync_chain.ts";
 
 const sqlite = () => SqliteSessionStore.open(new DatabaseSync(":memory:"));
-
-function chain(count: number, prefix: string, parentId: string | null = null): SessionEntry[] {
-  const entries: SessionEntry[] = [];
-  for (let i = 0; i < count; i++) {
-    entries.push(userEntry(`${prefix} ${i}`, entries.at(-1)?.id ?? parentId, `${prefix}-${i}`));
-  }
-  return entries;
-}
 
 /** Counts the calls that read a session's entries (`load`, `exportJsonl`) on a store. */
 function countLoads(store: SessionStore): { loads: number } {

@@ -4,19 +4,12 @@
  * bytes, a rerun copies nothing, and the cursor spares unchanged sessions.
  */
 import { DatabaseSync } from "node:sqlite";
-import { type SessionEntry, syncStores } from "../../core.ts";
+import { syncStores } from "../../core.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { assertEquals } from "../conformance/assert.ts";
-import { header, userEntry } from "../conformance/store_suite.ts";
+import { header } from "../conformance/store_suite.ts";
+import { chain } from "./sync_chain.ts";
 import { stopSharedCluster, withFreshStore } from "../postgres/subject.ts";
-
-function chain(count: number, prefix: string, parentId: string | null = null): SessionEntry[] {
-  const entries: SessionEntry[] = [];
-  for (let i = 0; i < count; i++) {
-    entries.push(userEntry(`${prefix} ${i}`, entries.at(-1)?.id ?? parentId, `${prefix}-${i}`));
-  }
-  return entries;
-}
 
 Deno.test("sync: SQLite -> PostgreSQL -> SQLite keeps every session byte for byte", async () => {
   await withFreshStore(async (postgres) => {
