@@ -134,15 +134,7 @@ export {
 } from "./src/context_load.ts";
 export { MemorySessionStore, type MemoryStoreOptions } from "./src/memory_store.ts";
 // Two-way copy between stores: create missing sessions, append missing entries, never overwrite.
-export {
-  type SyncConflict,
-  type SyncCursor,
-  type SyncOptions,
-  type SyncReport,
-  type SyncSessionFilter,
-  type SyncSkip,
-  syncStores,
-} from "./src/sync.ts";
+export { type SyncOptions, type SyncReport, syncStores } from "./src/sync.ts";
 
 // Moving sessions between stores: import under the never-overwrite rule; export one branch.
 export {

@@ -15,55 +15,40 @@ import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.t
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
 
-/** Which sessions a sync considers. */
-export interface SyncSessionFilter {
-  /** Only sessions whose header `cwd` equals this. */
-  cwd?: string;
-  /** Only these session ids. */
-  ids?: readonly string[];
-  /** Only sessions modified at or after this time. */
-  since?: Date;
-}
-
 /**
- * What a sync remembers between runs so the next one reads only changed sessions: per
- * direction, the source's change token for each session at its last complete copy. Keep
- * it beside the source (it is plain JSON) and pass it back in.
+ * Options of {@link syncStores}.
+ *
+ * @example
+ * ```ts
+ * import type { SyncOptions } from "@mu/sessions";
+ * const options: SyncOptions = { direction: "both", sessions: { cwd: "/work/project" } };
+ * ```
  */
-export interface SyncCursor {
-  /** Session id -> the source store's change token when it was last copied completely. */
-  push: Record<string, string>;
-  /** The same for the pull direction (target -> source). */
-  pull: Record<string, string>;
-}
-
 export interface SyncOptions {
-  sessions?: SyncSessionFilter;
+  /** Which sessions to consider: by header `cwd`, by id, or modified at or after `since`. */
+  sessions?: { cwd?: string; ids?: readonly string[]; since?: Date };
   /** `push` copies source -> target (default), `pull` target -> source, `both` each way. */
   direction?: "push" | "pull" | "both";
-  /** The cursor of the previous run; sessions whose change token is unchanged are not read. */
-  cursor?: SyncCursor;
+  /**
+   * `report.cursor` of the previous run between the same two stores: sessions whose change
+   * token is unchanged since their last complete copy are not read.
+   */
+  cursor?: SyncReport["cursor"];
   /** Abort between sessions; the promise rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Called after each session: `(done, total)` for the current direction. */
   onProgress?: (done: number, total: number) => void;
 }
 
-/** The same id holds different content on the two sides. */
-export interface SyncConflict {
-  sessionId: string;
-  /** The conflicting entry's id; undefined when the headers differ. */
-  entryId?: string;
-  /** Dotted path of the first field whose JSON differs ("" when the values differ whole). */
-  field: string;
-}
-
-export interface SyncSkip {
-  /** The session id, or the file path of a session that could not be read at all. */
-  sessionId: string;
-  reason: string;
-}
-
+/**
+ * What {@link syncStores} did.
+ *
+ * @example
+ * ```ts
+ * import type { SyncReport } from "@mu/sessions";
+ * const clean = (report: SyncReport) => report.conflicts.length === 0;
+ * ```
+ */
 export interface SyncReport {
   sessionsCreated: number;
   entriesCopied: number;
@@ -71,10 +56,19 @@ export interface SyncReport {
   alreadyPresent: number;
   /** Sessions not read because their change token matched the cursor. */
   sessionsUnchanged: number;
-  conflicts: SyncConflict[];
-  skipped: SyncSkip[];
-  /** Pass this back as `options.cursor` to make the next sync incremental. */
-  cursor: SyncCursor;
+  /**
+   * The same id holds different content on the two sides; that session was not written.
+   * `entryId` is undefined when the headers differ; `field` is the dotted path of the first
+   * field whose JSON differs ("" when the values differ as a whole).
+   */
+  conflicts: { sessionId: string; entryId?: string; field: string }[];
+  /** Sessions not copied; `sessionId` is a file path for a session that could not be read. */
+  skipped: { sessionId: string; reason: string }[];
+  /**
+   * Plain JSON to keep beside the source and pass back as `options.cursor`: per direction,
+   * session id -> the sending store's change token at its last complete copy.
+   */
+  cursor: { push: Record<string, string>; pull: Record<string, string> };
 }
 
 /**
@@ -141,7 +135,10 @@ async function copyMissing(
   }
 }
 
-function selectSessions(sessions: SessionInfo[], filter: SyncSessionFilter = {}): SessionInfo[] {
+function selectSessions(
+  sessions: SessionInfo[],
+  filter: SyncOptions["sessions"] = {},
+): SessionInfo[] {
   const ids = filter.ids && new Set(filter.ids);
   const since = filter.since?.getTime();
   return sessions.filter((info) =>
@@ -208,8 +205,8 @@ function sessionConflicts(
   header: SessionHeader,
   entries: readonly SessionEntry[],
   present: { header: SessionHeader; entries: readonly SessionEntry[] },
-): SyncConflict[] {
-  const conflicts: SyncConflict[] = [];
+): SyncReport["conflicts"] {
+  const conflicts: SyncReport["conflicts"] = [];
   if (toJsonLine(header, "header") !== toJsonLine(present.header, "header")) {
     conflicts.push({ sessionId, field: firstDifference(header, present.header) });
   }
