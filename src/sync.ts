@@ -1,0 +1,240 @@
+/**
+ * Copy sessions between two stores over the `SessionStore` seam: the union of two copies of
+ * an append-only session with unique entry ids is again a valid session, so sync only ever
+ * creates sessions and appends missing entries. It never overwrites or deletes; the same
+ * entry id (or session id) with other content is reported as a conflict and that session
+ * is left as it was on both sides.
+ *
+ * Crash safety rests on the store contract: `create` is atomic and `append` is atomic per
+ * call and skips entries already stored byte for byte, so a sync killed anywhere and run
+ * again converges without losing or duplicating an entry.
+ *
+ * @module
+ */
+import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.ts";
+import type { SessionEntry, SessionHeader } from "./schema.ts";
+import type { SessionInfo, SessionStore } from "./store.ts";
+
+/**
+ * Options of {@link syncStores}.
+ *
+ * @example
+ * ```ts
+ * import type { SyncOptions } from "@mu/sessions";
+ * const options: SyncOptions = { direction: "both", sessions: { cwd: "/work/project" } };
+ * ```
+ */
+export interface SyncOptions {
+  /** Which sessions to consider: by header `cwd`, by id, or modified at or after `since`. */
+  sessions?: { cwd?: string; ids?: readonly string[]; since?: Date };
+  /** `push` copies source -> target (default), `pull` target -> source, `both` each way. */
+  direction?: "push" | "pull" | "both";
+  /**
+   * `report.cursor` of the previous run between the same two stores: sessions whose change
+   * token is unchanged since their last complete copy are not read.
+   */
+  cursor?: SyncReport["cursor"];
+  /** Abort between sessions; the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called after each session: `(done, total)` for the current direction. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * What {@link syncStores} did.
+ *
+ * @example
+ * ```ts
+ * import type { SyncReport } from "@mu/sessions";
+ * const clean = (report: SyncReport) => report.conflicts.length === 0;
+ * ```
+ */
+export interface SyncReport {
+  sessionsCreated: number;
+  entriesCopied: number;
+  /** Entries found already stored byte for byte on the receiving side. */
+  alreadyPresent: number;
+  /** Sessions not read because their change token matched the cursor. */
+  sessionsUnchanged: number;
+  /**
+   * The same id holds different content on the two sides; that session was not written.
+   * `entryId` is undefined when the headers differ; `field` is the dotted path of the first
+   * field whose JSON differs ("" when the values differ as a whole).
+   */
+  conflicts: { sessionId: string; entryId?: string; field: string }[];
+  /** Sessions not copied; `sessionId` is a file path for a session that could not be read. */
+  skipped: { sessionId: string; reason: string }[];
+  /**
+   * Plain JSON to keep beside the source and pass back as `options.cursor`: per direction,
+   * session id -> the sending store's change token at its last complete copy.
+   */
+  cursor: { push: Record<string, string>; pull: Record<string, string> };
+}
+
+/**
+ * Copy what `target` lacks from `source` (and with `direction: "both"` the reverse).
+ *
+ * @example
+ * ```ts
+ * import { MemorySessionStore, syncStores } from "@mu/sessions";
+ * const report = await syncStores(new MemorySessionStore(), new MemorySessionStore());
+ * report.sessionsCreated; // 0
+ * ```
+ */
+export async function syncStores(
+  source: SessionStore,
+  target: SessionStore,
+  options: SyncOptions = {},
+): Promise<SyncReport> {
+  const direction = options.direction ?? "push";
+  const report: SyncReport = {
+    sessionsCreated: 0,
+    entriesCopied: 0,
+    alreadyPresent: 0,
+    sessionsUnchanged: 0,
+    conflicts: [],
+    skipped: [],
+    cursor: {
+      push: { ...options.cursor?.push },
+      pull: { ...options.cursor?.pull },
+    },
+  };
+  if (direction !== "pull") await copyMissing(source, target, report.cursor.push, report, options);
+  if (direction !== "push") await copyMissing(target, source, report.cursor.pull, report, options);
+  return report;
+}
+
+async function copyMissing(
+  from: SessionStore,
+  to: SessionStore,
+  tokens: Record<string, string>,
+  report: SyncReport,
+  options: SyncOptions,
+): Promise<void> {
+  const sessions = selectSessions(
+    await from.list({
+      cwd: options.sessions?.cwd,
+      includeInternal: true,
+      signal: options.signal,
+      onSkipped: ({ path, error }) =>
+        report.skipped.push({ sessionId: path, reason: `cannot be read: ${error.message}` }),
+    }),
+    options.sessions,
+  );
+  let done = 0;
+  for (const { id } of sessions) {
+    options.signal?.throwIfAborted();
+    const token = await from.changeToken?.(id);
+    if (token !== undefined && tokens[id] === token) {
+      report.sessionsUnchanged++;
+    } else if (await copySession(from, to, id, report)) {
+      // Recorded only after a complete copy, so an interrupted run redoes the session.
+      if (token !== undefined) tokens[id] = token;
+    }
+    options.onProgress?.(++done, sessions.length);
+  }
+}
+
+function selectSessions(
+  sessions: SessionInfo[],
+  filter: SyncOptions["sessions"] = {},
+): SessionInfo[] {
+  const ids = filter.ids && new Set(filter.ids);
+  const since = filter.since?.getTime();
+  return sessions.filter((info) =>
+    (!ids || ids.has(info.id)) && (since === undefined || info.modified.getTime() >= since)
+  );
+}
+
+/** Copy one session; false when it was skipped or conflicts (nothing written then). */
+async function copySession(
+  from: SessionStore,
+  to: SessionStore,
+  sessionId: string,
+  report: SyncReport,
+): Promise<boolean> {
+  const loaded = await readExact(from, sessionId);
+  if (loaded.upgraded) {
+    // Copying the in-memory upgrade would change the entries' bytes; the owner persists it.
+    report.skipped.push({
+      sessionId,
+      reason: `stored in format ${loaded.sourceVersion}; open it once to upgrade it to format 4`,
+    });
+    return false;
+  }
+  if (!(await to.has(sessionId))) {
+    await to.create(loaded.header, loaded.entries);
+    report.sessionsCreated++;
+    report.entriesCopied += loaded.entries.length;
+    return true;
+  }
+  const present = await readExact(to, sessionId);
+  const conflicts = sessionConflicts(sessionId, loaded.header, loaded.entries, present);
+  if (present.upgraded) {
+    report.skipped.push({
+      sessionId,
+      reason: `the receiving copy is in format ${present.sourceVersion}; open it once to upgrade`,
+    });
+    return false;
+  }
+  if (conflicts.length > 0) {
+    report.conflicts.push(...conflicts);
+    return false;
+  }
+  const storedIds = new Set(present.entries.map((entry) => entry.id));
+  // Source order is commit order, so parents land before their children.
+  const missing = loaded.entries.filter((entry) => !storedIds.has(entry.id));
+  report.alreadyPresent += loaded.entries.length - missing.length;
+  if (missing.length > 0) await to.append(sessionId, missing);
+  report.entriesCopied += missing.length;
+  return true;
+}
+
+/**
+ * A session whose entries carry their stored JSON text: through `exportJsonl` where the
+ * store has it (a plain `load` re-serialises, which would change bytes on the other side
+ * and make equal entries look different).
+ */
+async function readExact(store: SessionStore, sessionId: string): Promise<ParsedSession> {
+  if (!store.exportJsonl) return await store.load(sessionId);
+  return parseSessionJsonlSync(await store.exportJsonl(sessionId), { source: sessionId });
+}
+
+function sessionConflicts(
+  sessionId: string,
+  header: SessionHeader,
+  entries: readonly SessionEntry[],
+  present: { header: SessionHeader; entries: readonly SessionEntry[] },
+): SyncReport["conflicts"] {
+  const conflicts: SyncReport["conflicts"] = [];
+  if (toJsonLine(header, "header") !== toJsonLine(present.header, "header")) {
+    conflicts.push({ sessionId, field: firstDifference(header, present.header) });
+  }
+  const stored = new Map(present.entries.map((entry) => [entry.id, entry]));
+  for (const entry of entries) {
+    const other = stored.get(entry.id);
+    if (other !== undefined && toJsonLine(entry, "entry") !== toJsonLine(other, "entry")) {
+      conflicts.push({ sessionId, entryId: entry.id, field: firstDifference(entry, other) });
+    }
+  }
+  return conflicts;
+}
+
+/**
+ * The dotted path of the first field whose JSON differs, descending into objects present
+ * on both sides; "" when the two values differ as a whole (or only in key order/spacing).
+ */
+function firstDifference(left: unknown, right: unknown, path = ""): string {
+  if (!isRecord(left) || !isRecord(right)) return path;
+  const keys = [...new Set([...Object.keys(left), ...Object.keys(right)])];
+  for (const key of keys) {
+    if (JSON.stringify(left[key]) !== JSON.stringify(right[key])) {
+      return firstDifference(left[key], right[key], path ? `${path}.${key}` : key);
+    }
+  }
+  return path;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

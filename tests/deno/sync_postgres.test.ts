@@ -1,0 +1,35 @@
+/**
+ * `syncStores` with a real PostgreSQL server on one side (a throwaway cluster this file
+ * starts, tests/postgres/subject.ts): SQLite -> PostgreSQL and back keeps every entry's
+ * bytes, a rerun copies nothing, and the cursor spares unchanged sessions.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { syncStores } from "../../core.ts";
+import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
+import { assertEquals } from "../conformance/assert.ts";
+import { header } from "../conformance/store_suite.ts";
+import { chain } from "./sync_chain.ts";
+import { stopSharedCluster, withFreshStore } from "../postgres/subject.ts";
+
+Deno.test("sync: SQLite -> PostgreSQL -> SQLite keeps every session byte for byte", async () => {
+  await withFreshStore(async (postgres) => {
+    const laptop = await SqliteSessionStore.open(new DatabaseSync(":memory:"));
+    const ci = await SqliteSessionStore.open(new DatabaseSync(":memory:"));
+    for (let s = 0; s < 5; s++) await laptop.create(header(`l${s}`), chain(4, `l${s}`));
+    await ci.create(header("c0"), chain(3, "c0"));
+    const pushed = await syncStores(laptop, postgres);
+    assertEquals([pushed.sessionsCreated, pushed.entriesCopied], [5, 20]);
+    await syncStores(ci, postgres);
+    const pulled = await syncStores(laptop, postgres, { direction: "both", cursor: pushed.cursor });
+    assertEquals(pulled.sessionsUnchanged, 5, "the laptop's sessions were not read again");
+    assertEquals([pulled.sessionsCreated, pulled.entriesCopied], [1, 3], "c0 arrived");
+    for (const id of ["l0", "l4", "c0"]) {
+      const text = await postgres.exportJsonl!(id);
+      assertEquals(await laptop.exportJsonl!(id), text, id);
+    }
+    const again = await syncStores(laptop, postgres, { direction: "both" });
+    assertEquals([again.sessionsCreated, again.entriesCopied, again.conflicts], [0, 0, []]);
+  });
+});
+
+Deno.test("sync: stop the test cluster", stopSharedCluster);
