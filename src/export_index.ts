@@ -212,7 +212,9 @@ export async function checkExportBlock(
 ): Promise<void> {
   const expected = Math.min(index.blockSize, index.length - block * index.blockSize);
   if (block < 0 || block >= index.blocks.length || bytes.length !== expected) {
-    throw new ExportIndexError(`block ${block} has ${bytes.length} bytes, the index says ${expected}`);
+    throw new ExportIndexError(
+      `block ${block} has ${bytes.length} bytes, the index says ${expected}`,
+    );
   }
   if (await sha256Hex(bytes) !== index.blocks[block]) {
     throw new ExportIndexError(`block ${block} does not match the export index`);

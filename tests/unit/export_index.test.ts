@@ -33,7 +33,11 @@ function assertThrows(run: () => unknown, _type: unknown, says = ""): void {
   throw new Error(`accepted, expected a refusal saying "${says}"`);
 }
 
-async function assertRejects(run: () => Promise<unknown>, _type: unknown, says = ""): Promise<void> {
+async function assertRejects(
+  run: () => Promise<unknown>,
+  _type: unknown,
+  says = "",
+): Promise<void> {
   try {
     await run();
   } catch (error) {
@@ -102,8 +106,15 @@ Deno.test("a torn, foreign, other-version or inconsistent index is refused", asy
   };
   assertThrows(() => parseExportIndex(altered((v) => v.version = 2)), ExportIndexError, "version");
   assertThrows(() => parseExportIndex(altered((v) => v.blocks.pop())), ExportIndexError, "block");
-  assertThrows(() => parseExportIndex(altered((v) => v.parents[3] = 3)), ExportIndexError, "parent");
-  assertThrows(() => parseExportIndex(altered((v) => v.offsets[4] = v.offsets[3])), ExportIndexError);
+  assertThrows(
+    () => parseExportIndex(altered((v) => v.parents[3] = 3)),
+    ExportIndexError,
+    "parent",
+  );
+  assertThrows(
+    () => parseExportIndex(altered((v) => v.offsets[4] = v.offsets[3])),
+    ExportIndexError,
+  );
   assertThrows(() => parseExportIndex(altered((v) => v.lengths[9] = v.length)), ExportIndexError);
   assertThrows(() => parseExportIndex(altered((v) => v.flags.pop())), ExportIndexError, "flags");
 });
@@ -117,7 +128,10 @@ Deno.test("a flipped byte, an appended file or another file's index is refused",
   const second = (b: Uint8Array) => b.subarray(index.blockSize, 2 * index.blockSize);
   await checkExportBlock(index, 1, second(bytes));
   await assertRejects(() => checkExportBlock(index, 1, second(flipped)), ExportIndexError);
-  await assertRejects(() => checkExportBlock(index, 1, second(bytes).subarray(1)), ExportIndexError);
+  await assertRejects(
+    () => checkExportBlock(index, 1, second(bytes).subarray(1)),
+    ExportIndexError,
+  );
   await assertRejects(() => checkExportFile(index, flipped), ExportIndexError, "digest");
   const appended = new Uint8Array([...bytes, ...encoder.encode("{}\n")]);
   await assertRejects(() => checkExportFile(index, appended), ExportIndexError, "bytes");
