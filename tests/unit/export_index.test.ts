@@ -3,7 +3,8 @@
  * parsed session, it stays small, and a torn, foreign, swapped or stale index, or a changed
  * block or file, is refused with an ExportIndexError rather than trusted.
  */
-import { assert, assertEquals } from "../conformance/assert.ts";
+import { test } from "node:test";
+import assert from "node:assert/strict";
 import {
   buildExportIndex,
   checkExportBlock,
@@ -60,23 +61,23 @@ function generatedJsonl(entries: number): string {
   return [header, ...writer.run()].map((line) => JSON.stringify(line)).join("\n") + "\n";
 }
 
-Deno.test("every fixture's index names each entry's line, parent and context flags", async () => {
+test("every fixture's index names each entry's line, parent and context flags", async () => {
   const fixtures = parseableFixtures();
   assert(fixtures.length > 10, `${fixtures.length} fixtures`);
   for (const session of fixtures) {
     const jsonl = jsonlOf(session);
     const bytes = encoder.encode(jsonl);
     const index = parseExportIndex(serializeExportIndex(await buildExportIndex(jsonl)));
-    assertEquals(index.ids, session.entries.map((e) => e.id), session.name);
+    assert.deepEqual(index.ids, session.entries.map((e) => e.id), session.name);
     session.entries.forEach((entry, i) => {
       const line = new TextDecoder().decode(
         bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]),
       );
-      assertEquals(JSON.parse(line), entry, `${session.name} line of ${entry.id}`);
+      assert.deepEqual(JSON.parse(line), entry, `${session.name} line of ${entry.id}`);
       const parent = index.parents[i];
       const known = session.entries.some((e) => e.id === entry.parentId);
-      assertEquals(parent < 0 ? null : index.ids[parent], known ? entry.parentId : null);
-      assertEquals(index.flags[i], contextFlags(entry), `${session.name} flags of ${entry.id}`);
+      assert.deepEqual(parent < 0 ? null : index.ids[parent], known ? entry.parentId : null);
+      assert.deepEqual(index.flags[i], contextFlags(entry), `${session.name} flags of ${entry.id}`);
     });
     await checkExportFile(index, bytes);
     for (let block = 0; block < index.blocks.length; block++) {
@@ -86,7 +87,7 @@ Deno.test("every fixture's index names each entry's line, parent and context fla
   }
 });
 
-Deno.test("the index of a generated session is at most 3% of its JSONL", async () => {
+test("the index of a generated session is at most 3% of its JSONL", async () => {
   const jsonl = generatedJsonl(3000);
   const bytes = encoder.encode(jsonl);
   const indexBytes = encoder.encode(serializeExportIndex(await buildExportIndex(bytes)));
@@ -94,7 +95,7 @@ Deno.test("the index of a generated session is at most 3% of its JSONL", async (
   assert(indexBytes.length <= bytes.length * 0.03, `${indexBytes.length} / ${bytes.length}`);
 });
 
-Deno.test("a torn, foreign, other-version or inconsistent index is refused", async () => {
+test("a torn, foreign, other-version or inconsistent index is refused", async () => {
   const text = serializeExportIndex(await buildExportIndex(generatedJsonl(200)));
   assertThrows(() => parseExportIndex(text.slice(0, text.length >> 1)), ExportIndexError, "torn");
   assertThrows(() => parseExportIndex('{"format":"zip"}'), ExportIndexError, "not a mu export");
@@ -119,7 +120,7 @@ Deno.test("a torn, foreign, other-version or inconsistent index is refused", asy
   assertThrows(() => parseExportIndex(altered((v) => v.flags.pop())), ExportIndexError, "flags");
 });
 
-Deno.test("a flipped byte, an appended file or another file's index is refused", async () => {
+test("a flipped byte, an appended file or another file's index is refused", async () => {
   const bytes = encoder.encode(generatedJsonl(600));
   const index = await buildExportIndex(bytes);
   const other = await buildExportIndex(encoder.encode(generatedJsonl(601)));
