@@ -1,0 +1,244 @@
+/**
+ * The export index: a small sidecar (`<file>.jsonl.idx`) that travels with an exported session
+ * to object storage so a reader holding only HTTP Range access can plan a context-only load
+ * (which lines the projection of a leaf needs) and fetch just those bytes.
+ *
+ * A sidecar, not a trailer: the export stays plain JSONL that every other reader (pi, older mu,
+ * `jq`) takes unchanged, and the index is one small object fetched whole before any range.
+ *
+ * The index cannot be trusted on its own (it is public, unkeyed data that sits next to the file
+ * in a bucket). Its trust comes from what it says about the JSONL: the total length, the SHA-256
+ * of the whole file, and SHA-256 digests of fixed-size blocks. A reader uses a byte only after
+ * the block holding it hashed right, so a stale, swapped or foreign index can cost a refused
+ * answer but never a wrong one. Every refusal is an {@link ExportIndexError}.
+ *
+ * Format (version 1) is one JSON object, documented in docs/edge.md:
+ * `format`, `version`, `length`, `digest`, `blockSize`, `blocks` (hex SHA-256 per block),
+ * `header` ([offset, length] of the header line), and per entry in file order `ids`,
+ * `parents` (position of the parent entry, -1 for a root or a parent not in the file), `flags` (`contextFlags`),
+ * `offsets` and `lengths` (the entry's line, without its newline).
+ *
+ * @module
+ */
+import { contextFlags } from "./context_load.ts";
+import { SessionError } from "./errors.ts";
+import type { SessionEntry } from "./schema.ts";
+
+/** The `format` tag of an export index. */
+export const EXPORT_INDEX_FORMAT = "mu-export-index";
+/** The one index version this code reads and writes. */
+export const EXPORT_INDEX_VERSION = 1;
+/** Bytes per digested block: small enough that a context read fetches little beyond it. */
+export const EXPORT_INDEX_BLOCK_SIZE = 64 * 1024;
+
+/**
+ * An export index is torn, foreign, of another version, internally inconsistent, or does not
+ * describe the bytes it was checked against.
+ *
+ * @example
+ * ```ts
+ * import { ExportIndexError, parseExportIndex } from "./export_index.ts";
+ * try { parseExportIndex("{"); } catch (e) { if (e instanceof ExportIndexError) console.log(e.message); }
+ * ```
+ */
+export class ExportIndexError extends SessionError {
+  override name = "ExportIndexError";
+}
+
+/** A parsed, self-consistent export index (see the module comment for the fields). */
+export interface ExportIndex {
+  format: typeof EXPORT_INDEX_FORMAT;
+  version: typeof EXPORT_INDEX_VERSION;
+  length: number;
+  digest: string;
+  blockSize: number;
+  blocks: string[];
+  header: [number, number];
+  ids: string[];
+  parents: number[];
+  flags: number[];
+  offsets: number[];
+  lengths: number[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+  let hex = "";
+  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/**
+ * Build the export index of an exported session's JSONL bytes.
+ *
+ * @example
+ * ```ts
+ * import { buildExportIndex } from "./export_index.ts";
+ * const index = await buildExportIndex('{"type":"session","version":3,"id":"s"}\n');
+ * index.ids.length; // 0
+ * ```
+ */
+export async function buildExportIndex(jsonl: string | Uint8Array): Promise<ExportIndex> {
+  const bytes = typeof jsonl === "string" ? encoder.encode(jsonl) : jsonl;
+  const lines: Array<[number, number]> = [];
+  for (let start = 0; start < bytes.length;) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    if (end > start) lines.push([start, end - start]);
+    start = end + 1;
+  }
+  if (lines.length === 0) throw new ExportIndexError("an export without a header line");
+  const index: ExportIndex = {
+    format: EXPORT_INDEX_FORMAT,
+    version: EXPORT_INDEX_VERSION,
+    length: bytes.length,
+    digest: await sha256Hex(bytes),
+    blockSize: EXPORT_INDEX_BLOCK_SIZE,
+    blocks: [],
+    header: lines[0],
+    ids: [],
+    parents: [],
+    flags: [],
+    offsets: [],
+    lengths: [],
+  };
+  const entries = lines.slice(1).map(([offset, length]) =>
+    JSON.parse(decoder.decode(bytes.subarray(offset, offset + length))) as SessionEntry
+  );
+  const position = new Map(entries.map((entry, i) => [entry.id, i]));
+  entries.forEach((entry, i) => {
+    const [offset, length] = lines[i + 1];
+    index.ids.push(entry.id);
+    // A parent that is not in the file ends the path there, exactly like a root.
+    index.parents.push(position.get(entry.parentId ?? "") ?? -1);
+    index.flags.push(contextFlags(entry));
+    index.offsets.push(offset);
+    index.lengths.push(length);
+  });
+  for (let at = 0; at < bytes.length; at += EXPORT_INDEX_BLOCK_SIZE) {
+    index.blocks.push(await sha256Hex(bytes.subarray(at, at + EXPORT_INDEX_BLOCK_SIZE)));
+  }
+  return index;
+}
+
+/**
+ * The sidecar text of an index (what `mu export --index` writes to `<file>.jsonl.idx`).
+ *
+ * @example
+ * ```ts
+ * import { buildExportIndex, serializeExportIndex } from "./export_index.ts";
+ * serializeExportIndex(await buildExportIndex('{"type":"session","version":3,"id":"s"}\n'));
+ * ```
+ */
+export function serializeExportIndex(index: ExportIndex): string {
+  return JSON.stringify(index) + "\n";
+}
+
+function isNaturalArray(value: unknown, min = 0): value is number[] {
+  return Array.isArray(value) && value.every((n) => Number.isSafeInteger(n) && n >= min);
+}
+
+/**
+ * Parse and check an index's own consistency; a torn, foreign, other-version or inconsistent
+ * index is an {@link ExportIndexError}. It is still untrusted about the JSONL until checked
+ * against its bytes ({@link checkExportBlock}, {@link checkExportFile}).
+ *
+ * @example
+ * ```ts
+ * import { parseExportIndex } from "./export_index.ts";
+ * try { parseExportIndex('{"format":"other"}'); } catch (e) { console.log((e as Error).name); } // ExportIndexError
+ * ```
+ */
+export function parseExportIndex(text: string): ExportIndex {
+  let value: Partial<ExportIndex>;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new ExportIndexError("the export index is not JSON (torn or not an index)", { cause });
+  }
+  const fail = (why: string): never => {
+    throw new ExportIndexError(`the export index is inconsistent: ${why}`);
+  };
+  if (value === null || typeof value !== "object" || value.format !== EXPORT_INDEX_FORMAT) {
+    throw new ExportIndexError("not a mu export index");
+  }
+  if (value.version !== EXPORT_INDEX_VERSION) {
+    throw new ExportIndexError(`export index version ${value.version} is not supported`);
+  }
+  const { length, blockSize, blocks, header, ids, parents, flags, offsets, lengths } = value;
+  if (!Number.isSafeInteger(length) || length! < 0) fail("length");
+  if (typeof value.digest !== "string" || !/^[0-9a-f]{64}$/.test(value.digest)) fail("digest");
+  if (!Number.isSafeInteger(blockSize) || blockSize! <= 0) fail("blockSize");
+  if (!Array.isArray(blocks) || !blocks.every((b) => /^[0-9a-f]{64}$/.test(String(b)))) {
+    fail("blocks");
+  }
+  if (blocks!.length !== Math.ceil(length! / blockSize!)) fail("block count");
+  if (!isNaturalArray(header) || header.length !== 2) fail("header");
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) fail("ids");
+  const count = ids!.length;
+  for (const [name, list] of [["flags", flags], ["offsets", offsets], ["lengths", lengths]]) {
+    if (!isNaturalArray(list) || list.length !== count) fail(name as string);
+  }
+  if (!isNaturalArray(parents, -1) || parents.length !== count) fail("parents");
+  let end = header![0] + header![1];
+  if (end > length!) fail("header past the end");
+  for (let i = 0; i < count; i++) {
+    if (parents![i] >= count || parents![i] === i) fail(`entry ${i}'s parent`);
+    // Lines are newline-separated, so each starts past the previous line's end.
+    if (offsets![i] <= end) fail(`entry ${i} overlaps the line before it`);
+    end = offsets![i] + lengths![i];
+    if (end > length!) fail(`entry ${i} past the end`);
+  }
+  return value as ExportIndex;
+}
+
+/**
+ * Check one block's bytes against the index before using them.
+ *
+ * @example
+ * ```ts
+ * import { checkExportBlock, type ExportIndex } from "./export_index.ts";
+ * declare const index: ExportIndex; declare const bytes: Uint8Array;
+ * await checkExportBlock(index, 0, bytes);
+ * ```
+ */
+export async function checkExportBlock(
+  index: ExportIndex,
+  block: number,
+  bytes: Uint8Array,
+): Promise<void> {
+  const expected = Math.min(index.blockSize, index.length - block * index.blockSize);
+  if (block < 0 || block >= index.blocks.length || bytes.length !== expected) {
+    throw new ExportIndexError(
+      `block ${block} has ${bytes.length} bytes, the index says ${expected}`,
+    );
+  }
+  if (await sha256Hex(bytes) !== index.blocks[block]) {
+    throw new ExportIndexError(`block ${block} does not match the export index`);
+  }
+}
+
+/**
+ * Check a whole JSONL file against the index (length and digest): a file appended to, replaced
+ * or belonging to another index is refused.
+ *
+ * @example
+ * ```ts
+ * import { buildExportIndex, checkExportFile } from "./export_index.ts";
+ * const jsonl = '{"type":"session","version":3,"id":"s"}\n';
+ * await checkExportFile(await buildExportIndex(jsonl), new TextEncoder().encode(jsonl));
+ * ```
+ */
+export async function checkExportFile(index: ExportIndex, bytes: Uint8Array): Promise<void> {
+  if (bytes.length !== index.length) {
+    throw new ExportIndexError(
+      `the export has ${bytes.length} bytes, its index describes ${index.length}`,
+    );
+  }
+  if (await sha256Hex(bytes) !== index.digest) {
+    throw new ExportIndexError("the export's digest does not match its index");
+  }
+}

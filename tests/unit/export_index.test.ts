@@ -1,0 +1,140 @@
+/**
+ * The export index (src/export_index.ts): what it records about every fixture matches the
+ * parsed session, it stays small, and a torn, foreign, swapped or stale index, or a changed
+ * block or file, is refused with an ExportIndexError rather than trusted.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  buildExportIndex,
+  checkExportBlock,
+  checkExportFile,
+  ExportIndexError,
+  parseExportIndex,
+  serializeExportIndex,
+} from "../../src/export_index.ts";
+import { contextFlags } from "../../src/context_load.ts";
+import { SessionWriter } from "../../bench/gen/session.ts";
+import { Rng, TextPools } from "../../bench/gen/text.ts";
+import { parseableFixtures } from "./context_sessions.ts";
+
+const encoder = new TextEncoder();
+
+function refused(error: unknown, says: string): void {
+  assert(error instanceof ExportIndexError, `not an ExportIndexError: ${error}`);
+  assert(error.message.includes(says), `"${error.message}" does not say "${says}"`);
+}
+
+function assertThrows(run: () => unknown, _type: unknown, says = ""): void {
+  try {
+    run();
+  } catch (error) {
+    return refused(error, says);
+  }
+  throw new Error(`accepted, expected a refusal saying "${says}"`);
+}
+
+async function assertRejects(
+  run: () => Promise<unknown>,
+  _type: unknown,
+  says = "",
+): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    return refused(error, says);
+  }
+  throw new Error(`accepted, expected a refusal saying "${says}"`);
+}
+
+function jsonlOf(session: { header: unknown; entries: unknown[] }): string {
+  return [session.header, ...session.entries].map((line) => JSON.stringify(line)).join("\n") + "\n";
+}
+
+function generatedJsonl(entries: number): string {
+  const writer = new SessionWriter(new Rng(7), new TextPools(new Rng(8)), {
+    entries,
+    startMs: Date.UTC(2026, 3, 1),
+    imageEvery: 0,
+  });
+  const header = { type: "session", version: 4, id: "gen", createdAt: "2026-04-01T00:00:00Z" };
+  return [header, ...writer.run()].map((line) => JSON.stringify(line)).join("\n") + "\n";
+}
+
+test("every fixture's index names each entry's line, parent and context flags", async () => {
+  const fixtures = parseableFixtures();
+  assert(fixtures.length > 10, `${fixtures.length} fixtures`);
+  for (const session of fixtures) {
+    const jsonl = jsonlOf(session);
+    const bytes = encoder.encode(jsonl);
+    const index = parseExportIndex(serializeExportIndex(await buildExportIndex(jsonl)));
+    assert.deepEqual(index.ids, session.entries.map((e) => e.id), session.name);
+    session.entries.forEach((entry, i) => {
+      const line = new TextDecoder().decode(
+        bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]),
+      );
+      assert.deepEqual(JSON.parse(line), entry, `${session.name} line of ${entry.id}`);
+      const parent = index.parents[i];
+      const known = session.entries.some((e) => e.id === entry.parentId);
+      assert.deepEqual(parent < 0 ? null : index.ids[parent], known ? entry.parentId : null);
+      assert.deepEqual(index.flags[i], contextFlags(entry), `${session.name} flags of ${entry.id}`);
+    });
+    await checkExportFile(index, bytes);
+    for (let block = 0; block < index.blocks.length; block++) {
+      const at = block * index.blockSize;
+      await checkExportBlock(index, block, bytes.subarray(at, at + index.blockSize));
+    }
+  }
+});
+
+test("the index of a generated session is at most 3% of its JSONL", async () => {
+  const jsonl = generatedJsonl(3000);
+  const bytes = encoder.encode(jsonl);
+  const indexBytes = encoder.encode(serializeExportIndex(await buildExportIndex(bytes)));
+  assert(bytes.length > 4 * 64 * 1024, `${bytes.length} bytes: several blocks`);
+  assert(indexBytes.length <= bytes.length * 0.03, `${indexBytes.length} / ${bytes.length}`);
+});
+
+test("a torn, foreign, other-version or inconsistent index is refused", async () => {
+  const text = serializeExportIndex(await buildExportIndex(generatedJsonl(200)));
+  assertThrows(() => parseExportIndex(text.slice(0, text.length >> 1)), ExportIndexError, "torn");
+  assertThrows(() => parseExportIndex('{"format":"zip"}'), ExportIndexError, "not a mu export");
+  const value = JSON.parse(text);
+  const altered = (change: (v: typeof value) => void) => {
+    const copy = structuredClone(value);
+    change(copy);
+    return JSON.stringify(copy);
+  };
+  assertThrows(() => parseExportIndex(altered((v) => v.version = 2)), ExportIndexError, "version");
+  assertThrows(() => parseExportIndex(altered((v) => v.blocks.pop())), ExportIndexError, "block");
+  assertThrows(
+    () => parseExportIndex(altered((v) => v.parents[3] = 3)),
+    ExportIndexError,
+    "parent",
+  );
+  assertThrows(
+    () => parseExportIndex(altered((v) => v.offsets[4] = v.offsets[3])),
+    ExportIndexError,
+  );
+  assertThrows(() => parseExportIndex(altered((v) => v.lengths[9] = v.length)), ExportIndexError);
+  assertThrows(() => parseExportIndex(altered((v) => v.flags.pop())), ExportIndexError, "flags");
+});
+
+test("a flipped byte, an appended file or another file's index is refused", async () => {
+  const bytes = encoder.encode(generatedJsonl(600));
+  const index = await buildExportIndex(bytes);
+  const other = await buildExportIndex(encoder.encode(generatedJsonl(601)));
+  const flipped = bytes.slice();
+  flipped[index.blockSize + 17] ^= 1;
+  const second = (b: Uint8Array) => b.subarray(index.blockSize, 2 * index.blockSize);
+  await checkExportBlock(index, 1, second(bytes));
+  await assertRejects(() => checkExportBlock(index, 1, second(flipped)), ExportIndexError);
+  await assertRejects(
+    () => checkExportBlock(index, 1, second(bytes).subarray(1)),
+    ExportIndexError,
+  );
+  await assertRejects(() => checkExportFile(index, flipped), ExportIndexError, "digest");
+  const appended = new Uint8Array([...bytes, ...encoder.encode("{}\n")]);
+  await assertRejects(() => checkExportFile(index, appended), ExportIndexError, "bytes");
+  await assertRejects(() => checkExportFile(other, bytes), ExportIndexError);
+});
