@@ -4,6 +4,10 @@
  * from {@link SessionView}) are sync over the loaded index. A failed write rejects with the
  * store's typed error and publishes nothing (entries, leaf and projection stay as they were).
  *
+ * Longer than 400 lines on purpose: it is the one class every mutation goes through, and each
+ * mutation shares its private serialised append (commit, then publish), which splitting
+ * would have to expose.
+ *
  * @module
  */
 import { InvalidArgumentError } from "./errors.ts";

@@ -31,6 +31,10 @@
  *   as a `[Compaction]: ` line; the transcript grammar is documented in `_transcript.ts`.
  * - Derived timestamps are `Date.parse(entry.timestamp)` (NaN for an unparseable string).
  *
+ * Longer than 400 lines on purpose: it is one walk of the active path (the public types it
+ * answers with and the replay that fills them), already split where a part stands alone
+ * (`_context_entry.ts`, `_context_repair.ts`, `_system_prompt.ts`, `_transcript.ts`).
+ *
  * @module
  */
 import { entryContribution } from "./_context_entry.ts";

@@ -8,7 +8,8 @@
  */
 import { el, replaceChildren } from "./dom.ts";
 import { createViewerClient } from "./rpc.ts";
-import type { ImportResultView, ListView, SessionOverview, StorageView } from "./types.ts";
+import type { ImportResultView, ListView, SessionOverview } from "./types.ts";
+import { showStorage } from "./views/storage_badge.ts";
 import { importSummary } from "./import_summary.ts";
 import { askImportConflict } from "./views/conflict.ts";
 import { Importer, ProgressBar } from "./views/importer.ts";
@@ -360,21 +361,6 @@ async function route(): Promise<void> {
   else await showList();
 }
 
-function showStorage(view: StorageView): void {
-  const names: Record<string, string> = {
-    "sqlite-opfs": "SQLite · OPFS",
-    "sqlite-opfs-sahpool": "SQLite · OPFS (pool)",
-    indexeddb: "IndexedDB",
-    memory: "memory only",
-  };
-  storageBadge.textContent = Object.hasOwn(names, view.kind) ? names[view.kind] : view.kind;
-  storageBadge.title = view.persistent
-    ? "Imported sessions stay in this browser across visits."
-    : `Nothing is kept after this tab closes.${view.note ? ` (${view.note})` : ""}`;
-  storageBadge.classList.toggle("warn", !view.persistent);
-  document.body.dataset.storage = view.kind;
-}
-
 document.getElementById("open-files")!.addEventListener("click", () => importer.openFiles());
 document.getElementById("open-folder")!.addEventListener("click", () => void importer.openFolder());
 addEventListener("hashchange", () => void route());
@@ -383,7 +369,7 @@ async function start(): Promise<void> {
   try {
     const pinned = new URLSearchParams(location.search).get("storage") ?? undefined;
     const view = await client.call("init", { storage: pinned });
-    showStorage(view);
+    showStorage(storageBadge, view);
     state.computer = view.computer === true;
     if (state.computer) {
       const info = await fetch("/api/info").then((r) => r.json()).catch(() => ({}));

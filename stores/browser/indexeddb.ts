@@ -23,7 +23,6 @@ import {
   SessionNotFoundError,
   SessionStorageError,
 } from "../../src/errors.ts";
-import type { ListingState } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
   decodeListing,
@@ -45,6 +44,20 @@ import {
   type SessionStore,
   storageOperation,
 } from "../../src/store.ts";
+import {
+  ALL_SESSIONS,
+  CHUNK_LINES,
+  chunkKey,
+  chunksOf,
+  idKey,
+  idsOf,
+  type LinePlace,
+  newRecord,
+  openKeyval,
+  packLines,
+  sessionKey,
+  type SessionRecord,
+} from "./_idb_layout.ts";
 
 /**
  * Options for {@link IndexedDbSessionStore}.
@@ -63,115 +76,6 @@ export interface IndexedDbStoreOptions {
   storeName?: string;
   /** The IndexedDB factory (default `globalThis.indexedDB`; tests pass a fake one). */
   indexedDB?: IDBFactory;
-}
-
-interface SessionRecord {
-  header: string;
-  listing: ListingState;
-  entries: number;
-  chunks: number;
-  lastChunkChars: number;
-  lastChunkLines: number;
-  /**
-   * Whether every entry id has its `idKey` record (where its line is). Sessions written
-   * before ids were indexed get them on their first append.
-   */
-  idsIndexed?: boolean;
-}
-
-/** Where an entry's line is: chunk number and position in the chunk. */
-type LinePlace = [chunk: number, line: number];
-
-/** A chunk is closed once it holds this many lines or characters. */
-const CHUNK_LINES = 256;
-const CHUNK_CHARS = 256 * 1024;
-
-const sessionKey = (id: string): IDBValidKey => ["s", id];
-const chunkKey = (id: string, n: number): IDBValidKey => ["e", id, n];
-const ALL_SESSIONS = () => IDBKeyRange.bound(["s"], ["s", []]);
-const chunksOf = (id: string) => IDBKeyRange.bound(["e", id], ["e", id, []]);
-const idKey = (id: string, entryId: string): IDBValidKey => ["i", id, entryId];
-const idsOf = (id: string) => IDBKeyRange.bound(["i", id], ["i", id, []]);
-
-/**
- * idb-keyval's `createStore`, plus what a session store needs from the connection: strict
- * durability for writes, closing it, and giving way when another tab deletes or upgrades.
- */
-function openKeyval(factory: IDBFactory, dbName: string, storeName: string) {
-  let db: Promise<IDBDatabase> | undefined;
-  const connect = () => {
-    if (db) return db;
-    const request = factory.open(dbName);
-    request.onupgradeneeded = () => request.result.createObjectStore(storeName);
-    db = promisifyRequest(request).then((opened) => {
-      // Another tab deletes or upgrades the database: let it, and reconnect on next use.
-      opened.onversionchange = () => {
-        opened.close();
-        db = undefined;
-      };
-      opened.onclose = () => db = undefined;
-      return opened;
-    });
-    db.catch(() => db = undefined);
-    return db;
-  };
-  const use: UseStore = (mode, callback) =>
-    connect().then((opened) =>
-      callback(
-        opened.transaction(storeName, mode, {
-          durability: mode === "readonly" ? "default" : "strict",
-        })
-          .objectStore(storeName),
-      )
-    );
-  const close = async () => {
-    const pending = db;
-    db = undefined;
-    if (pending) (await pending.catch(() => undefined))?.close();
-  };
-  return { use, close };
-}
-
-function packLines(
-  record: SessionRecord,
-  last: string[] | undefined,
-  lines: readonly string[],
-  places: LinePlace[] = [],
-): Map<number, string[]> {
-  const touched = new Map<number, string[]>();
-  let n = record.chunks - 1;
-  let chunk = last;
-  for (const line of lines) {
-    if (
-      !chunk || record.lastChunkLines >= CHUNK_LINES ||
-      (record.lastChunkLines > 0 && record.lastChunkChars + line.length > CHUNK_CHARS)
-    ) {
-      chunk = [];
-      n++;
-      record.chunks = n + 1;
-      record.lastChunkChars = 0;
-      record.lastChunkLines = 0;
-    }
-    places.push([n, chunk.length]);
-    chunk.push(line);
-    touched.set(n, chunk);
-    record.lastChunkChars += line.length;
-    record.lastChunkLines++;
-    record.entries++;
-  }
-  return touched;
-}
-
-function newRecord(header: string, listing: ListingState): SessionRecord {
-  return {
-    header,
-    listing,
-    entries: 0,
-    chunks: 0,
-    lastChunkChars: 0,
-    lastChunkLines: 0,
-    idsIndexed: true,
-  };
 }
 
 /**

@@ -25,11 +25,7 @@
  *
  * @module
  */
-import {
-  InvalidArgumentError,
-  SessionExistsError,
-  SessionNotFoundError,
-} from "../../src/errors.ts";
+import { InvalidArgumentError, SessionExistsError } from "../../src/errors.ts";
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import { listingToInfo } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
@@ -68,12 +64,18 @@ import {
   insertEntries,
   type Runner,
   SESSION_COLUMNS,
-  SESSION_UPDATE,
   sessionColumns,
   toEntryRows,
 } from "./_rows.ts";
 import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
 import { postgresSearch } from "./_search.ts";
+import {
+  changeTokenOf,
+  listSessionRows,
+  lockSession,
+  readSessionTexts,
+  updateSession,
+} from "./_sessions_table.ts";
 
 /**
  * Options for {@link openPostgresStore}: a server URL, or a postgres.js client you own.
@@ -195,7 +197,7 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     await this.#write("append", () => {
       const givenRows = toEntryRows(given);
       return async (tx) => {
-        const locked = await this.#lockSession(tx, sessionId, "header, listing, next_seq");
+        const locked = await lockSession(tx, this.#s, sessionId, "header, listing, next_seq");
         if (given.length === 0) return;
         // Ids already stored, read under the session's row lock (`entries_by_entry_id`).
         const found = await tx.unsafe(
@@ -247,9 +249,9 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
       const rows = toEntryRows(entries, records.entries);
       const columns = sessionColumns(header, records.header, records.listing);
       return async (tx) => {
-        await this.#lockSession(tx, header.id, "id");
+        await lockSession(tx, this.#s, header.id, "id");
         await tx.unsafe(`DELETE FROM ${this.#s}.entries WHERE session_id = $1`, [header.id]);
-        await this.#updateSession(tx, header.id, columns, entries.length);
+        await updateSession(tx, this.#s, header.id, columns, entries.length);
         await insertEntries(tx, this.#s, header.id, 0, rows);
       };
     });
@@ -259,26 +261,16 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     await this.#write("updateHeader", () => {
       const headerText = toJsonLine(header, "header");
       return async (tx) => {
-        const locked = await this.#lockSession(tx, header.id, "listing, next_seq");
+        const locked = await lockSession(tx, this.#s, header.id, "listing, next_seq");
         const listing = decodeListing(locked.listing, decoding(header.id));
         const columns = sessionColumns(header, headerText, listing);
-        await this.#updateSession(tx, header.id, columns, Number(locked.next_seq));
+        await updateSession(tx, this.#s, header.id, columns, Number(locked.next_seq));
       };
     });
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (options.cwd !== undefined) where.push(`cwd = $${params.push(options.cwd)}`);
-    if (!options.includeInternal) where.push("NOT internal");
-    const rows = await this.#run("list", (sql) =>
-      sql.unsafe(
-        `SELECT id, header, listing FROM ${this.#s}.sessions${
-          where.length ? ` WHERE ${where.join(" AND ")}` : ""
-        } ORDER BY modified DESC, created_at DESC, id`,
-        params as string[],
-      ));
+    const rows = await this.#run("list", (sql) => listSessionRows(sql, this.#s, options));
     const records = rows.map((row) => ({
       id: String(row.id),
       header: row.header,
@@ -323,20 +315,7 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
    * ```
    */
   async changeToken(sessionId?: string): Promise<string> {
-    return await this.#run("changeToken", async (sql) => {
-      if (sessionId === undefined) {
-        const [row] = await sql.unsafe(
-          `SELECT count(*) AS n, coalesce(sum(change), 0) AS sum FROM ${this.#s}.sessions`,
-        );
-        return `${row.n}:${row.sum}`;
-      }
-      const rows = await sql.unsafe(
-        `SELECT next_seq, change FROM ${this.#s}.sessions WHERE id = $1`,
-        [sessionId],
-      );
-      if (rows.length === 0) throw new SessionNotFoundError(sessionId);
-      return `${rows[0].next_seq}:${rows[0].change}`;
-    });
+    return await this.#run("changeToken", (sql) => changeTokenOf(sql, this.#s, sessionId));
   }
 
   /**
@@ -382,24 +361,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     if (this.#owned) await this.#sql.end({ timeout: 1 }).catch(() => {});
   }
 
-  /** Lock the session's row for this transaction; its selected columns, or not found. */
-  async #lockSession(tx: Runner, sessionId: string, columns: string) {
-    const rows = await tx.unsafe(
-      `SELECT ${columns} FROM ${this.#s}.sessions WHERE id = $1 FOR UPDATE`,
-      [sessionId],
-    );
-    if (rows.length === 0) throw new SessionNotFoundError(sessionId);
-    return rows[0];
-  }
-
-  async #updateSession(tx: Runner, id: string, columns: unknown[], nextSeq: number) {
-    await tx.unsafe(
-      `UPDATE ${this.#s}.sessions SET ${SESSION_UPDATE}, next_seq = $10,
-       change = nextval('${this.#s}.change_seq') WHERE id = $1`,
-      [id, ...columns, nextSeq] as string[],
-    );
-  }
-
   /**
    * A write: `prepare` encodes everything before the transaction (a value JSON cannot
    * store rejects before anything is sent) and returns the body run inside it.
@@ -432,17 +393,7 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
 
   /** Header text and entry texts of one session, read in one snapshot. */
   async #read(what: string, sessionId: string) {
-    return await this.#snapshot(what, async (tx) => {
-      const rows = await tx.unsafe(`SELECT header FROM ${this.#s}.sessions WHERE id = $1`, [
-        sessionId,
-      ]);
-      if (rows.length === 0) throw new SessionNotFoundError(sessionId);
-      const entries = await tx.unsafe(
-        `SELECT json FROM ${this.#s}.entries WHERE session_id = $1 ORDER BY seq`,
-        [sessionId],
-      );
-      return { headerText: String(rows[0].header), json: entries.map((row) => row.json) };
-    });
+    return await this.#snapshot(what, (tx) => readSessionTexts(tx, this.#s, sessionId));
   }
 }
 

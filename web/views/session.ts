@@ -5,10 +5,12 @@
  *
  * @module
  */
-import { button, el, factList, formatCount, formatDate, replaceChildren } from "../dom.ts";
+import { button, el, replaceChildren } from "../dom.ts";
+import { type ImportOrigin, sessionFacts } from "./session_facts.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
-import { ContextPane, type ContextSource } from "./context.ts";
+import { ContextPane } from "./context.ts";
+import { conversationPane } from "./conversation_pane.ts";
 import { RawPane } from "./raw_pane.ts";
 import { afterNextFrame } from "../paged_window.ts";
 import { FindBar } from "./find.ts";
@@ -23,19 +25,11 @@ import { clampedTitle } from "./clamped_title.ts";
 import { preferredTab, rememberTab, type SessionTab, tabName } from "./reading_prefs.ts";
 
 export type { SessionTab };
+export type { ImportOrigin };
 
 /** The tab a URL's `tab=` names (else the one the reader last chose, the conversation at first). */
 export function sessionTab(name: string | null): SessionTab {
   return tabName(name) ?? preferredTab();
-}
-
-/** Where a session was imported from (remembered by the page). */
-export interface ImportOrigin {
-  path: string;
-  /** Format version of the imported file (1-4). */
-  sourceVersion: number;
-  /** Epoch ms. */
-  importedAt: number;
 }
 
 /** What the session page can ask the app to do. */
@@ -49,10 +43,6 @@ export interface SessionActions {
   exportJsonl(leafId: string | null, html?: boolean | "all"): void;
   /** For a computer session: copy it into this browser's store. */
   keepCopy?(): void;
-}
-
-function formatText(version: number): string {
-  return version === 4 ? "v4" : `v${version} (upgraded to v4)`;
 }
 
 /** A mounted session page. */
@@ -120,7 +110,7 @@ export class SessionPage {
       title: "Cut the branch at the shown match (the context and usage then end there)",
       attrs: { id: "make-leaf", hidden: true },
     });
-    this.#facts = this.#factList(overview);
+    this.#facts = sessionFacts(overview, this.origin);
     this.element = el(
       "div",
       { class: "session-page" },
@@ -225,7 +215,7 @@ export class SessionPage {
     try {
       const full = await this.client.call("sessionComplete", this.#overview.key);
       this.#overview = full;
-      const facts = this.#factList(full);
+      const facts = sessionFacts(full, this.origin);
       this.#facts.replaceWith(facts);
       this.#facts = facts;
       this.#mountTree(full);
@@ -235,39 +225,6 @@ export class SessionPage {
         el("p", { class: "error" }, `Could not load the tree: ${(error as Error).message}`),
       );
     }
-  }
-
-  /** The header facts (and the missing-history note); counts say "…" while pending. */
-  #factList(overview: SessionOverview): HTMLElement {
-    const count = (n: number) => overview.pending ? "…" : formatCount(n);
-    const facts: Array<[string, string]> = [
-      ["id", overview.id],
-      ["cwd", overview.cwd || "—"],
-      ["created", formatDate(overview.created)],
-      ["format", formatText(this.origin?.sourceVersion ?? overview.sourceVersion)],
-      ["entries", count(overview.entryCount)],
-      ["branch points", count(overview.branchPoints)],
-      ["labels", count(overview.labels)],
-    ];
-    if (overview.parentSessionId) facts.push(["parent session", overview.parentSessionId]);
-    if (this.origin) facts.push(["imported from", this.origin.path]);
-    if (overview.source === "computer") facts.push(["source", "this computer (live)"]);
-    const missing = overview.missingParentIds;
-    return el(
-      "div",
-      { class: "facts-block" },
-      factList(facts, "facts inline"),
-      missing.length
-        ? el(
-          "p",
-          { class: "warn-note", attrs: { id: "missing-parents", role: "note" } },
-          `History is missing: entries point at ${
-            missing.length === 1 ? "a parent" : `${missing.length} parents`
-          } not in this session (${missing.join(", ")}). ` +
-            "Their entries show as extra roots, and a context through them starts mid-conversation.",
-        )
-        : null,
-    );
   }
 
   /** The tree, once its size is known; revealing the current leaf (or the entry in focus). */
@@ -436,17 +393,3 @@ const LOADING_TEXT: Record<SessionTab, string> = {
   conversation: "Loading the conversation…",
   usage: "Loading usage…",
 };
-
-/**
- * The conversation list of a branch, paged from the worker. Its code (markdown, grammars,
- * diff: most of the page's script) loads the first time the tab is opened.
- */
-async function conversationPane(source: ContextSource): Promise<ConversationList> {
-  const { ConversationList } = await import("../conversation/list.ts");
-  const { client, sessionId, leafId } = source;
-  return new ConversationList({
-    page: (start, count) => client.call("conversation", sessionId, leafId, start, count),
-    summary: () => client.call("branchSummary", sessionId, leafId),
-    outline: () => client.call("conversationOutline", sessionId, leafId),
-  });
-}
