@@ -177,6 +177,7 @@ export function renderTables(file: ResultsFile): string {
         "jsonl 8 in flight",
         "raw write",
         "jsonl relaxed",
+        "pi append",
       ];
       const n = parseInt(cost.split(", ")[1]);
       const us = (row?: Row) =>

@@ -343,21 +343,29 @@ function appendCost(
     if (entry?.met === false) entry.note = LOCK_NOTE;
   };
   last("append-durable-vs-raw");
+  // The relaxed append against pi's own append of the same entries in the same process
+  // (`append_cost.ts`): the older tools' cost, measured, not quoted.
   const relaxed = row("jsonl relaxed");
+  const pi = row("pi append");
   const appends = parseInt(subject.split(", ")[1]);
+  const us = (r: Row | undefined) =>
+    r?.medianMs === undefined ? undefined : r.medianMs / appends * 1000;
   if (relaxed) {
-    const us = relaxed.medianMs === undefined ? undefined : relaxed.medianMs / appends * 1000;
+    const [ours, theirs] = [us(relaxed), us(pi)];
+    const value = ours !== undefined && theirs !== undefined ? ours / theirs : undefined;
     out.push({
       id: "append-relaxed",
-      label: 'JSONL append, durability: "relaxed" (no fsync), per append',
+      label: 'JSONL append, durability: "relaxed" (no fsync), per append vs pi\'s append',
       runtime,
       subject,
-      target: "≤ 56 µs",
+      target: "≤ 1.20× pi's append",
       anchors,
-      measured: us === undefined ? missing(relaxed) : `${us.toFixed(0)} µs`,
-      value: us,
-      met: us === undefined ? null : us <= 56,
-      ...(us !== undefined && us > 56 ? { note: LOCK_NOTE } : {}),
+      measured: value === undefined
+        ? missing(ours === undefined ? relaxed : pi)
+        : `${ours!.toFixed(0)} µs = ${x(value)} pi's append (${theirs!.toFixed(0)} µs)`,
+      value,
+      met: value === undefined ? null : value <= 1.2,
+      ...(value !== undefined && value > 1.2 ? { note: LOCK_NOTE } : {}),
     });
   }
   return out;

@@ -1,13 +1,17 @@
 /**
  * What one JSONL append costs against what the disk costs (issue 12): the same bytes
  * written with `writeSync` + `fsyncSync` (the floor), the store's durable append, its
- * relaxed append (no fsync; against `writeSync` alone), and eight appends in flight at once
- * (group commit: one fsync serves the waiting appends). Every function appends the same
- * `appends` entries one at a time onto its own session file, round-robin in one process,
- * so the ratios share the machine's noise.
+ * relaxed append (no fsync; against `writeSync` alone, and against pi's own way of appending,
+ * below), and eight appends in flight at once (group commit: one fsync serves the waiting
+ * appends). Every function appends the same `appends` entries one at a time onto its own
+ * session file, round-robin in one process, so the ratios share the machine's noise.
+ *
+ * "pi append" is what pi's `SessionManager` does per entry once its file exists (anchor notes
+ * §6.1, §6.4): `appendFileSync(file, JSON.stringify(entry) + "\n")`, no fsync, no lock, no
+ * check of the file. It serialises inside the timed loop, as the store does.
  * @module
  */
-import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, fsyncSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import type { SessionEntry, SessionHeader } from "../../core.ts";
 import { continuationEntries } from "../gen/continuation.ts";
@@ -38,6 +42,7 @@ export async function appendCostCase(params: AppendCostParams): Promise<BenchCas
     "jsonl durable",
     "raw write",
     "jsonl relaxed",
+    "pi append",
     "jsonl 8 in flight",
   ];
   if (typeof driver === "string") return { fns: Object.fromEntries(names.map((n) => [n, driver])) };
@@ -62,6 +67,17 @@ export async function appendCostCase(params: AppendCostParams): Promise<BenchCas
     } finally {
       closeSync(fd);
     }
+    return Promise.resolve(facts);
+  };
+  // pi's files exist with their header before timing, as the store's sessions do.
+  const piFiles = Array.from({ length: params.rounds }, (_, round) => {
+    const file = `${params.tmpDir}/pi-${round}.jsonl`;
+    writeFileSync(file, `${JSON.stringify(header(`pi-${round}`))}\n`);
+    return file;
+  });
+  const pi = () => {
+    const file = piFiles.shift()!;
+    for (const entry of entries) appendFileSync(file, `${JSON.stringify(entry)}\n`);
     return Promise.resolve(facts);
   };
   // Sessions are created (and appended to once, so the store knows the file, as a
@@ -94,6 +110,7 @@ export async function appendCostCase(params: AppendCostParams): Promise<BenchCas
       "jsonl durable": oneByOne(durable, durableIds),
       "raw write": raw(false),
       "jsonl relaxed": oneByOne(relaxed, relaxedIds),
+      "pi append": pi,
       "jsonl 8 in flight": async () => {
         const id = groupedIds.shift()!;
         for (let i = 0; i < entries.length; i += 8) {
