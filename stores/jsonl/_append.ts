@@ -49,10 +49,8 @@ export interface AppendContext {
   durability: Durability;
 }
 
-const encoder = new TextEncoder();
-
 /**
- * Append serialised `lines` for `entries` to `path` (lock held by the caller). Resolves
+ * Append the serialised lines of `entries` (`bytes`, UTF-8) to `path` (lock held by the caller). Resolves
  * false, writing nothing, when `optimistic` (an unverified cached path) and the file is
  * gone or holds another session.
  *
@@ -60,7 +58,7 @@ const encoder = new TextEncoder();
  * ```ts
  * import { appendEntries, type AppendContext } from "./_append.ts";
  * declare const context: AppendContext;
- * await appendEntries(context, "a.jsonl", "s1", [], "", false);
+ * await appendEntries(context, "a.jsonl", "s1", [], new Uint8Array(0), false);
  * ```
  */
 export async function appendEntries(
@@ -68,7 +66,7 @@ export async function appendEntries(
   path: string,
   sessionId: string,
   entries: readonly SessionEntry[],
-  lines: string,
+  bytes: Uint8Array,
   optimistic: boolean,
 ): Promise<boolean> {
   const { fs } = context;
@@ -99,7 +97,7 @@ export async function appendEntries(
     fs,
     path,
     stat.size,
-    encoder.encode(lines),
+    bytes,
     unchanged && known.endsWithNewline,
     context.durability,
   );

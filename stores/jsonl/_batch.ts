@@ -15,20 +15,20 @@
 import type { SessionEntry } from "../../src/schema.ts";
 
 /**
- * Writes one group: `entries` and their serialised `lines` in arrival order, under the
- * file's lock. Resolves like `appendEntries` (false: the optimistic path was wrong).
+ * Writes one group: `entries` and their serialised lines (`bytes`, UTF-8) in arrival order,
+ * under the file's lock. Resolves like `appendEntries` (false: the optimistic path was wrong).
  *
  * @example
  * ```ts
  * import { type GroupWriter } from "./_batch.ts";
- * const write: GroupWriter = async (path, sessionId, entries, lines, optimistic) => true;
+ * const write: GroupWriter = async (path, sessionId, entries, bytes, optimistic) => true;
  * ```
  */
 export type GroupWriter = (
   path: string,
   sessionId: string,
   entries: readonly SessionEntry[],
-  lines: string,
+  bytes: Uint8Array,
   optimistic: boolean,
 ) => Promise<boolean>;
 
@@ -45,8 +45,23 @@ export type LockedRunner = <T>(path: string, fn: () => Promise<T>) => Promise<T>
 
 interface Group {
   entries: SessionEntry[];
-  lines: string[];
+  /** Each append's lines, encoded once by the store (the write and its bookkeeping share them). */
+  parts: Uint8Array[];
   done: Promise<boolean>;
+}
+
+/** The parts as one array: the part itself when there is one (the usual case). */
+function joined(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 /**
@@ -57,8 +72,8 @@ interface Group {
  * import { AppendGroups } from "./_batch.ts";
  * const groups = new AppendGroups(async (_path, fn) => await fn(), async () => true);
  * await Promise.all([
- *   groups.add("a.jsonl", "s1", [], "", false),
- *   groups.add("a.jsonl", "s1", [], "", false),
+ *   groups.add("a.jsonl", "s1", [], new Uint8Array(0), false),
+ *   groups.add("a.jsonl", "s1", [], new Uint8Array(0), false),
  * ]);
  * ```
  */
@@ -78,13 +93,13 @@ export class AppendGroups {
     path: string,
     sessionId: string,
     entries: readonly SessionEntry[],
-    lines: string,
+    bytes: Uint8Array,
     optimistic: boolean,
   ): Promise<boolean> {
     const key = `${optimistic ? 1 : 0}\n${sessionId}\n${path}`;
     let group = this.#open.get(key);
     if (!group) {
-      const fresh: Group = { entries: [], lines: [], done: Promise.resolve(false) };
+      const fresh: Group = { entries: [], parts: [], done: Promise.resolve(false) };
       this.#open.set(key, fresh);
       // The lock is taken asynchronously, so appends made meanwhile join before the write;
       // the group closes the moment the lock is held (later appends form the next one).
@@ -93,13 +108,13 @@ export class AppendGroups {
       };
       fresh.done = this.#locked(path, () => {
         close();
-        return this.#write(path, sessionId, fresh.entries, fresh.lines.join(""), optimistic);
+        return this.#write(path, sessionId, fresh.entries, joined(fresh.parts), optimistic);
       });
       fresh.done.catch(close); // the lock was never taken (timeout): the next append retries
       group = fresh;
     }
     group.entries.push(...entries);
-    group.lines.push(lines);
+    group.parts.push(bytes);
     return group.done;
   }
 }

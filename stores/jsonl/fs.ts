@@ -91,6 +91,11 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
 
   /** Absolute path of a folder path; folder paths cannot climb out with `..`. */
   #abs(path: string): string {
+    // A file at the top of the folder (every file this store creates): asked several times
+    // per append, so without splitting.
+    if (sep === "/" && !path.includes("/") && path !== "" && path !== "." && path !== "..") {
+      return `${this.#prefix}${path}`;
+    }
     if (isAbsolute(path)) return path;
     const parts = path.split("/");
     if (parts.some((part) => part === ".." || part === "")) {

@@ -97,8 +97,8 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     this.#groups = new AppendGroups(
       // Kept: appends awaited back to back then take the lock file once (`_park.ts`).
       (path, fn) => this.#locked(path, "append", fn, true),
-      (path, id, entries, lines, optimistic) =>
-        appendEntries(this.#context, path, id, entries, lines, optimistic),
+      (path, id, entries, bytes, optimistic) =>
+        appendEntries(this.#context, path, id, entries, bytes, optimistic),
     );
     this.directory = fs.root;
   }
@@ -127,20 +127,24 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
     const entries = await this.#newEntries(sessionId, given);
     if (given.length > 0 && entries.length === 0) return; // all stored already: a retry
-    // Serialise first: an unserialisable entry fails before the file is touched.
-    const lines = await storageOperation("append", () => serializeEntries(entries));
+    // Serialise first: an unserialisable entry fails before the file is touched. Encoded
+    // once: the write, the listing cache and the entry-id places all use these bytes.
+    const bytes = await storageOperation(
+      "append",
+      () => encoder.encode(serializeEntries(entries)),
+    );
     const cached = this.#locator.cached(sessionId);
     if (cached !== undefined && entries.length > 0) {
       // Optimistic: the checks under the lock (stat, header) confirm the cached file.
-      if (await this.#groups.add(cached, sessionId, entries, lines, true)) {
-        return this.#appended(cached, entries, lines);
+      if (await this.#groups.add(cached, sessionId, entries, bytes, true)) {
+        return this.#appended(cached, entries, bytes.length);
       }
       this.#forget(cached);
     }
     const path = await this.#require(sessionId);
     if (entries.length > 0) {
-      await this.#groups.add(path, sessionId, entries, lines, false);
-      this.#appended(path, entries, lines);
+      await this.#groups.add(path, sessionId, entries, bytes, false);
+      this.#appended(path, entries, bytes.length);
     }
   }
 
@@ -460,9 +464,9 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     return newEntries(sessionId, given, (id) => stored.get(id));
   }
 
-  #appended(path: string, entries: readonly SessionEntry[], lines: string): void {
+  #appended(path: string, entries: readonly SessionEntry[], byteLength: number): void {
     const after = this.#known.get(path)?.stat;
-    this.#entryIds.appended(path, entries, encoder.encode(lines).length, after);
+    this.#entryIds.appended(path, entries, byteLength, after);
   }
 
   #forget(path: string): void {
