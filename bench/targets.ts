@@ -252,6 +252,29 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
         "new session",
         subject.startsWith("jsonl") ? "Atomic, pi: 30-56 µs per append, no fsync" : undefined,
       );
+      const first = onto?.facts?.firstAppendMs;
+      if (subject.startsWith("sqlite") && onto && !onto.error) {
+        // The first append after the lazy open: it must not read the session's tree.
+        const value = typeof first === "number" ? first : undefined;
+        const opened = Number(onto.facts?.openMs);
+        const fresh1 = Number(fresh?.facts?.firstAppendMs);
+        out.push({
+          id: `first-append-${subject}`,
+          label: `First append (${subject}) after a lazy SessionManager.open of the ${
+            onto.name.replace("onto ", "")
+          }-entry session`,
+          runtime,
+          subject,
+          target: "≤ 10 ms",
+          measured: value === undefined
+            ? missing(onto)
+            : `${ms(value)} (the open before it ${ms(opened)}; first append to a new session ${
+              ms(fresh1)
+            })`,
+          value,
+          met: value === undefined ? null : value <= 10,
+        });
+      }
     }
   }
   out.push(...searchTargets(rows), ...browserImportTargets(rows));
