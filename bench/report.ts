@@ -34,6 +34,13 @@ export interface ResultsFile {
   data: { sessions: Omit<SessionData, "file" | "dir">[]; folders: Omit<FolderData, "dir">[] };
   evaluations: Evaluation[];
   rows: Row[];
+  /** Sections measured again on their own and merged in (`render.ts --merge`). */
+  merged?: {
+    startedAt: string;
+    mode: string;
+    sections: string[];
+    machine: Record<string, unknown>;
+  }[];
 }
 
 async function machine(): Promise<Record<string, unknown>> {

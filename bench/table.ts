@@ -39,6 +39,14 @@ export function renderTables(file: ResultsFile): string {
       `${m.cores} cores (${m.cpu}), ${m.memGiB} GiB; Deno ${m.deno}, Node ${m.node ?? "–"}; ` +
       `load average at end ${m.loadAverageAtEnd}. Medians; ratios are to the floor of the same process.`,
   );
+  for (const merged of file.merged ?? []) {
+    out.push(
+      "",
+      `Rows of ${merged.sections.join(", ")} from a later run: ${
+        merged.startedAt.slice(0, 16).replace("T", " ")
+      } UTC, ${merged.mode}, load average at end ${merged.machine.loadAverageAtEnd}.`,
+    );
+  }
   out.push("", "**Targets**", "");
   out.push(table(
     ["Target", "Runtime", "Measured", "Target", "Anchors", "Status"],

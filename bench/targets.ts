@@ -268,9 +268,7 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
           target: "≤ 10 ms",
           measured: value === undefined
             ? missing(onto)
-            : `${ms(value)} (the open before it ${ms(opened)}; first append to a new session ${
-              ms(fresh1)
-            })`,
+            : `${ms(value)} (open ${ms(opened)}; a new session's first ${ms(fresh1)})`,
           value,
           met: value === undefined ? null : value <= 10,
         });
@@ -378,7 +376,7 @@ function appendCost(
     const value = ours !== undefined && theirs !== undefined ? ours / theirs : undefined;
     out.push({
       id: "append-relaxed",
-      label: 'JSONL append, durability: "relaxed" (no fsync), per append vs pi\'s append',
+      label: "JSONL relaxed append (no fsync) vs pi's append",
       runtime,
       subject,
       target: "≤ 1.20× pi's append",
