@@ -6,16 +6,46 @@
  */
 import type { Command } from "../args.ts";
 import { resolvePath } from "../context.ts";
-import { shortDate, table, visible } from "../format.ts";
+import { cliAdvice, counted, shortDate, table, visible } from "../format.ts";
 import { openSources } from "../target.ts";
 import type { SessionInfo, SessionStore } from "../../src/store.ts";
-import type { SourcedSessionInfo } from "../../stores/default/sources.ts";
+import {
+  DuplicateSessionSourceError,
+  type SourcedSessionInfo,
+} from "../../stores/default/sources.ts";
 import { canonicalDir } from "../../stores/default/trust.ts";
 
 /** Where a listed session lives: its JSONL file, else its source's location. */
 function locationOf(info: SessionInfo): string {
   const source = (info as Partial<SourcedSessionInfo>).source;
   return source?.kind === "jsonl" || source === undefined ? info.path : source.location;
+}
+
+/** An error message without the path it begins with (the line names the path already). */
+function withoutPath(message: string, path: string): string {
+  for (const lead of [`${path}: `, `${path}, `]) {
+    if (message.startsWith(lead)) return message.slice(lead.length);
+  }
+  return message;
+}
+
+/** One line per (hidden source, shown source) pair: how many copies are left out, and why. */
+function hiddenCopies(errors: readonly DuplicateSessionSourceError[]): string[] {
+  const pairs = new Map<string, { error: DuplicateSessionSourceError; count: number }>();
+  for (const error of errors) {
+    const key = `${error.hidden.location}\0${error.shown.location}`;
+    const pair = pairs.get(key) ?? { error, count: 0 };
+    pair.count++;
+    pairs.set(key, pair);
+  }
+  return [...pairs.values()].map(({ error: { hidden, shown }, count }) => {
+    const update = hidden.kind === "jsonl"
+      ? `; what is appended to those files later shows after mu migrate ${hidden.location}`
+      : "";
+    return `${counted(count, "session", "sessions")} of ${hidden.label} (${hidden.location}) ` +
+      `also in ${shown.label} (${shown.location}), whose copies are shown${update} ` +
+      `(mu ls --json names each one)\n`;
+  });
 }
 
 /** "No sessions here", and how many there are elsewhere (so `--all` is the next step). */
@@ -48,10 +78,17 @@ export const ls: Command = {
         ? undefined
         : await canonicalDir(resolvePath(context, (invocation.flags.cwd as string) ?? "."));
       const skipped: string[] = [];
+      const unreadable: string[] = [];
+      const hidden: DuplicateSessionSourceError[] = [];
       const sessions = await store.list({
         cwd,
         includeInternal: invocation.flags.internal === true,
-        onSkipped: ({ path, error }) => skipped.push(`${path}: ${error.message}`),
+        onSkipped: ({ path, error }) => {
+          const line = `${path}: ${withoutPath(error.message, path)}`;
+          skipped.push(line);
+          if (error instanceof DuplicateSessionSourceError) hidden.push(error);
+          else unreadable.push(line);
+        },
       });
       if (invocation.json) {
         context.out(JSON.stringify({ sessions, skipped }, null, 2) + "\n");
@@ -77,7 +114,10 @@ export const ls: Command = {
       ];
       if (sessions.length) context.out(table([head, ...rows]));
       else context.out(await nothingHere(store, cwd, invocation.flags.internal === true));
-      for (const line of skipped) context.err(`skipped ${line}\n`);
+      // A file that cannot be read is named; second copies (every session after a
+      // `mu migrate` still has its pi file) are counted, one line per pair of sources.
+      for (const line of unreadable) context.err(`skipped ${cliAdvice(line)}\n`);
+      for (const line of hiddenCopies(hidden)) context.err(line);
       return 0;
     } finally {
       await store.close();
