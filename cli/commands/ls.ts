@@ -11,6 +11,7 @@ import { openSources } from "../target.ts";
 import type { SessionInfo, SessionStore } from "../../src/store.ts";
 import {
   DuplicateSessionSourceError,
+  type OpenedSources,
   type SourcedSessionInfo,
 } from "../../stores/default/sources.ts";
 import { canonicalDir } from "../../stores/default/trust.ts";
@@ -48,17 +49,25 @@ function hiddenCopies(errors: readonly DuplicateSessionSourceError[]): string[] 
   });
 }
 
-/** "No sessions here", and how many there are elsewhere (so `--all` is the next step). */
+/**
+ * "No sessions here", and how many there are elsewhere (so `--all` is the next step); with
+ * none anywhere, where it looked and which agent folders are missing, so a wrong
+ * `PI_CODING_AGENT_DIR` or an empty default store shows at once.
+ */
 async function nothingHere(
-  store: SessionStore,
+  { store, sources, absent }: OpenedSources,
   cwd: string | undefined,
   includeInternal: boolean,
 ): Promise<string> {
-  if (cwd === undefined) return "no sessions\n";
-  const elsewhere = (await store.list({ includeInternal })).length;
-  return elsewhere === 0
-    ? `no sessions in ${cwd}\n`
-    : `no sessions in ${cwd}; ${elsewhere} in other folders (mu ls --all lists them)\n`;
+  const elsewhere = cwd === undefined ? 0 : (await store.list({ includeInternal })).length;
+  if (elsewhere > 0) {
+    return `no sessions in ${cwd}; ${elsewhere} in other folders (mu ls --all lists them)\n`;
+  }
+  return [
+    cwd === undefined ? "no sessions" : `no sessions in ${cwd}`,
+    ...sources.map((source) => `  looked in: ${source.location}  (${source.label})`),
+    ...absent.map((place) => `  not found: ${place.location}  (${place.label})`),
+  ].join("\n") + "\n";
 }
 
 export const ls: Command = {
@@ -72,7 +81,8 @@ export const ls: Command = {
     internal: { type: "boolean", help: "include workflow (internal) sessions" },
   },
   async run(invocation, context) {
-    const { store, sources } = await openSources(invocation, context);
+    const opened = await openSources(invocation, context);
+    const { store, sources } = opened;
     try {
       const cwd = invocation.flags.all
         ? undefined
@@ -113,7 +123,7 @@ export const ls: Command = {
         ...(where ? ["where"] : []),
       ];
       if (sessions.length) context.out(table([head, ...rows]));
-      else context.out(await nothingHere(store, cwd, invocation.flags.internal === true));
+      else context.out(await nothingHere(opened, cwd, invocation.flags.internal === true));
       // A file that cannot be read is named; second copies (every session after a
       // `mu migrate` still has its pi file) are counted, one line per pair of sources.
       for (const line of unreadable) context.err(`skipped ${cliAdvice(line)}\n`);

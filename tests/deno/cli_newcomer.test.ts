@@ -103,3 +103,17 @@ cliTest("an unknown option of a command without arguments gets no `--` hint", as
   assertEquals(search.code, 2);
   assert(search.stderr.includes('goes after "--"'), search.stderr);
 });
+
+cliTest(
+  "ls with no session anywhere says where it looked and which folder is missing",
+  async (world) => {
+    const listed = await world.mu(["ls", "--all"]);
+    assertEquals(listed.code, 0, listed.stderr);
+    assertEquals(
+      listed.stdout,
+      "no sessions\n" +
+        `  looked in: ${join(world.agentDir, "sessions.db")}  (default store)\n` +
+        `  not found: ${join(world.agentDir, "sessions")}  (pi sessions folder)\n`,
+    );
+  },
+);
