@@ -115,6 +115,12 @@ export async function runCli(argv: string[], cli: CliContext = processContext())
     cli.out(`mu ${MU_VERSION}\n`);
     return 0;
   }
+  // `mu help ls` is how many users ask; answer as `mu ls --help` does.
+  const asked = name === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+  if (asked) {
+    cli.out(commandHelp(asked));
+    return 0;
+  }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     (name === undefined ? cli.err : cli.out)(overview());
     return name === undefined ? EXIT_USAGE : 0;

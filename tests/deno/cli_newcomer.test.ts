@@ -117,3 +117,10 @@ cliTest(
     );
   },
 );
+
+cliTest("mu help <command> prints that command's help", async (world) => {
+  const asked = await world.mu(["help", "migrate"]);
+  assertEquals(asked.code, 0);
+  assertEquals(asked.stdout, (await world.mu(["migrate", "--help"])).stdout);
+  assert(asked.stdout.startsWith("usage: mu migrate <jsonl-folder>"), asked.stdout);
+});
