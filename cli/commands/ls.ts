@@ -8,7 +8,7 @@ import type { Command } from "../args.ts";
 import { resolvePath } from "../context.ts";
 import { cliAdvice, counted, shortDate, table, visible } from "../format.ts";
 import { openSources } from "../target.ts";
-import type { SessionInfo, SessionStore } from "../../src/store.ts";
+import type { SessionInfo } from "../../src/store.ts";
 import {
   DuplicateSessionSourceError,
   type OpenedSources,
