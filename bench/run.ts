@@ -44,6 +44,14 @@ const flag = (name: string) => Deno.args.includes(`--${name}`);
 const option = (name: string) =>
   Deno.args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 
+// `--help` prints the flags above (this file's own doc comment) instead of starting a run
+// that takes many minutes of both cores.
+if (flag("help") || Deno.args.includes("-h")) {
+  const doc = Deno.readTextFileSync(new URL(import.meta.url)).split("*/")[0];
+  console.log(doc.replace(/^\/\*\*\n/, "").replace(/^ \* ?/gm, "").replace(/@module\s*$/, ""));
+  Deno.exit(0);
+}
+
 const smoke = flag("smoke");
 const seed = Number(option("seed") ?? DEFAULT_SEED);
 const only = option("only")?.split(",").filter(Boolean);

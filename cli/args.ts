@@ -75,7 +75,7 @@ export function parseInvocation(command: Command, argv: string[]): Invocation {
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (error) {
-    throw new UsageError(usageMessage(error as Error));
+    throw new UsageError(usageMessage(error as Error, command));
   }
   const flags = parsed.values as Invocation["flags"];
   if (flags.help) return { operands: [], flags, json: false };
@@ -105,13 +105,16 @@ export function parseInvocation(command: Command, argv: string[]): Invocation {
 
 /**
  * `parseArgs`'s message, made to read right: its unknown-option hint ends in an unbalanced
- * quote (`as in '-- "--x"`), so that hint is rewritten whole.
+ * quote (`as in '-- "--x"`), so that hint is rewritten whole, and given only where the
+ * command takes arguments (a search for "-draft" needs it; `mu ls --bogus` is a typo).
  */
-function usageMessage(error: Error): string {
+function usageMessage(error: Error, command: Command): string {
   const unknown = /^Unknown option '([^']*)'/.exec(error.message);
   if (unknown) {
     const option = unknown[1];
-    return `unknown option ${option} (an argument that starts with "-" goes after "--", as in: -- ${option})`;
+    return command.arity[1] === 0
+      ? `unknown option ${option}`
+      : `unknown option ${option} (an argument that starts with "-" goes after "--", as in: -- ${option})`;
   }
   return error.message;
 }

@@ -73,3 +73,19 @@ export function visible(text: string): string {
 export function count(value: number): string {
   return value.toLocaleString("en-US");
 }
+
+/** `value` and its noun, singular only for one: `1 entry`, `3 entries`. */
+export function counted(value: number, one: string, many: string): string {
+  return `${count(value)} ${value === 1 ? one : many}`;
+}
+
+/**
+ * A library message as the command line says it: the library advises "repair the file",
+ * and here the command that does it is `mu repair`.
+ */
+export function cliAdvice(message: string): string {
+  return message.replace(
+    "repair the file to drop it",
+    "mu repair <file> drops it, keeping a backup",
+  );
+}

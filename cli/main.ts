@@ -53,7 +53,8 @@ function overview(): string {
     "",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
-    "Every command takes --store sqlite|jsonl|postgres, --session-dir DIR, --json and --help.",
+    "Every command takes --store sqlite|jsonl|postgres, --session-dir DIR, --approve or",
+    "--no-approve, --json (where the output is data) and --help (its own flags).",
     "mu --version prints the version.",
     "Exit codes: 0 ok, 1 failure or defects found, 2 usage error.",
     "",
@@ -112,6 +113,12 @@ export async function runCli(argv: string[], cli: CliContext = processContext())
   const [name, ...rest] = argv;
   if (name === "--version" || name === "-V" || name === "version") {
     cli.out(`mu ${MU_VERSION}\n`);
+    return 0;
+  }
+  // `mu help ls` is how many users ask; answer as `mu ls --help` does.
+  const asked = name === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+  if (asked) {
+    cli.out(commandHelp(asked));
     return 0;
   }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {

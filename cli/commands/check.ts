@@ -18,6 +18,7 @@ import { exportSessionJsonl } from "../../src/store.ts";
 import { readLocalFile } from "../../stores/jsonl/_local.ts";
 import { resolvePath } from "../context.ts";
 import { openStore, resolveSessionId } from "../target.ts";
+import { cliAdvice, counted } from "../format.ts";
 
 /** One finding of a check. `defect: false` findings are reported but do not fail the check. */
 export interface Finding {
@@ -222,15 +223,15 @@ export const check: Command = {
           : "ok";
         cli.out(
           `${status}  ${report.source}${
-            report.entries === undefined ? "" : `  (${report.entries} entries)`
+            report.entries === undefined ? "" : `  (${counted(report.entries, "entry", "entries")})`
           }\n`,
         );
         for (const finding of report.findings) {
           const where = finding.line === undefined ? "" : `line ${finding.line}: `;
           cli.out(
-            `  ${
-              finding.defect ? "defect " : "warning"
-            }  ${finding.kind}  ${where}${finding.message}\n`,
+            `  ${finding.defect ? "defect " : "warning"}  ${finding.kind}  ${where}${
+              cliAdvice(finding.message)
+            }\n`,
           );
         }
       }

@@ -14,7 +14,7 @@ import { type CliContext, resolvePath, UsageError } from "../context.ts";
 import { SessionStorageError } from "../../src/errors.ts";
 import { type ImportOutcome, importSession } from "../../src/import_rule.ts";
 import type { SessionStore } from "../../src/store.ts";
-import { byteSize } from "../format.ts";
+import { byteSize, cliAdvice, counted } from "../format.ts";
 import { openTargetStore } from "../target.ts";
 
 /** What happened to one file: the import rule's outcome, or a failed read-back (`migrate`). */
@@ -107,9 +107,9 @@ export async function runImport(
   } else {
     for (const outcome of outcomes) {
       const reason = skipReason(outcome);
-      if (reason !== undefined) cli.out(`skipped ${outcome.file}: ${reason}\n`);
+      if (reason !== undefined) cli.out(`skipped ${outcome.file}: ${cliAdvice(reason)}\n`);
       if (outcome.status === "updated") {
-        cli.out(`updated ${outcome.sessionId} (+${outcome.added} entries)\n`);
+        cli.out(`updated ${outcome.sessionId} (+${counted(outcome.added, "entry", "entries")})\n`);
       }
     }
     cli.out(

@@ -6,10 +6,14 @@
  */
 import type { Command } from "../args.ts";
 import { resolvePath } from "../context.ts";
-import { shortDate, table, visible } from "../format.ts";
+import { cliAdvice, counted, shortDate, table, visible } from "../format.ts";
 import { openSources } from "../target.ts";
-import type { SessionInfo, SessionStore } from "../../src/store.ts";
-import type { SourcedSessionInfo } from "../../stores/default/sources.ts";
+import type { SessionInfo } from "../../src/store.ts";
+import {
+  DuplicateSessionSourceError,
+  type OpenedSources,
+  type SourcedSessionInfo,
+} from "../../stores/default/sources.ts";
 import { canonicalDir } from "../../stores/default/trust.ts";
 
 /** Where a listed session lives: its JSONL file, else its source's location. */
@@ -18,17 +22,52 @@ function locationOf(info: SessionInfo): string {
   return source?.kind === "jsonl" || source === undefined ? info.path : source.location;
 }
 
-/** "No sessions here", and how many there are elsewhere (so `--all` is the next step). */
+/** An error message without the path it begins with (the line names the path already). */
+function withoutPath(message: string, path: string): string {
+  for (const lead of [`${path}: `, `${path}, `]) {
+    if (message.startsWith(lead)) return message.slice(lead.length);
+  }
+  return message;
+}
+
+/** One line per (hidden source, shown source) pair: how many copies are left out, and why. */
+function hiddenCopies(errors: readonly DuplicateSessionSourceError[]): string[] {
+  const pairs = new Map<string, { error: DuplicateSessionSourceError; count: number }>();
+  for (const error of errors) {
+    const key = `${error.hidden.location}\0${error.shown.location}`;
+    const pair = pairs.get(key) ?? { error, count: 0 };
+    pair.count++;
+    pairs.set(key, pair);
+  }
+  return [...pairs.values()].map(({ error: { hidden, shown }, count }) => {
+    const update = hidden.kind === "jsonl"
+      ? `; what is appended to those files later shows after mu migrate ${hidden.location}`
+      : "";
+    return `${counted(count, "session", "sessions")} of ${hidden.label} (${hidden.location}) ` +
+      `also in ${shown.label} (${shown.location}), whose copies are shown${update} ` +
+      `(mu ls --json names each one)\n`;
+  });
+}
+
+/**
+ * "No sessions here", and how many there are elsewhere (so `--all` is the next step); with
+ * none anywhere, where it looked and which agent folders are missing, so a wrong
+ * `PI_CODING_AGENT_DIR` or an empty default store shows at once.
+ */
 async function nothingHere(
-  store: SessionStore,
+  { store, sources, absent }: OpenedSources,
   cwd: string | undefined,
   includeInternal: boolean,
 ): Promise<string> {
-  if (cwd === undefined) return "no sessions\n";
-  const elsewhere = (await store.list({ includeInternal })).length;
-  return elsewhere === 0
-    ? `no sessions in ${cwd}\n`
-    : `no sessions in ${cwd}; ${elsewhere} in other folders (mu ls --all lists them)\n`;
+  const elsewhere = cwd === undefined ? 0 : (await store.list({ includeInternal })).length;
+  if (elsewhere > 0) {
+    return `no sessions in ${cwd}; ${elsewhere} in other folders (mu ls --all lists them)\n`;
+  }
+  return [
+    cwd === undefined ? "no sessions" : `no sessions in ${cwd}`,
+    ...sources.map((source) => `  looked in: ${source.location}  (${source.label})`),
+    ...absent.map((place) => `  not found: ${place.location}  (${place.label})`),
+  ].join("\n") + "\n";
 }
 
 export const ls: Command = {
@@ -42,16 +81,24 @@ export const ls: Command = {
     internal: { type: "boolean", help: "include workflow (internal) sessions" },
   },
   async run(invocation, context) {
-    const { store, sources } = await openSources(invocation, context);
+    const opened = await openSources(invocation, context);
+    const { store, sources } = opened;
     try {
       const cwd = invocation.flags.all
         ? undefined
         : await canonicalDir(resolvePath(context, (invocation.flags.cwd as string) ?? "."));
       const skipped: string[] = [];
+      const unreadable: string[] = [];
+      const hidden: DuplicateSessionSourceError[] = [];
       const sessions = await store.list({
         cwd,
         includeInternal: invocation.flags.internal === true,
-        onSkipped: ({ path, error }) => skipped.push(`${path}: ${error.message}`),
+        onSkipped: ({ path, error }) => {
+          const line = `${path}: ${withoutPath(error.message, path)}`;
+          skipped.push(line);
+          if (error instanceof DuplicateSessionSourceError) hidden.push(error);
+          else unreadable.push(line);
+        },
       });
       if (invocation.json) {
         context.out(JSON.stringify({ sessions, skipped }, null, 2) + "\n");
@@ -76,8 +123,11 @@ export const ls: Command = {
         ...(where ? ["where"] : []),
       ];
       if (sessions.length) context.out(table([head, ...rows]));
-      else context.out(await nothingHere(store, cwd, invocation.flags.internal === true));
-      for (const line of skipped) context.err(`skipped ${line}\n`);
+      else context.out(await nothingHere(opened, cwd, invocation.flags.internal === true));
+      // A file that cannot be read is named; second copies (every session after a
+      // `mu migrate` still has its pi file) are counted, one line per pair of sources.
+      for (const line of unreadable) context.err(`skipped ${cliAdvice(line)}\n`);
+      for (const line of hiddenCopies(hidden)) context.err(line);
       return 0;
     } finally {
       await store.close();

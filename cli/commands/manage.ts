@@ -15,11 +15,27 @@ import { trashDestination } from "../../stores/jsonl/_trash.ts";
 
 /**
  * Where deleting `id` puts it: the trash (named) for a session kept in a JSONL file on a
- * system with one, else undefined: the delete is permanent (database stores, no trash).
+ * system with one; `nowhere` (the delete is permanent) for a JSONL file on a system without
+ * one; a database's name for a session stored in a database (a row has no trash).
  */
-async function trashOf(store: SessionStore, id: string): Promise<string | undefined> {
-  const owner = store instanceof SourcesSessionStore ? (await store.sourceOf(id))?.store : store;
-  return owner?.kind === "jsonl" ? await trashDestination() : undefined;
+async function deletionOf(
+  store: SessionStore,
+  id: string,
+): Promise<{ trash: string } | { nowhere: "no-trash" | "database"; where: string }> {
+  const source = store instanceof SourcesSessionStore ? await store.sourceOf(id) : undefined;
+  const owner = source?.store ?? store;
+  if (owner.kind !== "jsonl") {
+    return { nowhere: "database", where: source ? `${source.label} (${source.location})` : "" };
+  }
+  const trash = await trashDestination();
+  return trash === undefined ? { nowhere: "no-trash", where: "" } : { trash };
+}
+
+/** After a delete: a copy of the session another source still holds, which lists now. */
+async function remainingCopy(store: SessionStore, id: string): Promise<string | undefined> {
+  if (!(store instanceof SourcesSessionStore)) return undefined;
+  const source = await store.sourceOf(id);
+  return source && `${source.label} (${source.location})`;
 }
 
 export const rm: Command = {
@@ -32,19 +48,28 @@ export const rm: Command = {
   async run(invocation, cli) {
     const { store, id } = await resolveNamedSession(invocation, cli, invocation.operands[0]);
     try {
-      const trash = await trashOf(store, id);
-      const how = trash === undefined ? "permanently (this system has no trash)" : "to the trash";
-      const question = trash === undefined
-        ? `Delete session ${id} permanently? This system has no trash to restore it from.`
-        : `Move session ${id} to the trash?`;
+      const deletion = await deletionOf(store, id);
+      const question = "trash" in deletion
+        ? `Move session ${id} to the trash?`
+        : deletion.nowhere === "database"
+        ? `Delete session ${id} permanently from ${
+          deletion.where || "the store"
+        }? A database keeps no trash to restore it from.`
+        : `Delete session ${id} permanently? This system has no trash to restore it from.`;
       if (!(await confirm(cli, question, invocation.flags.yes === true))) {
         cli.err("not deleted\n");
         return 1;
       }
       await store.delete(id);
       cli.out(
-        trash === undefined ? `deleted ${id} ${how}\n` : `moved ${id} ${how} (${trash})\n`,
+        "trash" in deletion
+          ? `moved ${id} to the trash (${deletion.trash})\n`
+          : deletion.nowhere === "database"
+          ? `deleted ${id} permanently\n`
+          : `deleted ${id} permanently (this system has no trash)\n`,
       );
+      const copy = await remainingCopy(store, id);
+      if (copy) cli.err(`a copy of ${id} remains in ${copy} and is listed now\n`);
       return 0;
     } finally {
       await store.close();

@@ -97,6 +97,18 @@ function tagOf(source: SessionSource): SessionSourceTag {
 /** A session id found in a later source while an earlier one already has it. */
 export class DuplicateSessionSourceError extends SessionError {
   override name = "DuplicateSessionSourceError";
+  /** The source whose copy is shown (the earlier one). */
+  readonly shown: SessionSourceTag;
+  /** The source whose copy is left out. */
+  readonly hidden: SessionSourceTag;
+
+  constructor(sessionId: string, shown: SessionSource, hidden: SessionSource) {
+    super(
+      `session ${sessionId} is also in ${shown.label} (${shown.location}); that copy is the one shown`,
+    );
+    this.shown = tagOf(shown);
+    this.hidden = tagOf(hidden);
+  }
 }
 
 /**
@@ -171,9 +183,7 @@ export class SourcesSessionStore implements SessionStore {
         if (first) {
           options.onSkipped?.({
             path: info.path,
-            error: new DuplicateSessionSourceError(
-              `session ${info.id} is also in ${first.label} (${first.location}); that copy is the one shown`,
-            ),
+            error: new DuplicateSessionSourceError(info.id, first, source),
           });
           continue;
         }
