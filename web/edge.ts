@@ -17,6 +17,11 @@
  *   out. A host *name* that resolves to a private address cannot be detected with
  *   web-standard APIs: in production pass `allowUrl` with an allowlist of hosts, or
  *   `allowUrl: () => false` to turn `?url=` off.
+ * - With an export index beside the `?url=` export (`<url>.idx`, or `&index=<url>`; written
+ *   by `mu export --index`), only the blocks the leaf's context needs are fetched, by HTTP
+ *   Range, each checked against the index's digests; the answer is exactly the whole-body
+ *   one. `409 ExportChanged` when the object changed while it was read, `502
+ *   ExportIndexMismatch` when the index and the bytes do not describe one file (docs/edge.md).
  * - `?leaf=<entry id>` picks the leaf (default: the last entry in file order).
  * - `?form=compact` answers without copying the caller's entries back: `projection.entries[]`
  *   carry `sourceEntryId` and `messageCount` (their messages are the next `messageCount`
