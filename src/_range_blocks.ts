@@ -8,6 +8,7 @@
  * @module
  */
 import { checkExportBlock, type ExportIndex, ExportIndexError } from "./export_index.ts";
+import { readableChunks } from "./jsonl.ts";
 
 /** The export changed between two of the reader's requests (answer 409: retry). */
 export class ExportChangedError extends ExportIndexError {
@@ -221,6 +222,17 @@ export async function readAtMost(
  * block that hashed right, and the total length checked at the end.
  */
 export async function* verifiedWhole(
+  body: ReadableStream<Uint8Array>,
+  index: ExportIndex,
+): AsyncGenerator<Uint8Array> {
+  try {
+    yield* verifiedBlocks(readableChunks(body), index);
+  } finally {
+    body.cancel().catch(() => {}); // stopped early: download no more of it
+  }
+}
+
+async function* verifiedBlocks(
   chunks: AsyncIterable<Uint8Array>,
   index: ExportIndex,
 ): AsyncGenerator<Uint8Array> {
@@ -248,18 +260,5 @@ export async function* verifiedWhole(
   if (size) yield await flush();
   if (block !== index.blocks.length) {
     throw new ExportIndexError(`the export ended after ${block} of ${index.blocks.length} blocks`);
-  }
-}
-
-export async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader();
-  try {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.cancel().catch(() => {});
   }
 }

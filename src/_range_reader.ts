@@ -32,7 +32,6 @@ import { type ExportIndex, ExportIndexError, parseExportIndex } from "./export_i
 import {
   BlockCache,
   type BlockSource,
-  chunksOf,
   RangeReadError,
   readAtMost,
   verifiedWhole,
@@ -140,7 +139,7 @@ export async function readExportContext(request: RangeReadRequest): Promise<Rang
         `the server ignores Range requests and the export is larger than ${request.maxBytes} bytes`,
       );
     }
-    return { kind: "whole", index, body: verifiedWhole(chunksOf(body), index) };
+    return { kind: "whole", index, body: verifiedWhole(body, index) };
   }
 }
 

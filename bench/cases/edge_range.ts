@@ -9,6 +9,7 @@
  * @module
  */
 import type { Row } from "../jobs.ts";
+import { cpuMs, median } from "./edge.ts";
 import { ensureSession } from "../generate.ts";
 import { buildExportIndex, serializeExportIndex } from "../../src/export_index.ts";
 import { createProjectionHandler } from "../../web/edge.ts";
@@ -19,16 +20,6 @@ import {
   startWorkerd,
   stopBundler,
 } from "../../tests/edge/runtimes.ts";
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
-
-/** User + system CPU ms of a process so far (Linux, clock ticks of 10 ms). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stdout: "piped" })
-    .output();
-  const fields = new TextDecoder().decode(stat.stdout).split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** The range rows on the session of `entries` entries. */
 export async function runEdgeRangeBench(entries = 100_000, seed?: number): Promise<Row[]> {

@@ -8,6 +8,7 @@
 import worker from "./worker.ts";
 import { linearSessionChunks } from "./linear.ts";
 import { rawPost } from "./raw_http.ts";
+import { exportFiles } from "./range_exports.ts";
 import {
   bundleWorker,
   COMPATIBILITY_DATE,
@@ -27,22 +28,6 @@ function assert(condition: unknown, message = "assertion failed"): asserts condi
 function assertEquals(actual: unknown, expected: unknown, message = ""): void {
   const a = JSON.stringify(actual), e = JSON.stringify(expected);
   if (a !== e) throw new Error(`${message}\nexpected: ${e}\nactual:   ${a}`);
-}
-
-const ROOT = new URL("../../", import.meta.url).pathname;
-
-async function sessionFiles(): Promise<Map<string, Uint8Array>> {
-  const files = new Map<string, Uint8Array>();
-  const walk = async (dir: string) => {
-    for await (const item of Deno.readDir(`${ROOT}${dir}`)) {
-      const path = `${dir}/${item.name}`;
-      if (item.isDirectory) await walk(path);
-      else if (item.name.endsWith(".jsonl")) files.set(path, await Deno.readFile(`${ROOT}${path}`));
-    }
-  };
-  await walk("fixtures");
-  await walk("web/demo");
-  return new Map([...files].sort(([a], [b]) => a < b ? -1 : 1));
 }
 
 /**
@@ -120,7 +105,7 @@ function heldBody(first: string) {
   return { body, release };
 }
 
-const files = await sessionFiles();
+const files = await exportFiles();
 const storage = startStorage(files);
 /** Small limits, so every status is reached within seconds (loose enough for a loaded CI). */
 const env: WorkerEnv & { SESSIONS_ORIGIN: string } = {
