@@ -39,7 +39,7 @@ import {
 } from "./_range_blocks.ts";
 
 export { ExportChangedError, type RangeGet, RangeReadError } from "./_range_blocks.ts";
-import { parseSessionJsonlSync } from "./jsonl.ts";
+import { type ParsedSession, parseSessionJsonlSync } from "./jsonl.ts";
 import { projectPath, type SessionProjection } from "./projection.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
 
@@ -168,13 +168,15 @@ async function answerFromRanges(
   await cache.ensure([index.header, ...tail.map(lineOf)]);
   const headerLine = cache.line(index.header[0], index.header[1]);
   if (leafId !== undefined && leaf < 0) throw new EntryNotFoundError(leafId);
-  const header = parseSessionJsonlSync(jsonlOf([headerLine]), { retainRaw: false });
+  const header = parsedLines([headerLine], "the header line the index points at");
   if (header.sourceVersion < 2) return undefined;
   const plan: ContextPlan = planContextLoad(
     path.length,
     (i) => flags[path[i]],
     (i) => ids[path[i]],
-    (i) => JSON.parse(decoder.decode(cache.line(...lineOf(path[i])))) as CompactionEntry,
+    (i) =>
+      parsedLines([headerLine, cache.line(...lineOf(path[i]))], "the boundary line")
+        .entries[0] as CompactionEntry,
   );
   const wanted = [...plan.prefix.map((i) => path[i]), ...path.slice(plan.start)];
   await cache.ensure(wanted.map(lineOf));
@@ -201,6 +203,18 @@ async function answerFromRanges(
   };
 }
 
+/**
+ * Lines parsed as the whole read parses them. The index builder only indexes files the parser
+ * accepts, so a refusal here means the index points at the wrong bytes.
+ */
+function parsedLines(lines: Uint8Array[], what: string): ParsedSession {
+  try {
+    return parseSessionJsonlSync(jsonlOf(lines), { retainRaw: false });
+  } catch (cause) {
+    throw new ExportIndexError(`${what} does not parse as the index says`, { cause });
+  }
+}
+
 /** The entries at these positions, parsed as the whole read parses them and checked against the index. */
 function parsedEntries(
   index: ExportIndex,
@@ -209,12 +223,7 @@ function parsedEntries(
   positions: number[],
 ): SessionEntry[] {
   const lines = positions.map((i) => cache.line(index.offsets[i], index.lengths[i]));
-  let entries: SessionEntry[];
-  try {
-    entries = parseSessionJsonlSync(jsonlOf([headerLine, ...lines]), { retainRaw: false }).entries;
-  } catch (cause) {
-    throw new ExportIndexError("a line the index points at does not parse", { cause });
-  }
+  const { entries } = parsedLines([headerLine, ...lines], "a line the index points at");
   positions.forEach((at, i) => {
     const entry = entries[i];
     const parent = index.parents[at];
