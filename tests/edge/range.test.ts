@@ -245,3 +245,42 @@ Deno.test("tampering is a typed JSON error, never an answer", async (t) => {
     await storage.stop();
   }
 });
+
+Deno.test("a server that answers ranges wrongly is a 502, never an answer", async () => {
+  const storage = startRangeStorage();
+  try {
+    const { bytes, index } = await generatedExport();
+    putPair(storage, "g.jsonl", bytes, serializeExportIndex(index));
+    const wrongly = (change: (headers: Headers) => void) =>
+      createProjectionHandler({
+        allowUrl: (url) => url.origin === storage.origin,
+        fetch: async (input, init) => {
+          const response = await fetch(input, init);
+          if (response.status !== 206) return response;
+          const headers = new Headers(response.headers);
+          change(headers);
+          return new Response(response.body, { status: 206, headers });
+        },
+      });
+    const cases: [string, (headers: Headers) => void][] = [
+      [
+        "asked for bytes",
+        (h) => h.set("content-range", h.get("content-range")!.replace(/^bytes 0-/, "bytes 1-")),
+      ],
+      ["Content-Range", (h) => h.delete("content-range")],
+    ];
+    for (const [says, change] of cases) {
+      const response = await wrongly(change)(
+        new Request(`http://edge.local/?url=${storage.origin}/o/g.jsonl`),
+      );
+      await expectError(
+        Promise.resolve({ status: response.status, text: await response.text() }),
+        502,
+        "FetchFailed",
+        says,
+      );
+    }
+  } finally {
+    await storage.stop();
+  }
+});
