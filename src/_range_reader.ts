@@ -28,7 +28,12 @@ import {
   projectLoadedContext,
 } from "./context_load.ts";
 import { EntryNotFoundError } from "./errors.ts";
-import { type ExportIndex, ExportIndexError, parseExportIndex } from "./export_index.ts";
+import {
+  EXPORT_INDEX_FORMAT,
+  type ExportIndex,
+  ExportIndexError,
+  parseExportIndex,
+} from "./export_index.ts";
 import {
   BlockCache,
   type BlockSource,
@@ -89,8 +94,11 @@ async function fetchIndex(request: RangeReadRequest): Promise<ExportIndex | unde
     await response.body?.cancel();
     throw new RangeReadError(false, `the export index answered HTTP ${response.status}`);
   }
-  const bytes = await readAtMost(response, request.maxBytes, true);
-  return parseExportIndex(decoder.decode(bytes));
+  const text = decoder.decode(await readAtMost(response, request.maxBytes, true));
+  // A host that answers 200 for any path (a single-page app's fallback) has no index there;
+  // a torn or altered index still names its format, and is refused below.
+  if (probe && !text.includes(`"${EXPORT_INDEX_FORMAT}"`)) return undefined;
+  return parseExportIndex(text);
 }
 
 /** Joins lines into JSONL text for the parser, header first. */

@@ -59,6 +59,7 @@ import {
   buildSessionProjection,
   EntryNotFoundError,
   parseSessionJsonl,
+  SessionError,
   SessionFormatError,
   SessionIndex,
 } from "../core.ts";
@@ -334,8 +335,21 @@ async function readIndexed(
   settings: FetchSettings,
 ): Promise<RangeRead> {
   const signal = AbortSignal.timeout(settings.timeoutMs);
-  const timedOut = () =>
-    new HttpError(502, "FetchFailed", `the session did not arrive within ${settings.timeoutMs} ms`);
+  // Ours pass as they are; a stall is the time limit; anything else is the upstream's failure.
+  const failed = (error: unknown) =>
+    error instanceof HttpError || error instanceof SessionError
+      ? error
+      : signal.aborted
+      ? new HttpError(
+        502,
+        "FetchFailed",
+        `the session did not arrive within ${settings.timeoutMs} ms`,
+      )
+      : new HttpError(
+        502,
+        "FetchFailed",
+        `reading the session failed: ${(error as Error)?.message}`,
+      );
   try {
     const read = await readExportContext({
       url,
@@ -353,12 +367,12 @@ async function readIndexed(
         try {
           yield* body;
         } catch (error) {
-          throw signal.aborted ? timedOut() : error;
+          throw failed(error);
         }
       })(),
     };
   } catch (error) {
-    throw signal.aborted && !(error instanceof HttpError) ? timedOut() : error;
+    throw failed(error);
   }
 }
 

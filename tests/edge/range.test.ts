@@ -284,3 +284,44 @@ Deno.test("a server that answers ranges wrongly is a 502, never an answer", asyn
     await storage.stop();
   }
 });
+
+Deno.test("a host answering 200 for any path has no index there; a range that breaks off is a 502", async () => {
+  const storage = startRangeStorage();
+  try {
+    const { bytes, index } = await generatedExport();
+    putPair(storage, "g.jsonl", bytes, serializeExportIndex(index));
+    const page = createProjectionHandler({
+      allowUrl: (url) => url.origin === storage.origin,
+      fetch: (input, init) =>
+        String(input).endsWith(".idx")
+          ? Promise.resolve(new Response("<!doctype html><title>app</title>"))
+          : fetch(input, init),
+    });
+    const ask = handlerFor(storage);
+    const got = await page(new Request(`http://edge.local/?url=${storage.origin}/o/g.jsonl`));
+    const want = await ask(`url=${storage.origin}/o/whole/g.jsonl`);
+    assertEquals(got.status, 200);
+    assert((await got.text()) === want.text, "the fallback page was taken for an index");
+    const broken = createProjectionHandler({
+      allowUrl: (url) => url.origin === storage.origin,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (response.status !== 206) return response;
+        await response.body?.cancel();
+        const body = new ReadableStream<Uint8Array>({
+          pull: (controller) => controller.error(new TypeError("connection reset")),
+        });
+        return new Response(body, { status: 206, headers: response.headers });
+      },
+    });
+    const reset = await broken(new Request(`http://edge.local/?url=${storage.origin}/o/g.jsonl`));
+    await expectError(
+      Promise.resolve({ status: reset.status, text: await reset.text() }),
+      502,
+      "FetchFailed",
+      "connection reset",
+    );
+  } finally {
+    await storage.stop();
+  }
+});
