@@ -58,8 +58,11 @@ const only = option("only")?.split(",").filter(Boolean);
 const runtimes = (option("runtimes") ?? (smoke ? "deno" : "deno,node")).split(",");
 const wants = (section: string) => !only || only.includes(section);
 /** `--only=edge`, `--only=huge` and `--only=bundles` need none of the default sessions. */
-const edgeOnly = only?.every((section) => ["edge", "huge", "bundles"].includes(section)) ??
-  false;
+const edgeOnly =
+  only?.every((section) =>
+    ["edge", "edge-range", "edge-range-huge", "huge", "bundles"].includes(section)
+  ) ??
+    false;
 
 /** Sizes: the full run's and the smoke run's (smallest sizes only). */
 const SIZES = smoke
@@ -421,6 +424,22 @@ if (wants("edge") && !smoke) {
   const edgeRows = await runEdgeBench();
   rows.push(...edgeRows);
   logRows(edgeRows);
+}
+
+// The edge handler reading the 100k session by HTTP Range (issue 30), only on request.
+if (only?.includes("edge-range")) {
+  const { runEdgeRangeBench } = await import("./cases/edge_range.ts");
+  const rangeRows = await runEdgeRangeBench(smoke ? 10_000 : SIZES.big, seed);
+  rows.push(...rangeRows);
+  logRows(rangeRows);
+}
+// The same on the ~1 GB session (minutes; build its index needs a large heap, see bench/README.md).
+if (only?.includes("edge-range-huge")) {
+  const { runEdgeRangeBench } = await import("./cases/edge_range.ts");
+  const { HUGE_ENTRIES } = await import("./cases/huge.ts");
+  const hugeRows = await runEdgeRangeBench(smoke ? 10_000 : HUGE_ENTRIES, seed, true);
+  rows.push(...hugeRows);
+  logRows(hugeRows);
 }
 
 // ---------------------------------------------------------------- results

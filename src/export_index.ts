@@ -16,13 +16,19 @@
  * `format`, `version`, `length`, `digest`, `blockSize`, `blocks` (hex SHA-256 per block),
  * `header` ([offset, length] of the header line), and per entry in file order `ids`,
  * `parents` (position of the parent entry, -1 for a root or a parent not in the file), `flags` (`contextFlags`),
- * `offsets` and `lengths` (the entry's line, without its newline).
+ * `offsets` and `lengths` (the entry's line, without its newline), and `missing` (the
+ * session's `missingParentIds`, which no subset of its lines can tell).
+ *
+ * Only a session the full parser accepts is indexed (its lines valid, its parents acyclic),
+ * so a reader that uses the index answers exactly what a whole-file read answers; a file the
+ * parser refuses gets no index and is read whole, refused there with its own error.
  *
  * @module
  */
 import { contextFlags } from "./context_load.ts";
-import { SessionError } from "./errors.ts";
-import type { SessionEntry } from "./schema.ts";
+import { SessionError, SessionFormatError } from "./errors.ts";
+import { parseSessionJsonlSync } from "./jsonl.ts";
+import { SessionIndex } from "./tree.ts";
 
 /** The `format` tag of an export index. */
 export const EXPORT_INDEX_FORMAT = "mu-export-index";
@@ -59,10 +65,10 @@ export interface ExportIndex {
   flags: number[];
   offsets: number[];
   lengths: number[];
+  missing: string[];
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
@@ -91,6 +97,21 @@ export async function buildExportIndex(jsonl: string | Uint8Array): Promise<Expo
     start = end + 1;
   }
   if (lines.length === 0) throw new ExportIndexError("an export without a header line");
+  let parsed;
+  let tree;
+  try {
+    parsed = parseSessionJsonlSync(bytes, { retainRaw: false });
+    tree = SessionIndex.build(parsed.entries);
+  } catch (cause) {
+    if (!(cause instanceof SessionFormatError)) throw cause;
+    throw new ExportIndexError(`an export the parser refuses cannot be indexed: ${cause.message}`, {
+      cause,
+    });
+  }
+  const { entries } = parsed;
+  if (entries.length !== lines.length - 1) {
+    throw new ExportIndexError("an export with blank-looking lines cannot be indexed");
+  }
   const index: ExportIndex = {
     format: EXPORT_INDEX_FORMAT,
     version: EXPORT_INDEX_VERSION,
@@ -104,10 +125,8 @@ export async function buildExportIndex(jsonl: string | Uint8Array): Promise<Expo
     flags: [],
     offsets: [],
     lengths: [],
+    missing: tree.missingParentIds(),
   };
-  const entries = lines.slice(1).map(([offset, length]) =>
-    JSON.parse(decoder.decode(bytes.subarray(offset, offset + length))) as SessionEntry
-  );
   const position = new Map(entries.map((entry, i) => [entry.id, i]));
   entries.forEach((entry, i) => {
     const [offset, length] = lines[i + 1];
@@ -178,6 +197,9 @@ export function parseExportIndex(text: string): ExportIndex {
   if (blocks!.length !== Math.ceil(length! / blockSize!)) fail("block count");
   if (!isNaturalArray(header) || header.length !== 2) fail("header");
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) fail("ids");
+  if (!Array.isArray(value.missing) || !value.missing.every((id) => typeof id === "string")) {
+    fail("missing");
+  }
   const count = ids!.length;
   for (const [name, list] of [["flags", flags], ["offsets", offsets], ["lengths", lengths]]) {
     if (!isNaturalArray(list) || list.length !== count) fail(name as string);

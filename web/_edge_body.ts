@@ -128,23 +128,27 @@ export async function* guardBody(
 }
 
 /**
- * Fetch a `?url=` session under the handler's policy: the URL allowed by `allowUrl` (default
- * {@link isPublicHttpsUrl}), no redirects, no caller headers, a time limit, a declared
- * length within `maxBytes`. Every refusal is an {@link HttpError} (400, 403, 413, 502).
+ * One GET under the handler's policy: the URL allowed by `allowUrl` (default
+ * {@link isPublicHttpsUrl}), no redirects, no caller headers (only `headers`), the given
+ * signal. The answer may be any status but a redirect; a refusal is an {@link HttpError}
+ * (400, 403, 502). Every request the handler makes for `?url=` (the export, its index, each
+ * range) goes through here.
  *
  * @example
  * ```ts
- * import { fetchSession } from "./_edge_body.ts";
- * const body = await fetchSession("https://exports.example.com/s.jsonl", {
+ * import { guardedGet } from "./_edge_body.ts";
+ * const response = await guardedGet("https://exports.example.com/s.jsonl.idx", {
  *   maxBytes: 1 << 20,
  *   timeoutMs: 5000,
- * });
+ * }, {}, AbortSignal.timeout(5000));
  * ```
  */
-export async function fetchSession(
+export async function guardedGet(
   target: string,
   options: FetchSettings,
-): Promise<ReadableStream<Uint8Array>> {
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<Response> {
   let url: URL;
   try {
     url = new URL(target);
@@ -167,8 +171,11 @@ export async function fetchSession(
       redirect: "manual",
       credentials: "omit",
       referrerPolicy: "no-referrer",
-      headers: { accept: "application/jsonl, application/x-ndjson, text/plain;q=0.9, */*;q=0.1" },
-      signal: AbortSignal.timeout(options.timeoutMs),
+      headers: {
+        accept: "application/jsonl, application/x-ndjson, text/plain;q=0.9, */*;q=0.1",
+        ...headers,
+      },
+      signal,
     });
   } catch (error) {
     throw new HttpError(
@@ -185,6 +192,28 @@ export async function fetchSession(
       "the session URL redirects; redirects are not followed",
     );
   }
+  return response;
+}
+
+/**
+ * Fetch a `?url=` session whole under the handler's policy ({@link guardedGet}) with a time
+ * limit and a declared length within `maxBytes`. Every refusal is an {@link HttpError}
+ * (400, 403, 413, 502).
+ *
+ * @example
+ * ```ts
+ * import { fetchSession } from "./_edge_body.ts";
+ * const body = await fetchSession("https://exports.example.com/s.jsonl", {
+ *   maxBytes: 1 << 20,
+ *   timeoutMs: 5000,
+ * });
+ * ```
+ */
+export async function fetchSession(
+  target: string,
+  options: FetchSettings,
+): Promise<ReadableStream<Uint8Array>> {
+  const response = await guardedGet(target, options, {}, AbortSignal.timeout(options.timeoutMs));
   if (!response.ok || !response.body) {
     await response.body?.cancel();
     throw new HttpError(502, "FetchFailed", `the session URL answered HTTP ${response.status}`);

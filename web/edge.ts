@@ -17,6 +17,11 @@
  *   out. A host *name* that resolves to a private address cannot be detected with
  *   web-standard APIs: in production pass `allowUrl` with an allowlist of hosts, or
  *   `allowUrl: () => false` to turn `?url=` off.
+ * - With an export index beside the `?url=` export (`<url>.idx`, or `&index=<url>`; written
+ *   by `mu export --index`), only the blocks the leaf's context needs are fetched, by HTTP
+ *   Range, each checked against the index's digests; the answer is exactly the whole-body
+ *   one. `409 ExportChanged` when the object changed while it was read, `502
+ *   ExportIndexMismatch` when the index and the bytes do not describe one file (docs/edge.md).
  * - `?leaf=<entry id>` picks the leaf (default: the last entry in file order).
  * - `?form=compact` answers without copying the caller's entries back: `projection.entries[]`
  *   carry `sourceEntryId` and `messageCount` (their messages are the next `messageCount`
@@ -54,12 +59,28 @@ import {
   buildSessionProjection,
   EntryNotFoundError,
   parseSessionJsonl,
+  SessionError,
   SessionFormatError,
   SessionIndex,
 } from "../core.ts";
 import { Gate, projectionJson } from "./_edge_response.ts";
 import { isPublicHttpsUrl } from "./_url_guard.ts";
-import { FETCHED_BODY, fetchSession, guardBody, HttpError, POSTED_BODY } from "./_edge_body.ts";
+import {
+  FETCHED_BODY,
+  fetchSession,
+  type FetchSettings,
+  guardBody,
+  guardedGet,
+  HttpError,
+  POSTED_BODY,
+} from "./_edge_body.ts";
+import { ExportIndexError } from "../src/export_index.ts";
+import {
+  ExportChangedError,
+  type RangeRead,
+  RangeReadError,
+  readExportContext,
+} from "../src/_range_reader.ts";
 
 export { isPublicHttpsUrl };
 
@@ -192,6 +213,9 @@ export function createProjectionHandler(
         throw new HttpError(400, "BadRequest", "form must be full or compact");
       }
       const target = params.get("url");
+      if (target === null && params.has("index")) {
+        throw new HttpError(400, "BadRequest", "index= goes with url=");
+      }
       if (!["GET", "HEAD", "POST"].includes(request.method)) {
         return json(405, { error: "MethodNotAllowed", message: "use POST or GET" }, {
           allow: "GET, HEAD, POST",
@@ -226,8 +250,27 @@ export function createProjectionHandler(
             "POST a session JSONL body, or GET with ?url=<exported session>",
           );
         }
-        const fetched = await fetchSession(target, settings);
-        body = guardBody(fetched, settings.maxBytes, FETCHED_BODY, settings.timeoutMs);
+        const read = await readIndexed(target, params.get("index"), leaf, settings);
+        if (read.kind === "answer") {
+          const { answer } = read;
+          const fields = {
+            sessionId: answer.header.id,
+            header: answer.header,
+            sourceVersion: answer.sourceVersion,
+            upgraded: answer.upgraded,
+            leafId: answer.projection.leafId,
+            missingParentIds: answer.missingParentIds,
+          };
+          const stream = projectionJson(fields, answer.projection, form === "compact", leave);
+          leave = undefined;
+          return new Response(stream, { status: 200, headers: jsonHeaders() });
+        }
+        body = read.kind === "whole" ? read.body : guardBody(
+          await fetchSession(target, settings),
+          settings.maxBytes,
+          FETCHED_BODY,
+          settings.timeoutMs,
+        );
       }
       // Projection only: keeping each line's text for re-serialising would double memory.
       const parsed = await parseSessionJsonl(body, {
@@ -256,6 +299,8 @@ export function createProjectionHandler(
         if ([408, 413, 503].includes(error.status)) extra.connection = "close";
         return json(error.status, { error: error.code, message: error.message }, extra);
       }
+      const indexError = indexErrorAnswer(error);
+      if (indexError) return indexError;
       if (error instanceof EntryNotFoundError) {
         // The projection's own answer for an unknown leaf, as a 404.
         return json(404, {
@@ -277,6 +322,74 @@ export function createProjectionHandler(
       leave?.();
     }
   };
+}
+
+/**
+ * The `?url=` export read through its index (`&index=`, or `<url>.idx` when present) by
+ * range requests, every request under the handler's URL policy and one time limit.
+ */
+async function readIndexed(
+  url: string,
+  indexUrl: string | null,
+  leafId: string | null,
+  settings: FetchSettings,
+): Promise<RangeRead> {
+  const signal = AbortSignal.timeout(settings.timeoutMs);
+  // Ours pass as they are; a stall is the time limit; anything else is the upstream's failure.
+  const failed = (error: unknown) =>
+    error instanceof HttpError || error instanceof SessionError
+      ? error
+      : signal.aborted
+      ? new HttpError(
+        502,
+        "FetchFailed",
+        `the session did not arrive within ${settings.timeoutMs} ms`,
+      )
+      : new HttpError(
+        502,
+        "FetchFailed",
+        `reading the session failed: ${(error as Error)?.message}`,
+      );
+  try {
+    const read = await readExportContext({
+      url,
+      indexUrl: indexUrl ?? undefined,
+      leafId: leafId ?? undefined,
+      get: (target, headers, signal) => guardedGet(target, settings, headers, signal),
+      maxBytes: settings.maxBytes,
+      signal,
+    });
+    if (read.kind !== "whole") return read;
+    const body = read.body;
+    return {
+      ...read,
+      body: (async function* () {
+        try {
+          yield* body;
+        } catch (error) {
+          throw failed(error);
+        }
+      })(),
+    };
+  } catch (error) {
+    throw failed(error);
+  }
+}
+
+/** The JSON answer for a range read's refusal, if `error` is one. */
+function indexErrorAnswer(error: unknown): Response | undefined {
+  if (error instanceof ExportChangedError) {
+    return json(409, { error: "ExportChanged", message: error.message });
+  }
+  if (error instanceof RangeReadError) {
+    return error.tooLarge
+      ? json(413, { error: "PayloadTooLarge", message: error.message })
+      : json(502, { error: "FetchFailed", message: error.message });
+  }
+  if (error instanceof ExportIndexError) {
+    return json(502, { error: "ExportIndexMismatch", message: error.message });
+  }
+  return undefined;
 }
 
 const defaultHandler = createProjectionHandler();

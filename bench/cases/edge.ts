@@ -22,7 +22,7 @@ const MB = 1024 * 1024;
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 /** User + system CPU time of a process so far, in ms (Linux). */
-async function cpuMs(pid: number): Promise<number> {
+export async function cpuMs(pid: number): Promise<number> {
   // Through `cat`: Deno reads /proc only with --allow-all, the bench has --allow-run.
   const stat = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stdout: "piped" })
     .output();
@@ -30,7 +30,8 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+/** The middle value. */
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 /** Reads the body and answers as many bytes: workerd's HTTP work for one projection. */
 const FLOOR_WORKER = `export default { async fetch(request) {

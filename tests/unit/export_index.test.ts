@@ -138,3 +138,28 @@ test("a flipped byte, an appended file or another file's index is refused", asyn
   await assertRejects(() => checkExportFile(index, appended), ExportIndexError, "bytes");
   await assertRejects(() => checkExportFile(other, bytes), ExportIndexError);
 });
+
+test("only a session the parser accepts is indexed, with its missing parents", async () => {
+  const header = '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z"}';
+  const t = "2026-01-01T00:00:01.000Z";
+  const orphan = `{"type":"label","id":"a","parentId":"gone","timestamp":"${t}","targetId":"a"}`;
+  const index = await buildExportIndex(`${header}\n${orphan}\n`);
+  assert.deepEqual(index.missing, ["gone"]);
+  assert.deepEqual(parseExportIndex(serializeExportIndex(index)).missing, ["gone"]);
+  const cycle = [
+    `{"type":"label","id":"a","parentId":"b","timestamp":"${t}","targetId":"a"}`,
+    `{"type":"label","id":"b","parentId":"a","timestamp":"${t}","targetId":"a"}`,
+  ];
+  await assertRejects(
+    () => buildExportIndex([header, ...cycle].join("\n") + "\n"),
+    ExportIndexError,
+    "parser refuses",
+  );
+  await assertRejects(
+    () => buildExportIndex(`${header}\n{"type":"message","id":"m"}\n`),
+    ExportIndexError,
+    "parser refuses",
+  );
+  const { missing: _, ...withoutMissing } = index;
+  assertThrows(() => parseExportIndex(JSON.stringify(withoutMissing)), ExportIndexError, "missing");
+});

@@ -1,0 +1,248 @@
+/**
+ * The range reader: the projection of one leaf of an exported session read over HTTP Range
+ * requests, guided by its export index (`export_index.ts`), so a reader with little memory
+ * answers for a session of any size by fetching the index and the few blocks the context
+ * needs. Only `fetch`-shaped calls, `Response` and WebCrypto: it runs in edge isolates,
+ * browsers, Deno and Node alike.
+ *
+ * The index is trusted for nothing by itself. Every byte read is used only after the 64 KiB
+ * block holding it hashed to the index's digest; every Content-Range must name the length the
+ * index describes; every line read must sit between newlines where the index says and carry
+ * the id, parent and context flags the index gives it. The object changing between requests
+ * is caught by its ETag (compared on every response, sent as If-Match once known) and, when
+ * a server sends none, by the digests. What the reader cannot check without reading the whole
+ * file is what the index says about lines it did not read; the index is bound to the file by
+ * its digests, so that is the publisher's word about its own file, never a mix of two files.
+ *
+ * Errors: {@link ExportIndexError} when the index or the bytes do not describe one file,
+ * {@link ExportChangedError} when the object changed between requests, {@link RangeReadError}
+ * for a server that misbehaves or a context over the byte limit.
+ *
+ * @module
+ */
+import {
+  CONTEXT_VERBATIM,
+  contextFlags,
+  type ContextPlan,
+  planContextLoad,
+  projectLoadedContext,
+} from "./context_load.ts";
+import { EntryNotFoundError } from "./errors.ts";
+import {
+  EXPORT_INDEX_FORMAT,
+  type ExportIndex,
+  ExportIndexError,
+  parseExportIndex,
+} from "./export_index.ts";
+import {
+  BlockCache,
+  type BlockSource,
+  RangeReadError,
+  readAtMost,
+  verifiedWhole,
+  WholeBody,
+} from "./_range_blocks.ts";
+
+export { ExportChangedError, type RangeGet, RangeReadError } from "./_range_blocks.ts";
+import { type ParsedSession, parseSessionJsonlSync } from "./jsonl.ts";
+import { projectPath, type SessionProjection } from "./projection.ts";
+import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
+
+/** Where the export and its index are, and the caller's limits. */
+export interface RangeReadRequest extends BlockSource {
+  /** The index's URL; default `<url>.idx`, whose absence (404, 403, 410) means "no index". */
+  indexUrl?: string;
+  /** The leaf; default the last entry in file order. */
+  leafId?: string;
+}
+
+/** The whole-body answer's fields, read through the index. */
+export interface RangeAnswer {
+  header: SessionHeader;
+  sourceVersion: number;
+  upgraded: boolean;
+  missingParentIds: string[];
+  projection: SessionProjection;
+  /** Bytes of the export fetched (the index not counted), and the requests that fetched them. */
+  bytesFetched: number;
+  requests: number;
+}
+
+/**
+ * What {@link readExportContext} found: the answer; or `whole`, the server ignored Range and
+ * sent the whole export, whose chunks are yielded only after their block hashed right; or
+ * `none`, no index (or a format-1 export, whose ids exist only after reading all of it).
+ */
+export type RangeRead =
+  | { kind: "answer"; answer: RangeAnswer }
+  | { kind: "whole"; index: ExportIndex; body: AsyncIterable<Uint8Array> }
+  | { kind: "none" };
+
+const decoder = new TextDecoder();
+const NEWLINE = 0x0a;
+
+/** The export index, fetched whole; `undefined` when the conventional `<url>.idx` is absent. */
+async function fetchIndex(request: RangeReadRequest): Promise<ExportIndex | undefined> {
+  const probe = request.indexUrl === undefined;
+  const response = await request.get(request.indexUrl ?? `${request.url}.idx`, {}, request.signal);
+  // S3 answers 403 for a missing key when listing is not public.
+  if (probe && [403, 404, 410].includes(response.status)) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new RangeReadError(false, `the export index answered HTTP ${response.status}`);
+  }
+  const text = decoder.decode(await readAtMost(response, request.maxBytes, true));
+  // A host that answers 200 for any path (a single-page app's fallback) has no index there;
+  // a torn or altered index still names its format, and is refused below.
+  if (probe && !text.includes(`"${EXPORT_INDEX_FORMAT}"`)) return undefined;
+  return parseExportIndex(text);
+}
+
+/** Joins lines into JSONL text for the parser, header first. */
+function jsonlOf(lines: Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const line of lines) size += line.length + 1;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const line of lines) {
+    out.set(line, at), out[at + line.length] = NEWLINE, at += line.length + 1;
+  }
+  return out;
+}
+
+/**
+ * Read the projection of `leafId` from an export and its index by HTTP Range requests (see
+ * the module comment for what is checked). An unknown leaf is an `EntryNotFoundError`.
+ *
+ * @example
+ * ```ts
+ * import { readExportContext } from "./_range_reader.ts";
+ * const read = await readExportContext({
+ *   url: "https://exports.example.com/s1.jsonl",
+ *   get: (url, headers, signal) => fetch(url, { headers, signal, redirect: "manual" }),
+ *   maxBytes: 32 << 20,
+ *   signal: AbortSignal.timeout(10_000),
+ * });
+ * if (read.kind === "answer") console.log(read.answer.projection.messages.length);
+ * ```
+ */
+export async function readExportContext(request: RangeReadRequest): Promise<RangeRead> {
+  const index = await fetchIndex(request);
+  if (!index) return { kind: "none" };
+  const cache = new BlockCache(index, request);
+  try {
+    const answer = await answerFromRanges(index, cache, request.leafId);
+    return answer ? { kind: "answer", answer } : { kind: "none" };
+  } catch (error) {
+    if (!(error instanceof WholeBody)) throw error;
+    const body = error.response.body;
+    if (!body) throw new RangeReadError(false, "the export answered 200 without a body");
+    if (index.length > request.maxBytes) {
+      await body.cancel();
+      throw new RangeReadError(
+        true,
+        `the server ignores Range requests and the export is larger than ${request.maxBytes} bytes`,
+      );
+    }
+    return { kind: "whole", index, body: verifiedWhole(body, index) };
+  }
+}
+
+/** `undefined`: a format-1 export, which only a whole read can upgrade. */
+async function answerFromRanges(
+  index: ExportIndex,
+  cache: BlockCache,
+  leafId: string | undefined,
+): Promise<RangeAnswer | undefined> {
+  const { ids, parents, flags, offsets, lengths } = index;
+  const lineOf = (entry: number): [number, number] => [offsets[entry], lengths[entry]];
+  // Duplicate ids: the later entry wins lookups, as in SessionIndex.
+  const leaf = leafId === undefined ? ids.length - 1 : ids.lastIndexOf(leafId);
+  const path: number[] = [];
+  for (let at = leaf; at >= 0; at = parents[at]) {
+    if (path.length > ids.length) throw new ExportIndexError("the index's parents form a cycle");
+    path.push(at);
+  }
+  path.reverse();
+  let boundary = -1;
+  for (let i = path.length - 1; i >= 0 && boundary < 0; i--) {
+    if (flags[path[i]] & CONTEXT_VERBATIM) boundary = i;
+  }
+  // First round: the header and the path from the last boundary (all of it without one).
+  const tail = path.slice(Math.max(0, boundary));
+  await cache.ensure([index.header, ...tail.map(lineOf)]);
+  const headerLine = cache.line(index.header[0], index.header[1]);
+  if (leafId !== undefined && leaf < 0) throw new EntryNotFoundError(leafId);
+  const header = parsedLines([headerLine], "the header line the index points at");
+  if (header.sourceVersion < 2) return undefined;
+  const plan: ContextPlan = planContextLoad(
+    path.length,
+    (i) => flags[path[i]],
+    (i) => ids[path[i]],
+    (i) =>
+      parsedLines([headerLine, cache.line(...lineOf(path[i]))], "the boundary line")
+        .entries[0] as CompactionEntry,
+  );
+  const wanted = [...plan.prefix.map((i) => path[i]), ...path.slice(plan.start)];
+  await cache.ensure(wanted.map(lineOf));
+  const entries = parsedEntries(index, cache, headerLine, wanted);
+  const prefixLength = plan.prefix.length;
+  let projection = projectLoadedContext({
+    header: header.header,
+    prefix: entries.slice(0, prefixLength),
+    entries: entries.slice(prefixLength),
+  });
+  if (!projection) {
+    // A kept-tail tool result answers a call from before the tail: only the path decides.
+    await cache.ensure(path.map(lineOf));
+    projection = projectPath(parsedEntries(index, cache, headerLine, path));
+  }
+  return {
+    header: header.header,
+    sourceVersion: header.sourceVersion,
+    upgraded: header.upgraded,
+    missingParentIds: index.missing,
+    projection,
+    bytesFetched: cache.bytesFetched,
+    requests: cache.requests,
+  };
+}
+
+/**
+ * Lines parsed as the whole read parses them. The index builder only indexes files the parser
+ * accepts, so a refusal here means the index points at the wrong bytes.
+ */
+function parsedLines(lines: Uint8Array[], what: string): ParsedSession {
+  try {
+    return parseSessionJsonlSync(jsonlOf(lines), { retainRaw: false });
+  } catch (cause) {
+    throw new ExportIndexError(`${what} does not parse as the index says`, { cause });
+  }
+}
+
+/** The entries at these positions, parsed as the whole read parses them and checked against the index. */
+function parsedEntries(
+  index: ExportIndex,
+  cache: BlockCache,
+  headerLine: Uint8Array,
+  positions: number[],
+): SessionEntry[] {
+  const lines = positions.map((i) => cache.line(index.offsets[i], index.lengths[i]));
+  const { entries } = parsedLines([headerLine, ...lines], "a line the index points at");
+  positions.forEach((at, i) => {
+    const entry = entries[i];
+    const parent = index.parents[at];
+    const parentRight = parent >= 0
+      ? entry.parentId === index.ids[parent]
+      : entry.parentId === null || !index.ids.includes(entry.parentId);
+    if (entry.id !== index.ids[at] || !parentRight || contextFlags(entry) !== index.flags[at]) {
+      throw new ExportIndexError(
+        `the index does not describe entry ${entry.id} as the export has it`,
+      );
+    }
+  });
+  return entries;
+}
