@@ -16,12 +16,16 @@
  *         flags integer,                                   -- contextFlags, see _context.ts
  *         PRIMARY KEY (session_id, seq))
  * search_text, search_pending                              -- search, see _search.ts
+ * origins(session_id, machine, synced_at)                   -- who pushed it, see _origins.ts
  * ```
  * Entries keep the JSON text they were written or imported with, so `exportJsonl` is
  * byte-identical. Every write locks its session's row (`SELECT ... FOR UPDATE`) and keeps
  * the listing fold on it current in the same transaction: two writers on one session take
  * turns and each append is all-or-nothing, while writers on different sessions never wait
  * for each other. Listing reads only `sessions` rows; search is one query (`_search.ts`).
+ *
+ * Over 400 lines: one class whose every method is one short transaction; its statements
+ * already live in the `_*.ts` modules beside it.
  *
  * @module
  */
@@ -67,6 +71,7 @@ import {
   sessionColumns,
   toEntryRows,
 } from "./_rows.ts";
+import { readOrigins, recordOrigin } from "./_origins.ts";
 import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
 import { postgresSearch } from "./_search.ts";
 import {
@@ -100,6 +105,11 @@ export interface PostgresStoreOptions {
   max?: number;
   /** How long to wait for a connection, in seconds, when opening from `url` (default 10). */
   connectTimeoutSeconds?: number;
+  /**
+   * A machine label (e.g. `laptop:~/.pi/agent`) recorded as the origin of every session
+   * this store creates, in the same transaction; `mu sync` sets it. Read with `machines()`.
+   */
+  machine?: string;
 }
 
 /**
@@ -140,7 +150,7 @@ export async function openPostgresStore(
     if (owned) await sql.end({ timeout: 0 }).catch(() => {});
     throw postgresError("Opening the session store", error, target);
   }
-  return new PostgresSessionStore(sql, schema, target, owned);
+  return new PostgresSessionStore(sql, schema, target, owned, options.machine);
 }
 
 /**
@@ -161,14 +171,22 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   readonly #s: string;
   readonly #target: ConnectionTarget;
   readonly #owned: boolean;
+  readonly #machine: string | undefined;
   #closed = false;
 
   /** Use {@link openPostgresStore}; this expects a migrated schema. */
-  constructor(sql: PostgresClient, schema: string, target: ConnectionTarget, owned: boolean) {
+  constructor(
+    sql: PostgresClient,
+    schema: string,
+    target: ConnectionTarget,
+    owned: boolean,
+    machine?: string,
+  ) {
     this.#sql = sql;
     this.#s = quoteSchema(schema);
     this.#target = target;
     this.#owned = owned;
+    this.#machine = machine;
   }
 
   async create(
@@ -188,6 +206,7 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
         );
         if (inserted.length === 0) throw new SessionExistsError(header.id);
         await insertEntries(tx, this.#s, header.id, 0, rows);
+        if (this.#machine) await recordOrigin(tx, this.#s, header.id, this.#machine);
         return { id: header.id };
       };
     });
@@ -353,6 +372,21 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     return await this.#snapshot("loadContext", (tx) => readContext(tx, this.#s, sessionId, leafId));
   }
 
+  /**
+   * Session id -> the machine label of the `mu sync` push that created it here, for the
+   * sessions that have one (all, or only `ids`). Sessions created otherwise have none.
+   *
+   * @example
+   * ```ts
+   * import type { PostgresSessionStore } from "@mu/sessions/stores/postgres";
+   * declare const store: PostgresSessionStore;
+   * (await store.machines(["s1"])).get("s1"); // "laptop:~/.pi/agent", or undefined
+   * ```
+   */
+  async machines(ids?: readonly string[]): Promise<Map<string, string>> {
+    return await this.#run("machines", (sql) => readOrigins(sql, this.#s, ids));
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -397,4 +431,4 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   }
 }
 
-guardStoreClass(PostgresSessionStore);
+guardStoreClass(PostgresSessionStore, ["machines"]);
