@@ -69,6 +69,7 @@ export function conflictCount(round: RoundReport): number {
 /** The round for people: one line per direction, then each conflict and skip. */
 export function describeRound(round: RoundReport, remoteLabel: string): string {
   const lines: string[] = [];
+  const told = new Set<string>(); // a conflict met both ways is told once
   for (const direction of ["push", "pull"] as const) {
     const report = round[direction];
     if (!report) continue;
@@ -79,6 +80,9 @@ export function describeRound(round: RoundReport, remoteLabel: string): string {
         `${report.alreadyPresent} already present, ${report.sessionsUnchanged} unchanged`,
     );
     for (const conflict of report.conflicts) {
+      const key = `${conflict.sessionId}\n${conflict.entryId ?? ""}`;
+      if (told.has(key)) continue;
+      told.add(key);
       const what = conflict.entryId === undefined
         ? "the headers differ"
         : `entry ${conflict.entryId} differs`;
