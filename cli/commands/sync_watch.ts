@@ -72,8 +72,13 @@ export async function watchSync(
           const round = await syncRound(pair, remote, context, stopping.signal);
           seen = now;
           conflicted = conflictCount(round) > 0;
-          if (json) context.out(JSON.stringify({ remote: pair.remote.label, ...round }) + "\n");
-          else if (roundMoved(round)) context.out(describeRound(round, pair.remote.label));
+          if (roundMoved(round)) {
+            context.out(
+              json
+                ? JSON.stringify({ remote: pair.remote.label, ...round }) + "\n"
+                : describeRound(round, pair.remote.label),
+            );
+          }
         }
         if (failing) {
           context.err(`mu sync: ${pair.remote.label} is back; caught up\n`);
