@@ -12,7 +12,7 @@ import type { Runner } from "./_rows.ts";
 /** The migration step that adds the table (appended to `postgresMigrations`). */
 export function originsMigration(s: string): readonly string[] {
   return [
-    `CREATE TABLE ${s}.origins (
+    `CREATE TABLE IF NOT EXISTS ${s}.origins (
       session_id text PRIMARY KEY REFERENCES ${s}.sessions(id) ON DELETE CASCADE,
       machine text NOT NULL, synced_at bigint NOT NULL)`,
   ];
