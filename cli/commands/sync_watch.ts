@@ -25,11 +25,13 @@ const POLL_MS = 200;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 2000;
 
-/** A store's change token for the whole store (the listing when it has none). */
+/**
+ * A store's change token for the whole store. Every store `mu sync` opens has one; a store
+ * without one gets a new value each time, so it is synced at every poll rather than never.
+ */
+let untracked = 0;
 async function storeToken(store: SessionStore): Promise<string> {
-  if (store.changeToken) return await store.changeToken();
-  const rows = await store.list({ includeInternal: true });
-  return rows.map((row) => `${row.id}@${row.modified.getTime()}/${row.messageCount}`).join(",");
+  return store.changeToken ? await store.changeToken() : `untracked ${untracked++}`;
 }
 
 /** Run rounds until interrupted; resolves with the exit code (1 if the last round conflicted). */
