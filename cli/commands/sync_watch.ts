@@ -1,7 +1,8 @@
 /**
  * `mu sync --watch`: after the first round, follow the local store's change token (and,
- * with `--both` or `--from`, the other side's) and run another round when one moves, so a
- * local append reaches the server within about a second. When the other side cannot be
+ * with `--both` or `--from`, the other side's) and run another round when one moves and
+ * then holds still for {@link SETTLE_MS} (at most {@link MAX_WAIT_MS} later), so a local append reaches
+ * the server within about a second and a burst of appends costs one round, not one a poll. When the other side cannot be
  * reached the watcher prints one line, retries with a growing pause (capped, so a server
  * back after a restart is caught up within seconds), and says when it caught up. Ctrl-C
  * or SIGTERM ends it between rounds, with the cursor saved.
@@ -21,6 +22,10 @@ import {
 
 /** How often the change tokens are read. */
 const POLL_MS = 200;
+/** How long the token must hold still before a round: the next poll comes this soon. */
+const SETTLE_MS = 50;
+/** The longest a change waits for the writes around it to pause. */
+const MAX_WAIT_MS = 800;
 /** The first pause after a failure, doubled per failure up to {@link MAX_RETRY_MS}. */
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 2000;
@@ -58,6 +63,8 @@ export async function watchSync(
   const pulls = pair.directions.includes("pull");
   let remote: SessionStore | undefined;
   let seen: string | undefined;
+  let settling: string | undefined;
+  let changedAt: number | undefined;
   let failing = false;
   let retryMs = FIRST_RETRY_MS;
   let conflicted = false;
@@ -70,9 +77,17 @@ export async function watchSync(
         const tokens = [await storeToken(pair.local.store)];
         if (pulls) tokens.push(await storeToken(remote));
         const now = tokens.join("\n\0");
-        if (now !== seen) {
+        // A burst of appends is synced once it pauses for a poll (or after MAX_WAIT_MS),
+        // not at every poll: each round reads the changed sessions whole, on both sides.
+        const settled = seen === undefined || now === settling ||
+          (changedAt !== undefined && Date.now() - changedAt >= MAX_WAIT_MS);
+        if (now !== seen && !settled) {
+          settling = now;
+          changedAt ??= Date.now();
+        } else if (now !== seen) {
           const round = await syncRound(pair, remote, context, stopping.signal);
           seen = now;
+          settling = changedAt = undefined;
           conflicted = conflictCount(round) > 0;
           if (roundMoved(round)) {
             context.out(
@@ -87,7 +102,7 @@ export async function watchSync(
           failing = false;
           retryMs = FIRST_RETRY_MS;
         }
-        await pause(POLL_MS);
+        await pause(settling === undefined ? POLL_MS : SETTLE_MS);
       } catch (error) {
         if (stopping.signal.aborted) break;
         if (!(error instanceof SessionStorageError)) throw error;
