@@ -20,8 +20,14 @@ import {
   syncRound,
 } from "./sync_round.ts";
 
-/** How often the change tokens are read. */
+/** How often the change tokens are read, at most. */
 const POLL_MS = 200;
+/**
+ * The pause between polls is at least this many times what reading the tokens took: a
+ * JSONL folder's token lists the folder (a tenth of a second or more for thousands of
+ * sessions), and the watcher must not keep a core busy beside the agent it follows.
+ */
+const POLL_COST_FACTOR = 3;
 /** How long the token must hold still before a round: the next poll comes this soon. */
 const SETTLE_MS = 50;
 /** The longest a change waits for the writes around it to pause. */
@@ -74,11 +80,13 @@ export async function watchSync(
       try {
         remote ??= await pair.remote.open(machine);
         // Read before the round: a write during it moves the token and brings another.
+        const readStart = Date.now();
         const tokens = [await storeToken(pair.local.store)];
         if (pulls) tokens.push(await storeToken(remote));
+        const pollMs = Math.max(POLL_MS, (Date.now() - readStart) * POLL_COST_FACTOR);
         const now = tokens.join("\n\0");
-        // A burst of appends is synced once it pauses for a poll (or after MAX_WAIT_MS),
-        // not at every poll: each round reads the changed sessions whole, on both sides.
+        // A burst of appends is synced once it holds still for SETTLE_MS (or after
+        // MAX_WAIT_MS), not at every poll: a round reads the changed sessions whole.
         const settled = seen === undefined || now === settling ||
           (changedAt !== undefined && Date.now() - changedAt >= MAX_WAIT_MS);
         if (now !== seen && !settled) {
@@ -102,7 +110,7 @@ export async function watchSync(
           failing = false;
           retryMs = FIRST_RETRY_MS;
         }
-        await pause(settling === undefined ? POLL_MS : SETTLE_MS);
+        await pause(settling === undefined ? pollMs : SETTLE_MS);
       } catch (error) {
         if (stopping.signal.aborted) break;
         if (!(error instanceof SessionStorageError)) throw error;
