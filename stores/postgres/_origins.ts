@@ -9,6 +9,23 @@
  */
 import type { Runner } from "./_rows.ts";
 
+/**
+ * The label each store records for the sessions it creates, beside the store rather than in
+ * it, so that `PostgresSessionStore`'s constructor stays as it was.
+ */
+const labels = new WeakMap<object, string>();
+
+/** Make `store` record `machine` for every session it creates; returns the store. */
+export function labelCreates<T extends object>(store: T, machine: string | undefined): T {
+  if (machine) labels.set(store, machine);
+  return store;
+}
+
+/** The label `store` records for sessions it creates, if any. */
+export function createdOn(store: object): string | undefined {
+  return labels.get(store);
+}
+
 /** The migration step that adds the table (appended to `postgresMigrations`). */
 export function originsMigration(s: string): readonly string[] {
   return [
@@ -18,10 +35,7 @@ export function originsMigration(s: string): readonly string[] {
   ];
 }
 
-/**
- * Record `machine` as the origin of a session just created, in the creating transaction:
- * a push that dies after the create commits can never leave the session unlabelled.
- */
+/** Record `machine` as the origin of a session just created (in the creating transaction). */
 export async function recordOrigin(
   tx: Runner,
   s: string,

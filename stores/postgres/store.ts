@@ -15,8 +15,7 @@
  *         json text,                                       -- exact entry JSON
  *         flags integer,                                   -- contextFlags, see _context.ts
  *         PRIMARY KEY (session_id, seq))
- * search_text, search_pending                              -- search, see _search.ts
- * origins(session_id, machine, synced_at)                   -- who pushed it, see _origins.ts
+ * search_text, search_pending; origins                     -- _search.ts; _origins.ts
  * ```
  * Entries keep the JSON text they were written or imported with, so `exportJsonl` is
  * byte-identical. Every write locks its session's row (`SELECT ... FOR UPDATE`) and keeps
@@ -24,12 +23,9 @@
  * turns and each append is all-or-nothing, while writers on different sessions never wait
  * for each other. Listing reads only `sessions` rows; search is one query (`_search.ts`).
  *
- * Over 400 lines: one class whose every method is one short transaction; its statements
- * already live in the `_*.ts` modules beside it.
- *
  * @module
  */
-import { InvalidArgumentError, SessionExistsError } from "../../src/errors.ts";
+import { InvalidArgumentError } from "../../src/errors.ts";
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import { listingToInfo } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
@@ -63,19 +59,13 @@ import {
   transaction,
 } from "./_connect.ts";
 import { readBranch, readContext } from "./_context.ts";
-import {
-  decoding,
-  insertEntries,
-  type Runner,
-  SESSION_COLUMNS,
-  sessionColumns,
-  toEntryRows,
-} from "./_rows.ts";
-import { readOrigins, recordOrigin } from "./_origins.ts";
+import { decoding, insertEntries, type Runner, sessionColumns, toEntryRows } from "./_rows.ts";
+import { createdOn, labelCreates, readOrigins } from "./_origins.ts";
 import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
 import { postgresSearch } from "./_search.ts";
 import {
   changeTokenOf,
+  insertSession,
   listSessionRows,
   lockSession,
   readSessionTexts,
@@ -105,10 +95,7 @@ export interface PostgresStoreOptions {
   max?: number;
   /** How long to wait for a connection, in seconds, when opening from `url` (default 10). */
   connectTimeoutSeconds?: number;
-  /**
-   * A machine label (e.g. `laptop:~/.pi/agent`) recorded as the origin of every session
-   * this store creates, in the same transaction; `mu sync` sets it. Read with `machines()`.
-   */
+  /** Recorded as the machine of each session this store creates (`mu sync`; `machines()`). */
   machine?: string;
 }
 
@@ -150,7 +137,7 @@ export async function openPostgresStore(
     if (owned) await sql.end({ timeout: 0 }).catch(() => {});
     throw postgresError("Opening the session store", error, target);
   }
-  return new PostgresSessionStore(sql, schema, target, owned, options.machine);
+  return labelCreates(new PostgresSessionStore(sql, schema, target, owned), options.machine);
 }
 
 /**
@@ -171,22 +158,14 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   readonly #s: string;
   readonly #target: ConnectionTarget;
   readonly #owned: boolean;
-  readonly #machine: string | undefined;
   #closed = false;
 
   /** Use {@link openPostgresStore}; this expects a migrated schema. */
-  constructor(
-    sql: PostgresClient,
-    schema: string,
-    target: ConnectionTarget,
-    owned: boolean,
-    machine?: string,
-  ) {
+  constructor(sql: PostgresClient, schema: string, target: ConnectionTarget, owned: boolean) {
     this.#sql = sql;
     this.#s = quoteSchema(schema);
     this.#target = target;
     this.#owned = owned;
-    this.#machine = machine;
   }
 
   async create(
@@ -198,15 +177,9 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
       const rows = toEntryRows(entries, records.entries);
       const columns = sessionColumns(header, records.header, records.listing);
       return async (tx) => {
-        const inserted = await tx.unsafe(
-          `INSERT INTO ${this.#s}.sessions (id, ${SESSION_COLUMNS}, next_seq)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING
-           RETURNING id`,
-          [header.id, ...columns, entries.length] as string[],
-        );
-        if (inserted.length === 0) throw new SessionExistsError(header.id);
+        const origin = createdOn(this);
+        await insertSession(tx, this.#s, header.id, columns, entries.length, origin);
         await insertEntries(tx, this.#s, header.id, 0, rows);
-        if (this.#machine) await recordOrigin(tx, this.#s, header.id, this.#machine);
         return { id: header.id };
       };
     });
@@ -372,17 +345,7 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     return await this.#snapshot("loadContext", (tx) => readContext(tx, this.#s, sessionId, leafId));
   }
 
-  /**
-   * Session id -> the machine label of the `mu sync` push that created it here, for the
-   * sessions that have one (all, or only `ids`). Sessions created otherwise have none.
-   *
-   * @example
-   * ```ts
-   * import type { PostgresSessionStore } from "@mu/sessions/stores/postgres";
-   * declare const store: PostgresSessionStore;
-   * (await store.machines(["s1"])).get("s1"); // "laptop:~/.pi/agent", or undefined
-   * ```
-   */
+  /** Session id -> machine label, for sessions a `mu sync` push created here (`_origins.ts`). */
   async machines(ids?: readonly string[]): Promise<Map<string, string>> {
     return await this.#run("machines", (sql) => readOrigins(sql, this.#s, ids));
   }
