@@ -90,6 +90,15 @@ async function appendBlock(
   return spent;
 }
 
+/** The blocks with and without the watcher, and the ratio of their medians. */
+const costOf = (watched: number[], alone: number[]) => ({
+  blocks: watched.length,
+  withWatchMs: sorted(watched).map(Math.round),
+  withoutMs: sorted(alone).map(Math.round),
+  ratio: Number((quantile(watched, 0.5) / quantile(alone, 0.5)).toFixed(2)),
+  target: "<= 1.10x",
+});
+
 const cluster = await startCluster();
 const home = await Deno.makeTempDir({ prefix: "mu-bench-watch-" });
 const agentDir = join(home, "agent");
@@ -172,23 +181,8 @@ try {
       p95Ms: Math.round(quantile(lags, 0.95)),
       target: "<= 1000 ms median",
     },
-    appendCost: {
-      blocks: BLOCKS,
-      appendsPerBlock: BLOCK,
-      withWatchMs: sorted(watched).map(Math.round),
-      withoutMs: sorted(alone).map(Math.round),
-      ratio: Number((quantile(watched, 0.5) / quantile(alone, 0.5)).toFixed(2)),
-      target: "<= 1.10x",
-    },
-    pacedAppendCost: {
-      blocks: BLOCKS,
-      appendsPerBlock: PACED,
-      gapMs: GAP_MS,
-      withWatchMs: sorted(pacedWatched).map(Math.round),
-      withoutMs: sorted(pacedAlone).map(Math.round),
-      ratio: Number((quantile(pacedWatched, 0.5) / quantile(pacedAlone, 0.5)).toFixed(2)),
-      target: "<= 1.10x",
-    },
+    appendCost: { appendsPerBlock: BLOCK, ...costOf(watched, alone) },
+    pacedAppendCost: { appendsPerBlock: PACED, gapMs: GAP_MS, ...costOf(pacedWatched, pacedAlone) },
   };
   console.log(JSON.stringify(result, null, 2));
   if (values.out) await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
