@@ -31,6 +31,11 @@ export interface CliContext {
   stderrIsTTY: boolean;
   /** Ask a question on the terminal and resolve with the answer line (empty at end of input). */
   ask(question: string): Promise<string>;
+  /**
+   * Call `handler` on Ctrl-C (SIGINT) or SIGTERM instead of dying, for a long-running
+   * command that must save its state first; returns the undo. Absent: no signals here.
+   */
+  onInterrupt?(handler: () => void): () => void;
 }
 
 /** A path argument, resolved against the caller's directory (not the repo or the script). */

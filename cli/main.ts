@@ -27,6 +27,7 @@ import { search } from "./commands/search.ts";
 import { serve } from "./commands/serve.ts";
 import { show } from "./commands/show.ts";
 import { stats } from "./commands/stats.ts";
+import { sync } from "./commands/sync.ts";
 import { MU_VERSION } from "./version.ts";
 
 /** Every command, in the order `mu --help` lists them. */
@@ -44,6 +45,7 @@ export const COMMANDS: readonly Command[] = [
   migrate,
   stats,
   serve,
+  sync,
 ];
 
 function overview(): string {
@@ -104,6 +106,15 @@ export function processContext(): CliContext {
       } finally {
         rl.close();
       }
+    },
+    onInterrupt(handler) {
+      // Installed only while a command asks: every other command keeps the default (exit).
+      process.on("SIGINT", handler);
+      process.on("SIGTERM", handler);
+      return () => {
+        process.off("SIGINT", handler);
+        process.off("SIGTERM", handler);
+      };
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * `mu ls [--all] [--cwd DIR] [--internal]`: the sessions of the current project (or of
- * every project), newest first.
+ * every project), newest first. On a PostgreSQL store, a machine column says whose
+ * `mu sync` created each session there (empty for sessions never synced).
  *
  * @module
  */
@@ -12,6 +13,7 @@ import type { SessionInfo } from "../../src/store.ts";
 import {
   DuplicateSessionSourceError,
   type OpenedSources,
+  type SessionSource,
   type SourcedSessionInfo,
 } from "../../stores/default/sources.ts";
 import { canonicalDir } from "../../stores/default/trust.ts";
@@ -47,6 +49,33 @@ function hiddenCopies(errors: readonly DuplicateSessionSourceError[]): string[] 
       `also in ${shown.label} (${shown.location}), whose copies are shown${update} ` +
       `(mu ls --json names each one)\n`;
   });
+}
+
+/** A store that knows which machine's `mu sync` created each session (PostgreSQL). */
+interface MachineLabels {
+  machines(ids?: readonly string[]): Promise<Map<string, string>>;
+}
+
+/**
+ * Session id -> machine label from every source that records them, or undefined when no
+ * source does (the listing then has no machine column).
+ */
+async function machinesOf(
+  sources: readonly SessionSource[],
+  sessions: readonly SessionInfo[],
+): Promise<Map<string, string> | undefined> {
+  const labelled = sources.filter((source) =>
+    typeof (source.store as Partial<MachineLabels>).machines === "function"
+  );
+  if (labelled.length === 0) return undefined;
+  const ids = sessions.map((info) => info.id);
+  const found = new Map<string, string>();
+  for (const source of labelled) {
+    for (const [id, machine] of await (source.store as unknown as MachineLabels).machines(ids)) {
+      found.set(id, machine);
+    }
+  }
+  return found;
 }
 
 /**
@@ -100,8 +129,14 @@ export const ls: Command = {
           else unreadable.push(line);
         },
       });
+      const machines = await machinesOf(sources, sessions);
       if (invocation.json) {
-        context.out(JSON.stringify({ sessions, skipped }, null, 2) + "\n");
+        const rows = machines
+          ? sessions.map((info) =>
+            machines.has(info.id) ? { ...info, machine: machines.get(info.id) } : info
+          )
+          : sessions;
+        context.out(JSON.stringify({ sessions: rows, skipped }, null, 2) + "\n");
         return 0;
       }
       // Several sources: say where each session lives (the file, or the database).
@@ -112,6 +147,7 @@ export const ls: Command = {
         shortDate(info.modified),
         String(info.messageCount),
         info.id,
+        ...(machines ? [visible(machines.get(info.id) ?? "")] : []),
         ...(where ? [visible(locationOf(info))] : []),
       ]);
       const head = [
@@ -120,6 +156,7 @@ export const ls: Command = {
         "modified",
         "msgs",
         "id",
+        ...(machines ? ["machine"] : []),
         ...(where ? ["where"] : []),
       ];
       if (sessions.length) context.out(table([head, ...rows]));

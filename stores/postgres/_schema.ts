@@ -6,6 +6,7 @@
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
+import { originsMigration } from "./_origins.ts";
 import { searchMigration } from "./_search.ts";
 
 /** A schema name the store accepts: a plain SQL identifier (it is spliced into statements). */
@@ -63,6 +64,8 @@ export function postgresMigrations(s: string): readonly (readonly string[])[] {
     // Context flags (`contextFlags`) for context-only loads; rows written before stay NULL
     // and are parsed when a load needs their flags, so nothing is rewritten here.
     [`ALTER TABLE ${s}.entries ADD COLUMN IF NOT EXISTS flags integer`],
+    // Which machine's `mu sync` created each session (`_origins.ts`).
+    originsMigration(s),
   ];
 }
 

@@ -1,15 +1,38 @@
 /**
- * The PostgreSQL store's statements on its `sessions` table: locking a session's row for a
- * write, updating it, reading a session's texts, the listing query and the change token.
+ * The PostgreSQL store's statements on its `sessions` table: inserting a session's row (and
+ * its origin), locking the row for a write, updating it, reading a session's texts, the listing query and the change token.
  * Separate from `store.ts`, which holds the store's operations and their transactions;
  * these take the runner and the quoted schema and only speak SQL.
  *
  * @module
  */
-import { SessionNotFoundError } from "../../src/errors.ts";
 import type { ListOptions } from "../../src/store.ts";
 import type { PostgresClient } from "./_connect.ts";
-import { type Runner, SESSION_UPDATE } from "./_rows.ts";
+import { SessionExistsError, SessionNotFoundError } from "../../src/errors.ts";
+import { recordOrigin } from "./_origins.ts";
+import { type Runner, SESSION_COLUMNS, SESSION_UPDATE } from "./_rows.ts";
+
+/**
+ * Insert a new session's row, and its origin when a `mu sync` push creates it (in the same
+ * transaction, so no crash leaves it unlabelled); an id already taken writes nothing.
+ */
+export async function insertSession(
+  tx: Runner,
+  s: string,
+  id: string,
+  columns: unknown[],
+  nextSeq: number,
+  origin: string | undefined,
+): Promise<void> {
+  const inserted = await tx.unsafe(
+    `INSERT INTO ${s}.sessions (id, ${SESSION_COLUMNS}, next_seq)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING
+     RETURNING id`,
+    [id, ...columns, nextSeq] as string[],
+  );
+  if (inserted.length === 0) throw new SessionExistsError(id);
+  if (origin) await recordOrigin(tx, s, id, origin);
+}
 
 /** Lock the session's row for this transaction; its selected columns, or not found. */
 export async function lockSession(tx: Runner, s: string, sessionId: string, columns: string) {

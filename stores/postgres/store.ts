@@ -15,7 +15,7 @@
  *         json text,                                       -- exact entry JSON
  *         flags integer,                                   -- contextFlags, see _context.ts
  *         PRIMARY KEY (session_id, seq))
- * search_text, search_pending                              -- search, see _search.ts
+ * search_text, search_pending; origins                     -- _search.ts; _origins.ts
  * ```
  * Entries keep the JSON text they were written or imported with, so `exportJsonl` is
  * byte-identical. Every write locks its session's row (`SELECT ... FOR UPDATE`) and keeps
@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { InvalidArgumentError, SessionExistsError } from "../../src/errors.ts";
+import { InvalidArgumentError } from "../../src/errors.ts";
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import { listingToInfo } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
@@ -59,18 +59,13 @@ import {
   transaction,
 } from "./_connect.ts";
 import { readBranch, readContext } from "./_context.ts";
-import {
-  decoding,
-  insertEntries,
-  type Runner,
-  SESSION_COLUMNS,
-  sessionColumns,
-  toEntryRows,
-} from "./_rows.ts";
+import { decoding, insertEntries, type Runner, sessionColumns, toEntryRows } from "./_rows.ts";
+import { createdOn, labelCreates, readOrigins } from "./_origins.ts";
 import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
 import { postgresSearch } from "./_search.ts";
 import {
   changeTokenOf,
+  insertSession,
   listSessionRows,
   lockSession,
   readSessionTexts,
@@ -100,6 +95,8 @@ export interface PostgresStoreOptions {
   max?: number;
   /** How long to wait for a connection, in seconds, when opening from `url` (default 10). */
   connectTimeoutSeconds?: number;
+  /** Recorded as the machine of each session this store creates (`mu sync`; `machines()`). */
+  machine?: string;
 }
 
 /**
@@ -140,7 +137,7 @@ export async function openPostgresStore(
     if (owned) await sql.end({ timeout: 0 }).catch(() => {});
     throw postgresError("Opening the session store", error, target);
   }
-  return new PostgresSessionStore(sql, schema, target, owned);
+  return labelCreates(new PostgresSessionStore(sql, schema, target, owned), options.machine);
 }
 
 /**
@@ -180,13 +177,8 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
       const rows = toEntryRows(entries, records.entries);
       const columns = sessionColumns(header, records.header, records.listing);
       return async (tx) => {
-        const inserted = await tx.unsafe(
-          `INSERT INTO ${this.#s}.sessions (id, ${SESSION_COLUMNS}, next_seq)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING
-           RETURNING id`,
-          [header.id, ...columns, entries.length] as string[],
-        );
-        if (inserted.length === 0) throw new SessionExistsError(header.id);
+        const origin = createdOn(this);
+        await insertSession(tx, this.#s, header.id, columns, entries.length, origin);
         await insertEntries(tx, this.#s, header.id, 0, rows);
         return { id: header.id };
       };
@@ -353,6 +345,11 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
     return await this.#snapshot("loadContext", (tx) => readContext(tx, this.#s, sessionId, leafId));
   }
 
+  /** Session id -> machine label, for sessions a `mu sync` push created here (`_origins.ts`). */
+  async machines(ids?: readonly string[]): Promise<Map<string, string>> {
+    return await this.#run("machines", (sql) => readOrigins(sql, this.#s, ids));
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -397,4 +394,4 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
   }
 }
 
-guardStoreClass(PostgresSessionStore);
+guardStoreClass(PostgresSessionStore, ["machines"]);

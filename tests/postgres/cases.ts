@@ -179,6 +179,33 @@ export function postgresCases(
     },
   );
 
+  t(
+    name("a store opened with a machine label records it for the sessions it creates"),
+    async () => {
+      await withFreshStore(async (store, schema) => {
+        const { url } = await sharedCluster();
+        const laptop = await openPostgresStore({ url, schema, machine: "laptop:~/.pi/agent" });
+        try {
+          await store.create(head("plain"), [message("a", null)]);
+          await laptop.create(head("synced"), [message("a", null)]);
+          await laptop.append("plain", [message("b", "a")]); // appending is not creating
+          assertEquals([...(await store.machines())], [["synced", "laptop:~/.pi/agent"]]);
+          assertEquals([...(await store.machines(["plain"]))], []);
+          // The label lives beside the session: its bytes are those of an unlabelled copy.
+          assertEquals(
+            await laptop.exportJsonl("synced"),
+            (await store.exportJsonl("plain")).split("\n").slice(0, 2).join("\n")
+              .replace('"id":"plain"', '"id":"synced"') + "\n",
+          );
+          await store.delete("synced");
+          assertEquals((await store.machines()).size, 0, "the label goes with the session");
+        } finally {
+          await laptop.close();
+        }
+      });
+    },
+  );
+
   t(name("a writer holding one session's lock does not block another session"), async () => {
     await withFreshStore(async (store, schema) => {
       await store.create(head("held"));
