@@ -136,11 +136,12 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
     }),
     options.sessions,
   );
+  // Read before the sessions, so a write landing while one is copied changes it again.
+  const tokens = await changeTokens(from, sessions.map((info) => info.id), options.signal);
   let done = 0;
-  for (const { id } of sessions) {
+  for (const [i, { id }] of sessions.entries()) {
     options.signal?.throwIfAborted();
-    // Read before the session, so a write landing while it is copied changes it again.
-    const token = await from.changeToken?.(id);
+    const token = tokens[i];
     if (token !== undefined && sent[id] === token) {
       report.sessionsUnchanged++;
     } else if (await copySession(pass, id, report, options.signal)) {
@@ -149,6 +150,28 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
     }
     options.onProgress?.(++done, sessions.length);
   }
+}
+
+/** How many change tokens are asked for at once (a server answers them over one pipeline). */
+const TOKENS_IN_FLIGHT = 64;
+
+/**
+ * Every session's change token (undefined for a store without them), asked for a few dozen
+ * at a time: one after the other, a server's round trips would dominate a run with nothing new.
+ */
+async function changeTokens(
+  store: SessionStore,
+  ids: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<(string | undefined)[]> {
+  const tokens: (string | undefined)[] = [];
+  if (!store.changeToken) return tokens;
+  for (let at = 0; at < ids.length; at += TOKENS_IN_FLIGHT) {
+    signal?.throwIfAborted();
+    const slice = ids.slice(at, at + TOKENS_IN_FLIGHT);
+    tokens.push(...await Promise.all(slice.map((id) => store.changeToken!(id))));
+  }
+  return tokens;
 }
 
 function selectSessions(
