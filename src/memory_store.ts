@@ -160,6 +160,18 @@ export class MemorySessionStore implements SessionStore {
     return recordsToJsonl(header, entries);
   }
 
+  /**
+   * A token that changes with every write to the session (each write stores a new record
+   * object, which draws a new number), or without an id with every write to the store.
+   * Writes by another store over the same map count too. Lets sync skip unchanged sessions.
+   */
+  async changeToken(sessionId?: string): Promise<string> {
+    if (sessionId === undefined) {
+      return [...this.#sessions].map(([id, records]) => `${id}@${writeNumber(records)}`).join(",");
+    }
+    return String(writeNumber(this.#get(sessionId)));
+  }
+
   async close(): Promise<void> {}
 
   #get(sessionId: string): SessionRecords {
@@ -179,6 +191,16 @@ export class MemorySessionStore implements SessionStore {
 }
 
 guardStoreClass(MemorySessionStore);
+
+/** The number of the write that stored a record object (drawn on first ask, never reused). */
+const writeNumbers = new WeakMap<SessionRecords, number>();
+let lastWriteNumber = 0;
+
+function writeNumber(records: SessionRecords): number {
+  let number = writeNumbers.get(records);
+  if (number === undefined) writeNumbers.set(records, number = ++lastWriteNumber);
+  return number;
+}
 
 /**
  * Each entry id's line in a session's entry list, built once per list (appends add to the

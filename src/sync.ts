@@ -34,7 +34,10 @@ export interface SyncOptions {
    * token is unchanged since their last complete copy are not read.
    */
   cursor?: SyncReport["cursor"];
-  /** Abort between sessions; the promise rejects with the signal's reason. */
+  /**
+   * Abort between sessions (and between the store calls of a long session, each of which
+   * leaves a prefix of it); the promise rejects with the signal's reason.
+   */
   signal?: AbortSignal;
   /** Called after each session: `(done, total)` for the current direction. */
   onProgress?: (done: number, total: number) => void;
@@ -66,7 +69,9 @@ export interface SyncReport {
   skipped: { sessionId: string; reason: string }[];
   /**
    * Plain JSON to keep beside the source and pass back as `options.cursor`: per direction,
-   * session id -> the sending store's change token at its last complete copy.
+   * session id -> a change token of the sending store at which the receiving side held all
+   * of that session (after a complete copy, or when the receiving copy was found to hold
+   * nothing the other side lacks, so a later run in the other direction skips it too).
    */
   cursor: { push: Record<string, string>; pull: Record<string, string> };
 }
@@ -99,18 +104,28 @@ export async function syncStores(
       pull: { ...options.cursor?.pull },
     },
   };
-  if (direction !== "pull") await copyMissing(source, target, report.cursor.push, report, options);
-  if (direction !== "push") await copyMissing(target, source, report.cursor.pull, report, options);
+  const { push, pull } = report.cursor;
+  if (direction !== "pull") {
+    await copyMissing({ from: source, to: target, sent: push, received: pull }, report, options);
+  }
+  if (direction !== "push") {
+    await copyMissing({ from: target, to: source, sent: pull, received: push }, report, options);
+  }
   return report;
 }
 
-async function copyMissing(
-  from: SessionStore,
-  to: SessionStore,
-  tokens: Record<string, string>,
-  report: SyncReport,
-  options: SyncOptions,
-): Promise<void> {
+/** One pass of a sync: the sessions `from` has that `to` lacks in part or in whole. */
+interface Pass {
+  from: SessionStore;
+  to: SessionStore;
+  /** Change tokens of `from` at which `to` held all of a session (this pass's cursor). */
+  sent: Record<string, string>;
+  /** Change tokens of `to` at which `from` held all of a session (the other pass's cursor). */
+  received: Record<string, string>;
+}
+
+async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions): Promise<void> {
+  const { from, sent } = pass;
   const sessions = selectSessions(
     await from.list({
       cwd: options.sessions?.cwd,
@@ -121,18 +136,42 @@ async function copyMissing(
     }),
     options.sessions,
   );
+  // Read before the sessions, so a write landing while one is copied changes it again.
+  const tokens = await changeTokens(from, sessions.map((info) => info.id), options.signal);
   let done = 0;
-  for (const { id } of sessions) {
+  for (const [i, { id }] of sessions.entries()) {
     options.signal?.throwIfAborted();
-    const token = await from.changeToken?.(id);
-    if (token !== undefined && tokens[id] === token) {
+    const token = tokens[i];
+    if (token !== undefined && sent[id] === token) {
       report.sessionsUnchanged++;
-    } else if (await copySession(from, to, id, report)) {
+    } else if (await copySession(pass, id, report, options.signal)) {
       // Recorded only after a complete copy, so an interrupted run redoes the session.
-      if (token !== undefined) tokens[id] = token;
+      if (token !== undefined) sent[id] = token;
     }
     options.onProgress?.(++done, sessions.length);
   }
+}
+
+/** How many change tokens are asked for at once (a server answers them over one pipeline). */
+const TOKENS_IN_FLIGHT = 64;
+
+/**
+ * Every session's change token (undefined for a store without them), asked for a few dozen
+ * at a time: one after the other, a server's round trips would dominate a run with nothing new.
+ */
+async function changeTokens(
+  store: SessionStore,
+  ids: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<(string | undefined)[]> {
+  const tokens: (string | undefined)[] = [];
+  if (!store.changeToken) return tokens;
+  for (let at = 0; at < ids.length; at += TOKENS_IN_FLIGHT) {
+    signal?.throwIfAborted();
+    const slice = ids.slice(at, at + TOKENS_IN_FLIGHT);
+    tokens.push(...await Promise.all(slice.map((id) => store.changeToken!(id))));
+  }
+  return tokens;
 }
 
 function selectSessions(
@@ -148,10 +187,10 @@ function selectSessions(
 
 /** Copy one session; false when it was skipped or conflicts (nothing written then). */
 async function copySession(
-  from: SessionStore,
-  to: SessionStore,
+  { from, to, received }: Pass,
   sessionId: string,
   report: SyncReport,
+  signal: AbortSignal | undefined,
 ): Promise<boolean> {
   const loaded = await readExact(from, sessionId);
   if (loaded.upgraded) {
@@ -163,11 +202,14 @@ async function copySession(
     return false;
   }
   if (!(await to.has(sessionId))) {
-    await to.create(loaded.header, loaded.entries);
+    const [first, ...rest] = batches(loaded.entries);
+    await to.create(loaded.header, first ?? []);
     report.sessionsCreated++;
-    report.entriesCopied += loaded.entries.length;
+    report.entriesCopied += first?.length ?? 0;
+    await appendInBatches(to, sessionId, rest, report, signal);
     return true;
   }
+  const receiverToken = await to.changeToken?.(sessionId);
   const present = await readExact(to, sessionId);
   const conflicts = sessionConflicts(sessionId, loaded.header, loaded.entries, present);
   if (present.upgraded) {
@@ -185,9 +227,58 @@ async function copySession(
   // Source order is commit order, so parents land before their children.
   const missing = loaded.entries.filter((entry) => !storedIds.has(entry.id));
   report.alreadyPresent += loaded.entries.length - missing.length;
-  if (missing.length > 0) await to.append(sessionId, missing);
-  report.entriesCopied += missing.length;
+  if (missing.length === 0 && receiverToken !== undefined) {
+    // The receiving copy held nothing the sender lacks at that token: the other direction
+    // need not read it while the token stands. After a write it is read once more instead,
+    // since a write by someone else could land between ours and a token read after it.
+    const sendingIds = new Set(loaded.entries.map((entry) => entry.id));
+    if (present.entries.every((entry) => sendingIds.has(entry.id))) {
+      received[sessionId] = receiverToken;
+    }
+  }
+  await appendInBatches(to, sessionId, batches(missing), report, signal);
   return true;
+}
+
+/** At most this many entries, or about this many bytes of JSON, per store call. */
+const BATCH_ENTRIES = 2_000;
+const BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Entries in order, cut into store calls of bounded size: one call per entry would be one
+ * round trip per entry to a server, one call for a whole long session one huge statement.
+ * Each call is atomic, so a run stopped between calls leaves a prefix of the session.
+ */
+function batches(entries: readonly SessionEntry[]): SessionEntry[][] {
+  const result: SessionEntry[][] = [];
+  let batch: SessionEntry[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = toJsonLine(entry, "entry").length;
+    if (batch.length > 0 && (batch.length >= BATCH_ENTRIES || bytes + size > BATCH_BYTES)) {
+      result.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(entry);
+    bytes += size;
+  }
+  if (batch.length > 0) result.push(batch);
+  return result;
+}
+
+async function appendInBatches(
+  to: SessionStore,
+  sessionId: string,
+  calls: readonly SessionEntry[][],
+  report: SyncReport,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  for (const batch of calls) {
+    signal?.throwIfAborted();
+    await to.append(sessionId, batch);
+    report.entriesCopied += batch.length;
+  }
 }
 
 /**

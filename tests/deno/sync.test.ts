@@ -4,24 +4,15 @@
  * only the sessions that changed (counted as store operations, never timed).
  */
 import { DatabaseSync } from "node:sqlite";
-import { MemorySessionStore, type SessionStore, syncStores } from "../../core.ts";
+import { MemorySessionStore, syncStores } from "../../core.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { header } from "../conformance/store_suite.ts";
-import { chain } from "./sync_chain.ts";
+import { chain } from "../conformance/sync_chain.ts";
+import { countLoads } from "../conformance/sync_suite.ts";
 
 const sqlite = () => SqliteSessionStore.open(new DatabaseSync(":memory:"));
-
-/** Counts the calls that read a session's entries (`load`, `exportJsonl`) on a store. */
-function countLoads(store: SessionStore): { loads: number } {
-  const counter = { loads: 0 };
-  const load = store.load.bind(store);
-  store.load = (id) => (counter.loads++, load(id));
-  const exportJsonl = store.exportJsonl?.bind(store);
-  if (exportJsonl) store.exportJsonl = (id) => (counter.loads++, exportJsonl(id));
-  return counter;
-}
 
 Deno.test("sync: a push creates missing sessions with byte-identical entries", async () => {
   const source = await sqlite();

@@ -8,7 +8,7 @@ import { syncStores } from "../../core.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { assertEquals } from "../conformance/assert.ts";
 import { header } from "../conformance/store_suite.ts";
-import { chain } from "./sync_chain.ts";
+import { chain } from "../conformance/sync_chain.ts";
 import { stopSharedCluster, withFreshStore } from "../postgres/subject.ts";
 
 Deno.test("sync: SQLite -> PostgreSQL -> SQLite keeps every session byte for byte", async () => {

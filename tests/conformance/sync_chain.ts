@@ -1,6 +1,6 @@
 /** Test data for the sync tests: a linear run of user messages with readable ids. */
 import type { SessionEntry } from "../../schema.ts";
-import { userEntry } from "../conformance/store_suite.ts";
+import { userEntry } from "./store_suite.ts";
 
 /** `count` messages `${prefix}-0`, `${prefix}-1`, ..., each the child of the one before. */
 export function chain(

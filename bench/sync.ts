@@ -1,0 +1,190 @@
+/**
+ * `syncStores` into PostgreSQL: first pushes of the benchmark's 2,000-session folder and of
+ * its 100k-entry session (MB/s of JSONL; the long push runs in a child process so its peak
+ * RSS is its own), and incremental runs with the cursor over the 2,000 sessions, with
+ * nothing new and after 100 new entries across 10 sessions. Data from the bench generator
+ * (`bench/generate.ts`); a throwaway cluster (tests/postgres/cluster.ts). Not part of
+ * `deno task bench`; run it by hand (results: bench/results/sync.json):
+ *
+ * ```sh
+ * deno run -A bench/sync.ts            # --smoke: 200 sessions and a 10k-entry session
+ * ```
+ */
+import { parseArgs } from "node:util";
+import { type SessionEntry, type SessionStore, type SyncReport, syncStores } from "../core.ts";
+import { openJsonlFsStore } from "../stores/jsonl/fs.ts";
+import { openPostgresStore } from "../stores/postgres/store.ts";
+import { startCluster } from "../tests/postgres/cluster.ts";
+import { ensureFolder, ensureSession } from "./generate.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    smoke: { type: "boolean", default: false },
+    // Internal: the child that pushes one session folder and reports its peak RSS.
+    child: { type: "string" },
+  },
+});
+
+/** Peak resident set size of this process so far, in bytes (Linux). */
+async function peakRss(): Promise<number> {
+  const status = await Deno.readTextFile("/proc/self/status");
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+async function push(dir: string, url: string, schema: string): Promise<SyncReport> {
+  const source = await openJsonlFsStore(dir);
+  const target = await openPostgresStore({ url, schema });
+  try {
+    return await syncStores(source, target);
+  } finally {
+    await target.close();
+    await source.close();
+  }
+}
+
+if (values.child) {
+  const { dir, url, schema } = JSON.parse(values.child);
+  const start = performance.now();
+  const report = await push(dir, url, schema);
+  const ms = performance.now() - start;
+  console.log(JSON.stringify({ ms, peakRss: await peakRss(), copied: report.entriesCopied }));
+  Deno.exit(0);
+}
+
+async function median(runs: number, fn: () => Promise<number>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await fn());
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+const MB = 1024 * 1024;
+const sizes = values.smoke ? { sessions: 200, entries: 10_000 } : {
+  sessions: 2_000,
+  entries: 100_000,
+};
+const folder = await ensureFolder(sizes.sessions);
+const big = await ensureSession(sizes.entries);
+const cluster = await startCluster();
+const rows: { measure: string; value: string; target: string }[] = [];
+const work = await Deno.makeTempDir({ prefix: "mu-bench-sync-" });
+try {
+  // The folder is copied first: the incremental rows append to it.
+  const local = `${work}/folder`;
+  await Deno.mkdir(local);
+  for await (const item of Deno.readDir(folder.dir)) {
+    if (item.isFile && item.name.endsWith(".jsonl")) {
+      await Deno.copyFile(`${folder.dir}/${item.name}`, `${local}/${item.name}`);
+    }
+  }
+  const source = await openJsonlFsStore(local);
+  const target = await openPostgresStore({ url: cluster.url, schema: "folder" });
+  try {
+    let cursor: SyncReport["cursor"] | undefined;
+    const firstMs = await timed(async () => cursor = (await syncStores(source, target)).cursor);
+    rows.push({
+      measure: `first push, ${sizes.sessions}-session folder (${
+        (folder.bytes / MB).toFixed(0)
+      } MB)`,
+      value: `${(folder.bytes / MB / (firstMs / 1000)).toFixed(1)} MB/s (${firstMs.toFixed(0)} ms)`,
+      target: ">= 20 MB/s",
+    });
+    const idle = await median(5, () =>
+      timed(async () => {
+        const report = await syncStores(source, target, { cursor });
+        if (report.sessionsUnchanged !== sizes.sessions) throw new Error("read a session");
+      }));
+    rows.push({
+      measure: `incremental push, nothing new, ${sizes.sessions} sessions`,
+      value: `${idle.toFixed(0)} ms`,
+      target: "<= 300 ms",
+    });
+    const both = await median(
+      5,
+      () =>
+        timed(async () =>
+          cursor = (await syncStores(source, target, { cursor, direction: "both" })).cursor
+        ),
+    );
+    rows.push({
+      measure: `incremental two-way sync, nothing new, ${sizes.sessions} sessions`,
+      value: `${both.toFixed(0)} ms`,
+      target: "(<= 300 ms)",
+    });
+    const sessions = (await source.list()).slice(0, 10);
+    let round = 0;
+    const fresh = await median(3, async () => {
+      round++;
+      for (const { id } of sessions) {
+        const { entries } = await source.load(id);
+        let parentId = entries.at(-1)?.id ?? null;
+        const added: SessionEntry[] = [];
+        for (let i = 0; i < 10; i++) {
+          const at = Date.UTC(2026, 6, 1, 0, round, i);
+          const entry = {
+            type: "message",
+            id: `sync-${round}-${i}-${id.slice(0, 8)}`,
+            parentId,
+            timestamp: new Date(at).toISOString(),
+            message: { role: "user", content: `new ${round} ${i}`, timestamp: at },
+          } as SessionEntry;
+          added.push(entry);
+          parentId = entry.id;
+        }
+        await source.append(id, added);
+      }
+      return await timed(async () => {
+        const report = await syncStores(source, target, { cursor });
+        if (report.entriesCopied !== 100) throw new Error(`copied ${report.entriesCopied}`);
+        cursor = report.cursor;
+      });
+    });
+    rows.push({
+      measure: "incremental push, 100 new entries across 10 sessions",
+      value: `${fresh.toFixed(0)} ms`,
+      target: "<= 300 ms",
+    });
+  } finally {
+    await target.close();
+    await (source as SessionStore).close();
+  }
+
+  const child = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      new URL(import.meta.url).pathname,
+      `--child=${JSON.stringify({ dir: big.dir, url: cluster.url, schema: "big" })}`,
+    ],
+    stderr: "inherit",
+  }).output();
+  if (!child.success) throw new Error("the long-session push failed");
+  const result = JSON.parse(new TextDecoder().decode(child.stdout).trim().split("\n").at(-1)!);
+  rows.push({
+    measure: `first push, ${sizes.entries}-entry session (${(big.bytes / MB).toFixed(0)} MB)`,
+    value: `${(big.bytes / MB / (result.ms / 1000)).toFixed(1)} MB/s (${
+      result.ms.toFixed(0)
+    } ms), peak RSS ${(result.peakRss / MB).toFixed(0)} MB = ${
+      (result.peakRss / big.bytes).toFixed(2)
+    }x the file`,
+    target: ">= 20 MB/s, peak RSS <= 0.5x",
+  });
+} finally {
+  await cluster.stop();
+  await Deno.remove(work, { recursive: true });
+}
+console.log("| measure | result | target |\n| --- | --- | --- |");
+for (const row of rows) console.log(`| ${row.measure} | ${row.value} | ${row.target} |`);
+if (!values.smoke) {
+  const out = new URL("./results/sync.json", import.meta.url);
+  await Deno.writeTextFile(
+    out,
+    JSON.stringify({ date: new Date().toISOString(), rows }, null, 2) + "\n",
+  );
+}
