@@ -111,13 +111,16 @@ export interface ViewerApi {
   ): Promise<string>;
   /** A page of the raw entries on the path to `leafId`. */
   raw(sessionId: string, leafId: string | null, start: number, count: number): Promise<RawPageView>;
-  /** Items `[start, start+count)` of the branch's conversation (`conversation/model.ts`). */
+  /**
+   * Items `[start, start+count)` of the branch's conversation (`conversation/model.ts`).
+   * `partial`: answered before the session was loaded, so `total` only says more follow.
+   */
   conversation(
     sessionId: string,
     leafId: string | null,
     start: number,
     count: number,
-  ): Promise<{ total: number; items: ConvItem[] }>;
+  ): Promise<{ total: number; items: ConvItem[]; partial?: boolean }>;
   /**
    * The branch's conversation as the single-file HTML export, built here with `asset`
    * (the renderer the page fetched): a long branch's items are never copied to the page,
@@ -129,6 +132,8 @@ export interface ViewerApi {
     asset: ExportAsset,
     allBranches?: boolean,
   ): Promise<{ blob: Blob; fileName: string }>;
+  /** How many items the branch's conversation has (waits for the session's load). */
+  conversationTotal(sessionId: string, leafId: string | null): Promise<number>;
   /** One short row per conversation item of the branch to `leafId` (the outline rail). */
   conversationOutline(sessionId: string, leafId: string | null): Promise<OutlineRow[]>;
   /** Date, models, messages by role, tool calls, tokens and cost of the branch to `leafId`. */

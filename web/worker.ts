@@ -46,7 +46,9 @@ const sources = new ViewerSources(store, self.location.origin);
 async function handle(sessionId: string): Promise<SessionHandle> {
   let entry = opened.get(sessionId);
   if (!entry) {
-    entry = sources.resolve(sessionId).then((s) => SessionHandle.open(s.store, s.sessionId));
+    entry = sources.resolve(sessionId).then((s) =>
+      SessionHandle.open(s.store, s.sessionId, s.source === "computer" ? sources : undefined)
+    );
     opened.set(sessionId, entry);
     entry.catch(() => opened.delete(sessionId));
     while (opened.size > OPEN_CACHE) opened.delete(opened.keys().next().value!);
@@ -215,9 +217,7 @@ const api: ViewerApi = {
   },
 
   async conversation(sessionId, leafId, start, count) {
-    const items = (await session(sessionId)).conversation(leafId);
-    const from = Math.max(0, start);
-    return { total: items.length, items: items.slice(from, from + Math.max(0, count)) };
+    return await (await handle(sessionId)).conversation(leafId, start, count);
   },
 
   async exportHtml(sessionId, leafId, asset, allBranches) {
@@ -233,6 +233,10 @@ const api: ViewerApi = {
       blob: new Blob([exportHtml(asset, doc)], { type: "text/html" }),
       fileName: exportFileName(doc.sessionId, doc.leafId),
     };
+  },
+
+  async conversationTotal(sessionId, leafId) {
+    return (await session(sessionId)).conversation(leafId).length;
   },
 
   async conversationOutline(sessionId, leafId) {

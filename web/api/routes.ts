@@ -9,6 +9,7 @@
  * | `GET /api/info` | `{ name, store, sources, absent }`: where sessions are read from, and agent folders looked for but missing |
  * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor }`, newest first |
  * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }`, from the session kept open (`session_pages.ts`) |
+ * | `GET /api/sessions/:id/conversation?leaf=&offset=&limit=` | `{ items, total }`: conversation items of the branch (the last entry's when no leaf), `total` `null` while the rest of the branch is unread |
  * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
  * | `GET /api/sessions/:id/loaded-context?leaf=&empty=1` | a context-only load (`LoadedContext`) |
  * | `GET /api/sessions/:id/export?leaf=` | JSONL (`application/jsonl`) |
@@ -30,6 +31,7 @@ import { exportSessionJsonl, type SessionStore } from "../../src/store.ts";
 import { ChangeWatcher, eventStream } from "./events.ts";
 import { importStreamed } from "./import_stream.ts";
 import { SessionPages } from "./session_pages.ts";
+import { CONV_PAGE } from "../conversation/model.ts";
 import { errorResponse, HttpError, json, limitedBody } from "./http.ts";
 
 /** Options of {@link createSessionApi}. */
@@ -201,6 +203,12 @@ export function createSessionApi(
       return json(200, { header, sourceVersion, entries, total, nextOffset });
     }
     const leaf = url.searchParams.get("leaf") ?? undefined;
+    if (sub === "conversation") {
+      // From the session kept open, reading only as much of the branch as the page needs.
+      const offset = intParam(url, "offset", 0);
+      const limit = intParam(url, "limit", CONV_PAGE, 1000) || CONV_PAGE;
+      return json(200, await pages.conversation(sessionId, leaf, offset, limit));
+    }
     if (sub === "context") {
       // A context-only load where the store has one: a huge session answers from its
       // context range, not a read of every entry.

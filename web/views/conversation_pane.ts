@@ -19,5 +19,6 @@ export async function conversationPane(source: ContextSource): Promise<Conversat
     page: (start, count) => client.call("conversation", sessionId, leafId, start, count),
     summary: () => client.call("branchSummary", sessionId, leafId),
     outline: () => client.call("conversationOutline", sessionId, leafId),
+    total: () => client.call("conversationTotal", sessionId, leafId),
   });
 }

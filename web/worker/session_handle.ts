@@ -5,9 +5,10 @@
  * of a 100k-entry session at once; then, when the page asks for anything else (the tree,
  * raw entries, another leaf, usage), the full load (`OpenedSession`), started once.
  *
- * A store without `loadContext` (IndexedDB, memory, the HTTP store of `mu serve`), or a
- * context the load cannot decide (`projectLoadedContext` answers `undefined`), opens with
- * the full load at once, as before.
+ * A store without `loadContext` (IndexedDB, memory), or a context the load cannot decide
+ * (`projectLoadedContext` answers `undefined`), opens with the full load at once. A session
+ * of `mu serve` gets its first conversation pages from the server, which reads only the
+ * start of the branch for them.
  *
  * @module
  */
@@ -16,10 +17,34 @@ import { toJsonLine } from "../../src/jsonl.ts";
 import { CURRENT_SESSION_VERSION, isWorkflowInternal } from "../../src/schema.ts";
 import type { SessionStore } from "../../src/store.ts";
 import type { ContextAs, ContextPageView, SessionOverview } from "../types.ts";
+import type { ConvItem } from "../conversation/model.ts";
 import { ContextPages } from "./context_pages.ts";
 import { OpenedSession } from "./opened_session.ts";
 
 type Json = Record<string, unknown>;
+
+/** A page of a branch's conversation (`partial`: `total` only says more items follow). */
+export interface ConversationPage {
+  total: number;
+  items: ConvItem[];
+  partial?: boolean;
+}
+
+/** The server that answers conversation pages of a session it keeps open (`mu serve`). */
+export interface ConversationServer {
+  serverConversation(
+    sessionId: string,
+    leafId: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ items: ConvItem[]; total: number | null }>;
+}
+
+/**
+ * Items the server answers before the session is loaded here: its cost grows with the
+ * offset (it reads the branch up to the page), so far down the list waits for the load.
+ */
+const SERVER_CONVERSATION_ITEMS = 600;
 
 /** The overview without the page's key and source (added by the worker's API). */
 export type OverviewFacts = Omit<SessionOverview, "key" | "source">;
@@ -37,7 +62,11 @@ export class SessionHandle {
   #full?: Promise<OpenedSession>;
   #loaded?: OpenedSession;
 
-  private constructor(readonly store: SessionStore, readonly sessionId: string) {}
+  private constructor(
+    readonly store: SessionStore,
+    readonly sessionId: string,
+    readonly server?: ConversationServer,
+  ) {}
 
   /**
    * Open a session: a context-only first look when the store can give one, else the full
@@ -52,8 +81,12 @@ export class SessionHandle {
    * (await SessionHandle.open(store, "s")).overview().entryCount; // 0
    * ```
    */
-  static async open(store: SessionStore, sessionId: string): Promise<SessionHandle> {
-    const handle = new SessionHandle(store, sessionId);
+  static async open(
+    store: SessionStore,
+    sessionId: string,
+    server?: ConversationServer,
+  ): Promise<SessionHandle> {
+    const handle = new SessionHandle(store, sessionId, server);
     if (canLoadContext(store)) handle.#first = await firstLook(store, sessionId);
     if (!handle.#first) await handle.full();
     return handle;
@@ -80,6 +113,30 @@ export class SessionHandle {
       this.#full.catch(() => this.#full = undefined); // a later call tries again
     }
     return this.#full;
+  }
+
+  /**
+   * Items `[start, start + count)` of the branch's conversation. Before the session is
+   * loaded, a server that can answer them from the branch's first entries does (the first
+   * pages of a 100k-entry session in a fraction of its load); its `total` is then unknown
+   * until the server has read the whole branch: `partial`, with a total one past the items
+   * so far so the list asks for more.
+   */
+  async conversation(
+    leafId: string | null,
+    start: number,
+    count: number,
+  ): Promise<ConversationPage> {
+    const from = Math.max(0, start);
+    const wanted = Math.max(0, count);
+    if (!this.#loaded && this.server && from + wanted <= SERVER_CONVERSATION_ITEMS) {
+      if (leafId === null) return { total: 0, items: [] }; // before any entry
+      const page = await this.server.serverConversation(this.sessionId, leafId, from, wanted);
+      if (page.total !== null) return { total: page.total, items: page.items };
+      return { total: from + page.items.length + 1, items: page.items, partial: true };
+    }
+    const items = (await this.full()).conversation(leafId);
+    return { total: items.length, items: items.slice(from, from + wanted) };
   }
 
   /** The context pages of a leaf: from the first look when it covers the leaf. */

@@ -11,6 +11,7 @@ import type { SessionStore } from "../../src/store.ts";
 import { HttpSessionStore, isSessionServer } from "../../stores/http/store.ts";
 import { parseSessionKey, sessionKey, type SessionSource } from "../session_key.ts";
 import type { SessionRowView } from "../types.ts";
+import type { ConvItem } from "../conversation/model.ts";
 import type { ImportSource } from "./importer.ts";
 
 /** A session key resolved to its store. */
@@ -48,6 +49,31 @@ export class ViewerSources {
   async resolve(key: string): Promise<ResolvedSession> {
     const { source, sessionId } = parseSessionKey(key);
     return { store: await this.store(source), sessionId, source };
+  }
+
+  /**
+   * Conversation items of a computer session's branch, answered by the server from the
+   * part of the branch they need (`GET /api/sessions/:id/conversation`): the first page of
+   * a large session without loading it into the worker first.
+   */
+  async serverConversation(
+    sessionId: string,
+    leafId: string | null,
+    offset: number,
+    limit: number,
+  ): Promise<{ items: ConvItem[]; total: number | null }> {
+    const url = new URL(`api/sessions/${encodeURIComponent(sessionId)}/conversation`, this.origin);
+    if (leafId !== null) url.searchParams.set("leaf", leafId);
+    url.searchParams.set("offset", String(offset));
+    url.searchParams.set("limit", String(limit));
+    const response = await fetch(url);
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      throw new Error(
+        body.message ?? `the server answered ${response.status} ${response.statusText}`,
+      );
+    }
+    return body;
   }
 
   /** A computer session as an import source for the browser's store. */
