@@ -53,7 +53,8 @@ export type OverviewFacts = Omit<SessionOverview, "key" | "source">;
 interface FirstLook {
   leafId: string;
   overview: OverviewFacts;
-  pages: ContextPages;
+  /** The default leaf's context, when the context-only load decides it. */
+  pages?: ContextPages;
 }
 
 /** An opened session: a first look from the context, the full session on demand. */
@@ -88,7 +89,9 @@ export class SessionHandle {
   ): Promise<SessionHandle> {
     const handle = new SessionHandle(store, sessionId, server);
     if (canLoadContext(store)) handle.#first = await firstLook(store, sessionId);
-    if (!handle.#first) await handle.full();
+    // Undecided from the context-only load, the context waits for the full load; a server
+    // that answers conversation pages still shows the conversation before it.
+    if (!handle.#first || (!handle.#first.pages && !server)) await handle.full();
     return handle;
   }
 
@@ -142,7 +145,7 @@ export class SessionHandle {
   /** The context pages of a leaf: from the first look when it covers the leaf. */
   async #pages(leafId: string | null): Promise<ContextPages> {
     const first = this.#first;
-    if (!this.#loaded && first && first.leafId === leafId) return first.pages;
+    if (!this.#loaded && first?.pages && first.leafId === leafId) return first.pages;
     return (await this.full()).pages;
   }
 
@@ -169,9 +172,9 @@ export class SessionHandle {
 }
 
 /**
- * The default leaf's projection from a context-only load, with the header facts the page
- * shows first; `undefined` when the load cannot decide the projection (or the session has
- * no entries: the full load of an empty session costs nothing).
+ * The header facts the page shows first from a context-only load, with the default leaf's
+ * projection when the load decides it; `undefined` when the session has no entries (the
+ * full load of an empty session costs nothing).
  */
 async function firstLook(store: SessionStore, sessionId: string): Promise<FirstLook | undefined> {
   if (!canLoadContext(store)) return undefined;
@@ -179,7 +182,6 @@ async function firstLook(store: SessionStore, sessionId: string): Promise<FirstL
   const leaf = loaded.entries.at(-1);
   if (!leaf) return undefined;
   const projection = projectLoadedContext(loaded) as unknown as Json | undefined;
-  if (!projection) return undefined;
   const { header } = loaded;
   // The listing row (name, summary, first message) is kept current by every write.
   const info = (await store.list({ includeInternal: true })).find((s) => s.id === sessionId);
@@ -200,7 +202,7 @@ async function firstLook(store: SessionStore, sessionId: string): Promise<FirstL
     missingParentIds: [],
     pending: true,
   };
-  const pages = new ContextPages((leafId) => {
+  const pages = projection && new ContextPages((leafId) => {
     if (leafId !== leaf.id) throw new RangeError("the first look covers the default leaf only");
     return projection;
   });
