@@ -19,6 +19,7 @@ import type {
   ImportProgressView,
   ImportResultView,
   ListView,
+  LoadProgressView,
   RawPageView,
   SearchView,
   SessionOverview,
@@ -154,7 +155,8 @@ export type ViewerMethod = keyof ViewerApi;
 /** A one-way event from the worker. */
 export type RpcEvent =
   | { kind: "event"; type: "import-progress"; data: ImportProgressView }
-  | { kind: "event"; type: "import-conflict"; data: ImportConflictView };
+  | { kind: "event"; type: "import-conflict"; data: ImportConflictView }
+  | { kind: "event"; type: "load-progress"; data: LoadProgressView };
 
 /**
  * Describe any thrown value as an {@link ErrorView} (what the lists of unloadable files

@@ -37,7 +37,9 @@ function store(): Promise<SessionStore> {
   return storage.then((s) => s.store);
 }
 
-const sources = new ViewerSources(store, self.location.origin);
+const sources = new ViewerSources(store, self.location.origin, (key, entries, total) => {
+  send({ kind: "event", type: "load-progress", data: { key, entries, total } });
+});
 
 /**
  * The opened session of a key (`session_key.ts`): a browser id or `computer/<id>`. Opening

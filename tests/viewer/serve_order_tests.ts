@@ -3,7 +3,9 @@
  * first conversation page is asked of the server and answered before the session's entry
  * pages (which the tree and the raw pane wait for) are asked for at all, so the server
  * works for the page shown first. The page says only that more items follow until it knows
- * how many, "Jump to latest" still lands on the branch's last item, and the tree follows.
+ * how many, "Jump to latest" still lands on the branch's last item, and the tree follows:
+ * its loading notice counts the entry pages received, then its rows are readable at
+ * 390/768/1400 px.
  * Requests are counted in the order the browser issued them, not timed. Imported by
  * `tests/deno/viewer.test.ts`; runs alone too.
  */
@@ -16,7 +18,7 @@ import { buildViewer } from "../../web/build.ts";
 import { startServe } from "../cli/serve.ts";
 import { generatedSession } from "../unit/context_sessions.ts";
 import { bounded, launchBrowser, screenshot, waitReady, watchPage } from "./helpers.ts";
-import { assert, assertEquals } from "./page.ts";
+import { assert, assertEquals, crampedTreeRows } from "./page.ts";
 
 const WATCHDOG_MS = 180_000;
 /** More entries than one page of the API (2,000): the full load takes several. */
@@ -65,6 +67,14 @@ Deno.test({
       if (what) log.push(`answered ${what}`);
     });
 
+    // Every text the tree's loading notice shows, as the page changes it.
+    await page.addInitScript(() => {
+      const seen: string[] = (globalThis as unknown as { treeLoading: string[] }).treeLoading = [];
+      new MutationObserver(() => {
+        const text = document.getElementById("tree-loading")?.textContent;
+        if (text && seen.at(-1) !== text) seen.push(text);
+      }).observe(document, { childList: true, subtree: true, characterData: true });
+    });
     await page.goto(`${server.origin}/`);
     await waitReady(page);
     await page.locator("#session-table .session-link").first().click();
@@ -80,6 +90,25 @@ Deno.test({
     assert(log.filter((line) => line === "ask entries").length >= 3, "the full load took pages");
     const count = await page.locator(".conv-count").textContent() ?? "";
     assert(count.endsWith("+ items"), `only that more items follow: ${count}`);
+
+    // While the entry pages came, the tree said how far the load was.
+    const notices = await page.evaluate(() =>
+      (globalThis as unknown as { treeLoading: string[] }).treeLoading
+    );
+    assert(notices.includes("Loading the tree… 2,000 of 5,000 entries"), notices.join(" | "));
+    assert(notices.includes("Loading the tree… 5,000 of 5,000 entries"), notices.join(" | "));
+
+    // The tree renders and stays readable at each width (on a phone it is a tab).
+    for (const width of [390, 768, 1400]) {
+      await page.setViewportSize({ width, height: width < 900 ? 844 : 900 });
+      if (width < 900) await page.click("#pane-tab-tree");
+      await page.waitForSelector(".tree-row[data-id]");
+      const { rows, cramped } = await crampedTreeRows(page);
+      assert(rows > 5, `${width} px: the Tree tab shows rows (${rows})`);
+      assertEquals(cramped, [], `${width} px: rows whose text is squeezed or cut off`);
+      await screenshot(page, `41-serve-tree-${width}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
 
     // The end of the branch is its real end, not the end of what the server had read.
     await page.click("#conv-latest");

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { button, el, replaceChildren } from "../dom.ts";
+import { button, el, formatCount, replaceChildren } from "../dom.ts";
 import { type ImportOrigin, sessionFacts } from "./session_facts.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
@@ -204,10 +204,21 @@ export class SessionPage {
     const firstShown = new Promise<void>((resolve) => this.#firstShown = resolve);
     this.#rendered = this.#renderRight();
     if (overview.pending) {
-      this.#treeSlot.append(
-        el("p", { class: "muted loading", attrs: { id: "tree-loading" } }, "Loading the tree…"),
+      const loading = el(
+        "p",
+        { class: "muted loading", attrs: { id: "tree-loading", role: "status" } },
+        "Loading the tree…",
       );
-      void firstShown.then(() => this.#complete());
+      this.#treeSlot.append(loading);
+      // A session from `mu serve` arrives a page of entries at a time: say how far it is.
+      const unsubscribe = client.onEvent((event) => {
+        if (event.type !== "load-progress" || event.data.key !== overview.key) return;
+        const { entries, total } = event.data;
+        loading.textContent = `Loading the tree… ${formatCount(entries)} of ${
+          formatCount(total)
+        } entries`;
+      });
+      void firstShown.then(() => this.#complete()).finally(unsubscribe);
     } else this.#mountTree(overview);
   }
 

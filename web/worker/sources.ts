@@ -12,6 +12,7 @@ import { HttpSessionStore, isSessionServer } from "../../stores/http/store.ts";
 import { parseSessionKey, sessionKey, type SessionSource } from "../session_key.ts";
 import type { SessionRowView } from "../types.ts";
 import type { ConvItem } from "../conversation/model.ts";
+import { ENTRY_PROGRESS_HEADER } from "../api/http.ts";
 import type { ImportSource } from "./importer.ts";
 
 /** A session key resolved to its store. */
@@ -25,14 +26,36 @@ export interface ResolvedSession {
 export class ViewerSources {
   #computer: Promise<HttpSessionStore | undefined> | undefined;
 
-  constructor(readonly browser: () => Promise<SessionStore>, readonly origin: string) {}
+  /**
+   * `onLoadProgress(sessionKey, entries, total)` is told of each entry page a computer
+   * session's full load receives.
+   */
+  constructor(
+    readonly browser: () => Promise<SessionStore>,
+    readonly origin: string,
+    readonly onLoadProgress?: (key: string, entries: number, total: number) => void,
+  ) {}
 
   /** The server's store, when the page came from `mu serve` (asked once). */
   computer(): Promise<HttpSessionStore | undefined> {
     this.#computer ??= isSessionServer(this.origin).then((yes) =>
-      yes ? new HttpSessionStore({ baseUrl: this.origin }) : undefined
+      yes
+        ? new HttpSessionStore({ baseUrl: this.origin, fetch: (request) => this.#fetch(request) })
+        : undefined
     );
     return this.#computer;
+  }
+
+  /** `fetch`, reporting the entry pages of a full load as they arrive. */
+  async #fetch(request: Request): Promise<Response> {
+    const response = await fetch(request);
+    const progress = response.headers.get(ENTRY_PROGRESS_HEADER)?.match(/^(\d+)\/(\d+)$/);
+    const id = new URL(request.url).pathname.match(/^\/api\/sessions\/([^/]+)$/)?.[1];
+    if (this.onLoadProgress && response.ok && progress && id !== undefined) {
+      const key = sessionKey("computer", decodeURIComponent(id));
+      this.onLoadProgress(key, Number(progress[1]), Number(progress[2]));
+    }
+    return response;
   }
 
   /** The store of a source (rejects for "computer" on a plain static site). */
