@@ -73,8 +73,8 @@ function conversationServer(
   return {
     async serverConversation(sessionId, leafId, offset, limit) {
       const url = new URL(`${BASE}api/sessions/${encodeURIComponent(sessionId)}/conversation`);
-      url.search = new URLSearchParams({ leaf: leafId, offset: `${offset}`, limit: `${limit}` })
-        .toString();
+      url.search = new URLSearchParams({ offset: `${offset}`, limit: `${limit}` }).toString();
+      if (leafId !== undefined) url.searchParams.set("leaf", leafId);
       return await (await api(new Request(url)))!.json();
     },
   };

@@ -148,6 +148,7 @@ async function checkPages(
     const { status, body } = await conversationPage(api, id, query);
     assertEquals(status, 200);
     assertEquals(body.items, whole.slice(offset, offset + 25), `items at ${offset}`);
+    assertEquals(body.leafId, leaf ?? entries.at(-1)!.id);
     assert(body.total === null || body.total === whole.length, `total at ${offset}`);
   }
 }
@@ -195,7 +196,7 @@ Deno.test("mu serve conversation: an older-format session (a full load) pages th
     );
     const { status, body } = await conversationPage(api, row.id, { offset: "0", limit: "1000" });
     assertEquals(status, 200);
-    assertEquals(body, { items: whole, total: whole.length });
+    assertEquals(body, { leafId: entries.at(-1)!.id, items: whole, total: whole.length });
   } finally {
     await store.close();
     await removeDir(dir);

@@ -9,7 +9,7 @@
  * | `GET /api/info` | `{ name, store, sources, absent }`: where sessions are read from, and agent folders looked for but missing |
  * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor }`, newest first |
  * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }`, from the session kept open (`session_pages.ts`); how far it reaches as the `x-mu-entry-progress` header (`<end>/<total>`) |
- * | `GET /api/sessions/:id/conversation?leaf=&offset=&limit=` | `{ items, total }`: conversation items of the branch (the last entry's when no leaf), `total` `null` while the rest of the branch is unread |
+ * | `GET /api/sessions/:id/conversation?leaf=&offset=&limit=` | `{ leafId, items, total }`: conversation items of the branch (the last entry's when no leaf), `total` `null` while the rest of the branch is unread |
  * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
  * | `GET /api/sessions/:id/loaded-context?leaf=&empty=1` | a context-only load (`LoadedContext`) |
  * | `GET /api/sessions/:id/export?leaf=` | JSONL (`application/jsonl`) |

@@ -36,6 +36,8 @@ export interface EntryPage {
 
 /** A page of a branch's conversation; `total` is `null` until the whole branch was read. */
 export interface ConversationPage {
+  /** The branch's leaf (the session's last entry when none was asked; null: no entries). */
+  leafId: string | null;
   items: ConvItem[];
   total: number | null;
 }
@@ -47,7 +49,7 @@ interface OpenSession {
   total: number;
   slice(start: number, end: number): SessionEntry[];
   /** The branch to `leafId` (the last entry when undefined), its entries parsed as read. */
-  branch(leafId: string | undefined): BranchReader;
+  branch(leafId: string | undefined): BranchReader & { leafId: string | null };
 }
 
 /** How many sessions stay open by default. */
@@ -74,7 +76,11 @@ function lazyOpen(session: LazySession): OpenSession | undefined {
       const leaf = leafId ?? index.lastId;
       if (leaf !== undefined && !index.has(leaf)) throw new EntryNotFoundError(leaf);
       const positions = index.pathPositions(leaf);
-      return { length: positions.length, entry: (i) => session.read(positions[i]) };
+      return {
+        leafId: leaf ?? null,
+        length: positions.length,
+        entry: (i) => session.read(positions[i]),
+      };
     },
   };
 }
@@ -91,7 +97,7 @@ function loadedOpen(loaded: LoadedSession): OpenSession {
       const leaf = leafId ?? index.lastEntry?.id;
       if (leaf !== undefined && !index.get(leaf)) throw new EntryNotFoundError(leaf);
       const path = index.getPath(leaf);
-      return { length: path.length, entry: (i) => path[i] };
+      return { leafId: leaf ?? null, length: path.length, entry: (i) => path[i] };
     },
   };
 }
@@ -142,8 +148,9 @@ export class SessionPages {
     limit: number,
   ): Promise<ConversationPage> {
     return this.#fromOpen(sessionId, (open) => {
-      const { items, total } = conversationPrefix(open.branch(leafId), offset + limit);
-      return { items: items.slice(offset), total };
+      const branch = open.branch(leafId);
+      const { items, total } = conversationPrefix(branch, offset + limit);
+      return { leafId: branch.leafId, items: items.slice(offset), total };
     });
   }
 

@@ -17,7 +17,7 @@ import { toJsonLine } from "../../src/jsonl.ts";
 import { CURRENT_SESSION_VERSION, isWorkflowInternal } from "../../src/schema.ts";
 import type { SessionStore } from "../../src/store.ts";
 import type { ContextAs, ContextPageView, SessionOverview } from "../types.ts";
-import type { ConvItem } from "../conversation/model.ts";
+import { CONV_PAGE, type ConvItem } from "../conversation/model.ts";
 import { ContextPages } from "./context_pages.ts";
 import { OpenedSession } from "./opened_session.ts";
 
@@ -32,12 +32,13 @@ export interface ConversationPage {
 
 /** The server that answers conversation pages of a session it keeps open (`mu serve`). */
 export interface ConversationServer {
+  /** Items of the branch to `leafId` (the session's last entry when undefined). */
   serverConversation(
     sessionId: string,
-    leafId: string,
+    leafId: string | undefined,
     offset: number,
     limit: number,
-  ): Promise<{ items: ConvItem[]; total: number | null }>;
+  ): Promise<{ leafId: string | null; items: ConvItem[]; total: number | null }>;
 }
 
 /**
@@ -62,6 +63,8 @@ export class SessionHandle {
   #first?: FirstLook;
   #full?: Promise<OpenedSession>;
   #loaded?: OpenedSession;
+  /** The default branch's first page, asked of the server at the open (used once). */
+  #ahead?: ReturnType<ConversationServer["serverConversation"]>;
 
   private constructor(
     readonly store: SessionStore,
@@ -88,10 +91,15 @@ export class SessionHandle {
     server?: ConversationServer,
   ): Promise<SessionHandle> {
     const handle = new SessionHandle(store, sessionId, server);
+    // The default branch's first conversation page, asked beside the first look: the server
+    // works on it while the worker reads the context and the page gets ready for it.
+    const ahead = server?.serverConversation(sessionId, undefined, 0, CONV_PAGE);
+    ahead?.catch(() => {}); // asked again, with its error, if it is wanted
     if (canLoadContext(store)) handle.#first = await firstLook(store, sessionId);
     // Undecided from the context-only load, the context waits for the full load; a server
     // that answers conversation pages still shows the conversation before it.
     if (!handle.#first || (!handle.#first.pages && !server)) await handle.full();
+    handle.#ahead = ahead;
     return handle;
   }
 
@@ -134,7 +142,16 @@ export class SessionHandle {
     const wanted = Math.max(0, count);
     if (!this.#loaded && this.server && from + wanted <= SERVER_CONVERSATION_ITEMS) {
       if (leafId === null) return { total: 0, items: [] }; // before any entry
-      const page = await this.server.serverConversation(this.sessionId, leafId, from, wanted);
+      const ahead = this.#ahead;
+      this.#ahead = undefined;
+      // The page asked at the open, when it is this one (the branch it names is this leaf's:
+      // an append in between makes it another's) and it was answered.
+      const early = from === 0 && wanted === CONV_PAGE
+        ? await ahead?.catch(() => undefined)
+        : undefined;
+      const page = early?.leafId === leafId
+        ? early
+        : await this.server.serverConversation(this.sessionId, leafId, from, wanted);
       if (page.total !== null) return { total: page.total, items: page.items };
       return { total: from + page.items.length + 1, items: page.items, partial: true };
     }

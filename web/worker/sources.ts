@@ -81,12 +81,12 @@ export class ViewerSources {
    */
   async serverConversation(
     sessionId: string,
-    leafId: string | null,
+    leafId: string | undefined,
     offset: number,
     limit: number,
-  ): Promise<{ items: ConvItem[]; total: number | null }> {
+  ): Promise<{ leafId: string | null; items: ConvItem[]; total: number | null }> {
     const url = new URL(`api/sessions/${encodeURIComponent(sessionId)}/conversation`, this.origin);
-    if (leafId !== null) url.searchParams.set("leaf", leafId);
+    if (leafId !== undefined) url.searchParams.set("leaf", leafId);
     url.searchParams.set("offset", String(offset));
     url.searchParams.set("limit", String(limit));
     const response = await fetch(url);
