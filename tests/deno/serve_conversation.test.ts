@@ -12,7 +12,9 @@ import { SessionIndex } from "../../src/tree.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { openSqliteStore } from "../../stores/sqlite/file.ts";
 import { createSessionApi } from "../../web/api/routes.ts";
-import { conversationItems } from "../../web/conversation/model.ts";
+import { CONV_PAGE, conversationItems } from "../../web/conversation/model.ts";
+import { type ConversationServer, SessionHandle } from "../../web/worker/session_handle.ts";
+import { HttpSessionStore } from "../../stores/http/store.ts";
 import { type BranchReader, conversationPrefix } from "../../web/conversation/prefix.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { generatedSession } from "../unit/context_sessions.ts";
@@ -197,6 +199,56 @@ Deno.test("mu serve conversation: an older-format session (a full load) pages th
     const { status, body } = await conversationPage(api, row.id, { offset: "0", limit: "1000" });
     assertEquals(status, 200);
     assertEquals(body, { leafId: entries.at(-1)!.id, items: whole, total: whole.length });
+  } finally {
+    await store.close();
+    await removeDir(dir);
+  }
+});
+
+Deno.test("viewer worker: the first conversation page asked at the open is used once, for its own leaf", async () => {
+  const dir = await tempDir("mu-serve-conversation-");
+  const store = await openJsonlFsStore(dir);
+  try {
+    const session = generatedSession(1200, 5);
+    await importSession(store, serializeSessionJsonl(session.header, session.entries));
+    const api = createSessionApi({ store });
+    const id = session.header.id;
+    const asked: (string | undefined)[] = [];
+    let misname = false; // answer the open's request as if another leaf were the last
+    const server: ConversationServer = {
+      async serverConversation(sessionId, leafId, offset, limit) {
+        asked.push(leafId);
+        const query: Record<string, string> = { offset: `${offset}`, limit: `${limit}` };
+        if (leafId !== undefined) query.leaf = leafId;
+        const { body } = await conversationPage(api, sessionId, query);
+        return misname && leafId === undefined ? { ...body, leafId: "elsewhere" } : body;
+      },
+    };
+    const client = new HttpSessionStore({
+      baseUrl: "http://127.0.0.1/",
+      fetch: async (request) => (await api(request)) ?? new Response(null, { status: 404 }),
+    });
+    const index = SessionIndex.build(session.entries, { source: id });
+    const leaf = session.entries.at(-1)!.id;
+    const whole = conversationItems(index.getPath(leaf));
+
+    const handle = await SessionHandle.open(client, id, server);
+    assertEquals(asked, [undefined], "the open asks for the default branch's first page");
+    const first = await handle.conversation(leaf, 0, CONV_PAGE);
+    assertEquals(first.items, whole.slice(0, CONV_PAGE));
+    assertEquals(first.partial, true);
+    assertEquals(asked, [undefined], "answered by the page asked at the open");
+    await handle.conversation(leaf, 0, CONV_PAGE);
+    assertEquals(asked, [undefined, leaf], "used once");
+
+    misname = true;
+    asked.length = 0;
+    const other = await SessionHandle.open(client, id, server);
+    assertEquals(
+      (await other.conversation(leaf, 0, CONV_PAGE)).items,
+      whole.slice(0, CONV_PAGE),
+    );
+    assertEquals(asked, [undefined, leaf], "a page of another leaf is asked again");
   } finally {
     await store.close();
     await removeDir(dir);
