@@ -114,6 +114,8 @@ Deno.test({
     await page.click("#conv-latest");
     const last = items.at(-1)!.id;
     await page.waitForSelector(`#conversation-view .conv-item.conv-current[data-id="${last}"]`);
+    const exact = `${items.length.toLocaleString("en-US")} items`;
+    assertEquals(await page.locator(".conv-count").textContent(), exact, "the count once known");
     await screenshot(page, "40-serve-conversation-first");
     assertEquals(watch.errors, []);
   } finally {

@@ -167,8 +167,11 @@ export class ConversationList {
   async #exactTotal(): Promise<void> {
     const win = this.#window;
     if (!win.partial || !this.source.total) return;
+    // The count needs the whole session (through `mu serve`, every page of it): say so.
+    this.#status.textContent = "Loading the rest of the conversation…";
     const total = await this.source.total();
     if (win.partial) [win.total, win.partial] = [total, false];
+    this.#status.textContent = `${formatCount(win.total)} items`;
   }
 
   /** How many items the conversation has (-1 before the first page). */
