@@ -38,6 +38,11 @@ export interface ConversationSource {
   outline?(): Promise<OutlineRow[]>;
   /** The exact item count, asked when a page was `partial` and the end is wanted. */
   total?(): Promise<number>;
+  /**
+   * Ask for the summary and the outline only once the first page is in (they wait for a
+   * load the first page does not; asked at once, they would go before it).
+   */
+  afterFirstPage?: boolean;
 }
 
 /** Wrap each occurrence of `terms` (any case) in the text under `root` in a `<mark>`. */
@@ -115,9 +120,11 @@ export class ConversationList {
       this.#list,
       this.#bottom,
     );
-    // The summary and the outline are asked for once the first page is in: each needs the
-    // whole branch, which on a large session is the whole load the first page skips.
-    const firstPage = new Promise<void>((resolve) => this.#firstPageIn = resolve);
+    // The summary and the outline each need the whole branch: where the first page comes
+    // without it (`afterFirstPage`), they are asked for once that page is in, not before it.
+    const firstPage = source.afterFirstPage
+      ? new Promise<void>((resolve) => this.#firstPageIn = resolve)
+      : Promise.resolve();
     if (source.outline) {
       const rows = firstPage.then(() => source.outline!());
       this.element.prepend(new OutlineRail(rows, (row) => void this.jumpTo(row)).element);

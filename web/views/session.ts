@@ -350,7 +350,7 @@ export class SessionPage {
       }
       const raw = new RawPane(source);
       const main = this.#tab === "conversation"
-        ? await conversationPane(source)
+        ? await conversationPane(source, this.#overview.pending === true)
         : new ContextPane(source, (id) => void raw.reveal(id));
       if (token !== this.#renderToken) { // another leaf or tab was asked for meanwhile
         main.dispose();
