@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { button, el, formatCount, replaceChildren } from "../dom.ts";
+import { button, el, replaceChildren } from "../dom.ts";
 import { type ImportOrigin, sessionFacts } from "./session_facts.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionOverview } from "../types.ts";
@@ -19,7 +19,7 @@ import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 import type { ConversationList } from "../conversation/list.ts";
 import { hitTerms } from "./search.ts";
-import { loadingNotice } from "./loading.ts";
+import { loadingNotice, treeLoadingNotice } from "./loading.ts";
 import { rawToggle, showRaw } from "./raw_toggle.ts";
 import { clampedTitle } from "./clamped_title.ts";
 import { preferredTab, rememberTab, type SessionTab, tabName } from "./reading_prefs.ts";
@@ -204,21 +204,9 @@ export class SessionPage {
     const firstShown = new Promise<void>((resolve) => this.#firstShown = resolve);
     this.#rendered = this.#renderRight();
     if (overview.pending) {
-      const loading = el(
-        "p",
-        { class: "muted loading", attrs: { id: "tree-loading", role: "status" } },
-        "Loading the tree…",
-      );
-      this.#treeSlot.append(loading);
-      // A session from `mu serve` arrives a page of entries at a time: say how far it is.
-      const unsubscribe = client.onEvent((event) => {
-        if (event.type !== "load-progress" || event.data.key !== overview.key) return;
-        const { entries, total } = event.data;
-        loading.textContent = `Loading the tree… ${formatCount(entries)} of ${
-          formatCount(total)
-        } entries`;
-      });
-      void firstShown.then(() => this.#complete()).finally(unsubscribe);
+      const loading = treeLoadingNotice(client, overview.key);
+      this.#treeSlot.append(loading.element);
+      void firstShown.then(() => this.#complete()).finally(loading.stop);
     } else this.#mountTree(overview);
   }
 
