@@ -269,8 +269,11 @@ export class LazyIndex {
     return at === undefined ? undefined : this.#read(at);
   }
 
-  /** Positions from the root to `leafId`, root first (unknown or null leaf: none). */
-  #pathPositions(leafId: string | null | undefined): number[] {
+  /**
+   * Positions from the root to `leafId`, root first (unknown or null leaf: none): the
+   * branch without parsing it, for a reader that parses only the part it shows.
+   */
+  pathPositions(leafId: string | null | undefined): number[] {
     this.#tree();
     const path: number[] = [];
     if (leafId === null || leafId === undefined) return path;
@@ -284,7 +287,7 @@ export class LazyIndex {
 
   getPath(leafId: string | null | undefined): SessionEntry[] {
     if (this.#full) return this.#full.getPath(leafId);
-    return this.#pathPositions(leafId).map((i) => this.#read(i));
+    return this.pathPositions(leafId).map((i) => this.#read(i));
   }
 
   get lastEntry(): SessionEntry | undefined {
@@ -402,7 +405,7 @@ export class LazyIndex {
       prefix: prefix.map(read),
       entries: range.map(read),
     };
-    return projectLoadedContext(loaded) ?? projectPath(this.#pathPositions(leafId).map(read));
+    return projectLoadedContext(loaded) ?? projectPath(this.pathPositions(leafId).map(read));
   }
 
   /** `buildContextEntries` of the branch ending at `leafId`, from the planned range only. */
@@ -440,7 +443,7 @@ export class LazyIndex {
   #plan(leafId: string | null) {
     this.#tree();
     if (leafId !== null && !this.#at.has(leafId)) throw new EntryNotFoundError(leafId);
-    const path = this.#pathPositions(leafId);
+    const path = this.pathPositions(leafId);
     const plan = planContextLoad(
       path.length,
       (i) => this.#flags[path[i]],

@@ -13,6 +13,8 @@ import { clear } from "./dom.ts";
 export interface WindowPage<T> {
   total: number;
   items: T[];
+  /** `total` is not known yet: it only says more items follow these. */
+  partial?: boolean;
 }
 
 /** What a {@link PagedWindow} needs from its owner. */
@@ -82,6 +84,8 @@ export class PagedWindow<T, P extends WindowPage<T> = WindowPage<T>> {
   to = 0;
   /** How many items there are (-1 before the first page). */
   total = -1;
+  /** Whether `total` is a lower bound (the last page was `partial`). */
+  partial = false;
   #busy: Promise<void> | undefined;
   /** A sentinel asked for a page while another loaded (see `#checkEdges`). */
   #refused = false;
@@ -112,7 +116,7 @@ export class PagedWindow<T, P extends WindowPage<T> = WindowPage<T>> {
 
   /** Whether every item from 0 to the end is held. */
   get complete(): boolean {
-    return this.total >= 0 && this.from === 0 && this.to >= this.total;
+    return this.total >= 0 && !this.partial && this.from === 0 && this.to >= this.total;
   }
 
   /**
@@ -138,6 +142,7 @@ export class PagedWindow<T, P extends WindowPage<T> = WindowPage<T>> {
       await options.ready;
       if (generation !== this.#generation) return;
       this.total = page.total;
+      this.partial = page.partial === true;
       // A page before the window fills from its end, next to the rows shown, so the list
       // stays contiguous while it grows.
       const items = where === "before" ? [...page.items].reverse() : page.items;

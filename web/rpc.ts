@@ -19,6 +19,7 @@ import type {
   ImportProgressView,
   ImportResultView,
   ListView,
+  LoadProgressView,
   RawPageView,
   SearchView,
   SessionOverview,
@@ -111,13 +112,16 @@ export interface ViewerApi {
   ): Promise<string>;
   /** A page of the raw entries on the path to `leafId`. */
   raw(sessionId: string, leafId: string | null, start: number, count: number): Promise<RawPageView>;
-  /** Items `[start, start+count)` of the branch's conversation (`conversation/model.ts`). */
+  /**
+   * Items `[start, start+count)` of the branch's conversation (`conversation/model.ts`).
+   * `partial`: answered before the session was loaded, so `total` only says more follow.
+   */
   conversation(
     sessionId: string,
     leafId: string | null,
     start: number,
     count: number,
-  ): Promise<{ total: number; items: ConvItem[] }>;
+  ): Promise<{ total: number; items: ConvItem[]; partial?: boolean }>;
   /**
    * The branch's conversation as the single-file HTML export, built here with `asset`
    * (the renderer the page fetched): a long branch's items are never copied to the page,
@@ -129,6 +133,8 @@ export interface ViewerApi {
     asset: ExportAsset,
     allBranches?: boolean,
   ): Promise<{ blob: Blob; fileName: string }>;
+  /** How many items the branch's conversation has (waits for the session's load). */
+  conversationTotal(sessionId: string, leafId: string | null): Promise<number>;
   /** One short row per conversation item of the branch to `leafId` (the outline rail). */
   conversationOutline(sessionId: string, leafId: string | null): Promise<OutlineRow[]>;
   /** Date, models, messages by role, tool calls, tokens and cost of the branch to `leafId`. */
@@ -149,7 +155,8 @@ export type ViewerMethod = keyof ViewerApi;
 /** A one-way event from the worker. */
 export type RpcEvent =
   | { kind: "event"; type: "import-progress"; data: ImportProgressView }
-  | { kind: "event"; type: "import-conflict"; data: ImportConflictView };
+  | { kind: "event"; type: "import-conflict"; data: ImportConflictView }
+  | { kind: "event"; type: "load-progress"; data: LoadProgressView };
 
 /**
  * Describe any thrown value as an {@link ErrorView} (what the lists of unloadable files

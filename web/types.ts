@@ -121,6 +121,15 @@ export interface ImportProgressView {
   phase: "reading" | "saving" | "done";
 }
 
+/** Progress of a session's full load from `mu serve` (the tree waits for it). */
+export interface LoadProgressView {
+  /** The session's key (`session_key.ts`). */
+  key: string;
+  /** Entries received so far, and in all. */
+  entries: number;
+  total: number;
+}
+
 /** One row of a session's flattened tree. */
 export interface TreeRowView {
   id: string;

@@ -37,7 +37,9 @@ function store(): Promise<SessionStore> {
   return storage.then((s) => s.store);
 }
 
-const sources = new ViewerSources(store, self.location.origin);
+const sources = new ViewerSources(store, self.location.origin, (key, entries, total) => {
+  send({ kind: "event", type: "load-progress", data: { key, entries, total } });
+});
 
 /**
  * The opened session of a key (`session_key.ts`): a browser id or `computer/<id>`. Opening
@@ -46,7 +48,9 @@ const sources = new ViewerSources(store, self.location.origin);
 async function handle(sessionId: string): Promise<SessionHandle> {
   let entry = opened.get(sessionId);
   if (!entry) {
-    entry = sources.resolve(sessionId).then((s) => SessionHandle.open(s.store, s.sessionId));
+    entry = sources.resolve(sessionId).then((s) =>
+      SessionHandle.open(s.store, s.sessionId, s.source === "computer" ? sources : undefined)
+    );
     opened.set(sessionId, entry);
     entry.catch(() => opened.delete(sessionId));
     while (opened.size > OPEN_CACHE) opened.delete(opened.keys().next().value!);
@@ -215,9 +219,7 @@ const api: ViewerApi = {
   },
 
   async conversation(sessionId, leafId, start, count) {
-    const items = (await session(sessionId)).conversation(leafId);
-    const from = Math.max(0, start);
-    return { total: items.length, items: items.slice(from, from + Math.max(0, count)) };
+    return await (await handle(sessionId)).conversation(leafId, start, count);
   },
 
   async exportHtml(sessionId, leafId, asset, allBranches) {
@@ -233,6 +235,10 @@ const api: ViewerApi = {
       blob: new Blob([exportHtml(asset, doc)], { type: "text/html" }),
       fileName: exportFileName(doc.sessionId, doc.leafId),
     };
+  },
+
+  async conversationTotal(sessionId, leafId) {
+    return (await session(sessionId)).conversation(leafId).length;
   },
 
   async conversationOutline(sessionId, leafId) {

@@ -6,8 +6,13 @@
  * handler (`web/api/routes.ts`) through `HttpSessionStore`, the client the viewer's worker
  * uses, in process (no sockets: the server's own work is measured, not the loopback):
  *
- * - "first conversation page": the worker's first look, `loadContext` (the context-only
- *   load, `/api/sessions/:id/loaded-context`), its projection and the listing row;
+ * - "first conversation page": what the Conversation tab (where a session opens) waits
+ *   for: the worker's first look (`SessionHandle.open`: the context-only load and the
+ *   listing row) and the conversation's first page, which the server answers from the
+ *   start of the branch (`/api/sessions/:id/conversation`), with the branch entries it read;
+ * - "first context page": what the Context tab waits for: the first look, `loadContext`
+ *   (the context-only load, `/api/sessions/:id/loaded-context`), its projection and the
+ *   listing row;
  * - "first entries page": the first page of 2,000 entries (`/api/sessions/:id`), which
  *   the tree and the raw pane wait for;
  * - "every page": the whole session in the API's 50 pages (`HttpSessionStore.load`),
@@ -22,6 +27,8 @@ import type { SessionStore } from "../../src/store.ts";
 import { HttpSessionStore } from "../../stores/http/store.ts";
 import { createSessionApi } from "../../web/api/routes.ts";
 import { SessionPages } from "../../web/api/session_pages.ts";
+import { CONV_PAGE } from "../../web/conversation/model.ts";
+import { type ConversationServer, SessionHandle } from "../../web/worker/session_handle.ts";
 import { jsonlDriver, type Maybe, sqliteDriver, type StoreDriver } from "../drivers.ts";
 import type { Row } from "../jobs.ts";
 import type { Evaluation } from "../targets.ts";
@@ -36,6 +43,7 @@ export interface ServeParams {
 
 const STEPS = [
   "first conversation page",
+  "first context page",
   "first entries page",
   "every page",
   "one full load",
@@ -43,6 +51,8 @@ const STEPS = [
 type Step = typeof STEPS[number];
 
 const elapsed = (since: number) => performance.now() - since;
+/** Where the in-process client believes the server is (no socket is opened). */
+const BASE = "http://127.0.0.1:8787/";
 
 /** A fresh store and API over `where`, a client over it, and the server's open counter. */
 async function server(driver: StoreDriver, where: string) {
@@ -50,10 +60,24 @@ async function server(driver: StoreDriver, where: string) {
   const pages = new SessionPages(store);
   const api = createSessionApi({ store, pages });
   const client = new HttpSessionStore({
-    baseUrl: "http://127.0.0.1:8787/",
+    baseUrl: BASE,
     fetch: async (request) => (await api(request)) ?? new Response(null, { status: 404 }),
   });
   return { store, pages, api, client };
+}
+
+/** The server's conversation pages as the viewer's worker asks for them, in process. */
+function conversationServer(
+  api: (request: Request) => Promise<Response | undefined>,
+): ConversationServer {
+  return {
+    async serverConversation(sessionId, leafId, offset, limit) {
+      const url = new URL(`${BASE}api/sessions/${encodeURIComponent(sessionId)}/conversation`);
+      url.search = new URLSearchParams({ offset: `${offset}`, limit: `${limit}` }).toString();
+      if (leafId !== undefined) url.searchParams.set("leaf", leafId);
+      return await (await api(new Request(url)))!.json();
+    },
+  };
 }
 
 function stepFn(driver: StoreDriver, where: string, sessionId: string, step: Step): BenchFn {
@@ -62,6 +86,12 @@ function stepFn(driver: StoreDriver, where: string, sessionId: string, step: Ste
     try {
       const t = performance.now();
       if (step === "first conversation page") {
+        const handle = await SessionHandle.open(client, sessionId, conversationServer(api));
+        const leaf = handle.overview().defaultLeafId;
+        const page = await handle.conversation(leaf, 0, CONV_PAGE);
+        return { loadMs: elapsed(t), items: page.items.length, partial: page.partial === true };
+      }
+      if (step === "first context page") {
         const loaded = await client.loadContext(sessionId);
         const projection = projectLoadedContext(loaded);
         const loadContextMs = elapsed(t);
@@ -74,7 +104,7 @@ function stepFn(driver: StoreDriver, where: string, sessionId: string, step: Ste
         };
       }
       if (step === "first entries page") {
-        const url = `http://127.0.0.1:8787/api/sessions/${encodeURIComponent(sessionId)}`;
+        const url = `${BASE}api/sessions/${encodeURIComponent(sessionId)}`;
         const page = await (await api(new Request(`${url}?offset=0&limit=2000`)))!.json();
         return { loadMs: elapsed(t), entries: page.entries.length, opens: pages.opens };
       }
@@ -90,7 +120,7 @@ function stepFn(driver: StoreDriver, where: string, sessionId: string, step: Ste
   };
 }
 
-/** The case: the three steps over the JSONL folder and over the prepared SQLite database. */
+/** The case: the steps over the JSONL folder and over the prepared SQLite database. */
 export async function serveCase(params: ServeParams): Promise<BenchCase> {
   const fns: Record<string, Maybe<BenchFn>> = {};
   const stores: [string, Maybe<StoreDriver>, string | undefined][] = [
@@ -109,11 +139,12 @@ export async function serveCase(params: ServeParams): Promise<BenchCase> {
   return { fns };
 }
 
-/** First conversation page within a second, per store; the other steps are reported. */
+/** First conversation and context pages within a second, per store; the rest is reported. */
 export function serveTargets(rows: Row[]): Evaluation[] {
   const out: Evaluation[] = [];
   for (const row of rows.filter((r) => r.section === "serve")) {
-    const judged = row.name.endsWith("first conversation page");
+    const judged = row.name.endsWith("first conversation page") ||
+      row.name.endsWith("first context page");
     const entry: Evaluation = {
       id: `serve-${row.name}`,
       label: `\`mu serve\`: ${row.name}`,

@@ -41,6 +41,7 @@ import "../viewer/conversation_cost_tests.ts"; // a tall turn lays out only its 
 import "../viewer/window_tests.ts"; // context and raw panes hold a window of rows
 import "../viewer/diff_freeze_tests.ts"; // a 100k-character edit does not freeze the page
 import "../viewer/reader_tests.ts"; // a new reader: Conversation first, raw off, clamped titles
+import "../viewer/serve_order_tests.ts"; // mu serve: the first conversation page before the entry pages
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

@@ -110,3 +110,24 @@ export async function assertInert(page: Page, where: string): Promise<void> {
   assertEquals(report.badImages, [], `${where}: unsafe images`);
   assertEquals(report.links, [], `${where}: links out of the page`);
 }
+
+/**
+ * The tree rows in view whose text is squeezed (under 80 px) or cut off at the tree's right
+ * edge, with how many rows there are: a readable tree has rows and none of these.
+ */
+export async function crampedTreeRows(
+  page: Page,
+): Promise<{ rows: number; cramped: { id?: string; text: number; right: number }[] }> {
+  const rows = await page.locator(".tree-row[data-id]").evaluateAll((nodes) =>
+    nodes.map((row) => {
+      const text = row.querySelector(".tree-text")!.getBoundingClientRect();
+      const tree = row.closest(".tree")!.getBoundingClientRect();
+      return {
+        id: (row as HTMLElement).dataset.id,
+        text: text.width,
+        right: text.right - tree.right,
+      };
+    })
+  );
+  return { rows: rows.length, cramped: rows.filter((row) => row.text < 80 || row.right > 1) };
+}

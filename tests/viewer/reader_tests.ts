@@ -12,7 +12,7 @@
  */
 import type { Page } from "playwright-core";
 import { openWithImported, screenshot, withViewerBrowser } from "./helpers.ts";
-import { assert, assertEquals, readDownload } from "./page.ts";
+import { assert, assertEquals, crampedTreeRows, readDownload } from "./page.ts";
 import { bushySession } from "./bushy_session.ts";
 
 const WIDTHS = [390, 768, 1400];
@@ -231,19 +231,8 @@ Deno.test({
         // The deepest rows: the leaf's end of the tree.
         await page.locator(".tree").evaluate((tree) => tree.scrollTop = tree.scrollHeight);
         await page.waitForSelector('.tree-row[data-id="k0094"]');
-        const rows = await page.locator(".tree-row[data-id]").evaluateAll((nodes) =>
-          nodes.map((row) => {
-            const text = row.querySelector(".tree-text")!.getBoundingClientRect();
-            const tree = row.closest(".tree")!.getBoundingClientRect();
-            return {
-              id: (row as HTMLElement).dataset.id,
-              text: text.width,
-              right: text.right - tree.right,
-            };
-          })
-        );
-        assert(rows.length > 5, `${width} px: the Tree tab shows rows (${rows.length})`);
-        const cramped = rows.filter((row) => row.text < 80 || row.right > 1);
+        const { rows, cramped } = await crampedTreeRows(page);
+        assert(rows > 5, `${width} px: the Tree tab shows rows (${rows})`);
         assertEquals(cramped, [], `${width} px: rows whose text is squeezed or cut off`);
         await screenshot(page, `reader-tree-${width}`);
       }

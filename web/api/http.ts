@@ -23,6 +23,12 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * The header of an entry page saying how far it reaches of the session's entries, as
+ * `<offset + entries>/<total>`: a client shows a load's progress without parsing it twice.
+ */
+export const ENTRY_PROGRESS_HEADER = "x-mu-entry-progress";
+
 /** A JSON response. */
 export function json(status: number, body: unknown, headers?: HeadersInit): Response {
   const response = new Response(JSON.stringify(body), { status, headers });

@@ -8,7 +8,8 @@
  * | --- | --- |
  * | `GET /api/info` | `{ name, store, sources, absent }`: where sessions are read from, and agent folders looked for but missing |
  * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor }`, newest first |
- * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }`, from the session kept open (`session_pages.ts`) |
+ * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }`, from the session kept open (`session_pages.ts`); how far it reaches as the `x-mu-entry-progress` header (`<end>/<total>`) |
+ * | `GET /api/sessions/:id/conversation?leaf=&offset=&limit=` | `{ leafId, items, total }`: conversation items of the branch (the last entry's when no leaf), `total` `null` while the rest of the branch is unread |
  * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
  * | `GET /api/sessions/:id/loaded-context?leaf=&empty=1` | a context-only load (`LoadedContext`) |
  * | `GET /api/sessions/:id/export?leaf=` | JSONL (`application/jsonl`) |
@@ -30,7 +31,8 @@ import { exportSessionJsonl, type SessionStore } from "../../src/store.ts";
 import { ChangeWatcher, eventStream } from "./events.ts";
 import { importStreamed } from "./import_stream.ts";
 import { SessionPages } from "./session_pages.ts";
-import { errorResponse, HttpError, json, limitedBody } from "./http.ts";
+import { CONV_PAGE } from "../conversation/model.ts";
+import { ENTRY_PROGRESS_HEADER, errorResponse, HttpError, json, limitedBody } from "./http.ts";
 
 /** Options of {@link createSessionApi}. */
 export interface SessionApiOptions {
@@ -198,9 +200,17 @@ export function createSessionApi(
       // From the session kept open since its first page: a page is not a load.
       const { header, sourceVersion, entries, total } = await pages.page(sessionId, offset, limit);
       const nextOffset = offset + limit < total ? offset + limit : null;
-      return json(200, { header, sourceVersion, entries, total, nextOffset });
+      return json(200, { header, sourceVersion, entries, total, nextOffset }, {
+        [ENTRY_PROGRESS_HEADER]: `${Math.min(total, offset + entries.length)}/${total}`,
+      });
     }
     const leaf = url.searchParams.get("leaf") ?? undefined;
+    if (sub === "conversation") {
+      // From the session kept open, reading only as much of the branch as the page needs.
+      const offset = intParam(url, "offset", 0);
+      const limit = intParam(url, "limit", CONV_PAGE, 1000) || CONV_PAGE;
+      return json(200, await pages.conversation(sessionId, leaf, offset, limit));
+    }
     if (sub === "context") {
       // A context-only load where the store has one: a huge session answers from its
       // context range, not a read of every entry.

@@ -17,10 +17,14 @@
  *
  * @module
  */
+import { EntryNotFoundError } from "../../src/errors.ts";
 import { LazyIndex, type LazySession } from "../../src/lazy_index.ts";
 import { canOpenLazy, OPEN_LAZY } from "../../src/lazy_store.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { LoadedSession, SessionStore } from "../../src/store.ts";
+import { SessionIndex } from "../../src/tree.ts";
+import type { ConvItem } from "../conversation/model.ts";
+import { type BranchReader, conversationPrefix } from "../conversation/prefix.ts";
 
 /** One page of a session's entries, in commit order. */
 export interface EntryPage {
@@ -30,12 +34,22 @@ export interface EntryPage {
   total: number;
 }
 
+/** A page of a branch's conversation; `total` is `null` until the whole branch was read. */
+export interface ConversationPage {
+  /** The branch's leaf (the session's last entry when none was asked; null: no entries). */
+  leafId: string | null;
+  items: ConvItem[];
+  total: number | null;
+}
+
 /** An open session: its header, entry count and a reader of a range of entries. */
 interface OpenSession {
   header: SessionHeader;
   sourceVersion: number;
   total: number;
   slice(start: number, end: number): SessionEntry[];
+  /** The branch to `leafId` (the last entry when undefined), its entries parsed as read. */
+  branch(leafId: string | undefined): BranchReader & { leafId: string | null };
 }
 
 /** How many sessions stay open by default. */
@@ -44,7 +58,8 @@ export const DEFAULT_OPEN_SESSIONS = 4;
 function lazyOpen(session: LazySession): OpenSession | undefined {
   // The same admission as `SessionManager.open`: what the lazy index declines (duplicate
   // ids, parents written after their children) the full load decides, with its errors.
-  if (!LazyIndex.from(session)) return undefined;
+  const index = LazyIndex.from(session);
+  if (!index) return undefined;
   const total = session.deferred?.count ?? session.ids.length;
   return {
     header: session.header,
@@ -55,15 +70,35 @@ function lazyOpen(session: LazySession): OpenSession | undefined {
       for (let at = start; at < Math.min(end, total); at++) entries.push(session.read(at));
       return entries;
     },
+    branch(leafId) {
+      // Positions from the compact columns; entries parsed one by one as the reader asks
+      // (read from the session, not through the index, which would keep each one).
+      const leaf = leafId ?? index.lastId;
+      if (leaf !== undefined && !index.has(leaf)) throw new EntryNotFoundError(leaf);
+      const positions = index.pathPositions(leaf);
+      return {
+        leafId: leaf ?? null,
+        length: positions.length,
+        entry: (i) => session.read(positions[i]),
+      };
+    },
   };
 }
 
 function loadedOpen(loaded: LoadedSession): OpenSession {
+  let index: SessionIndex | undefined;
   return {
     header: loaded.header,
     sourceVersion: loaded.sourceVersion,
     total: loaded.entries.length,
     slice: (start, end) => loaded.entries.slice(start, end),
+    branch(leafId) {
+      index ??= SessionIndex.build(loaded.entries, { source: loaded.header.id });
+      const leaf = leafId ?? index.lastEntry?.id;
+      if (leaf !== undefined && !index.get(leaf)) throw new EntryNotFoundError(leaf);
+      const path = index.getPath(leaf);
+      return { leafId: leaf ?? null, length: path.length, entry: (i) => path[i] };
+    },
   };
 }
 
@@ -97,20 +132,45 @@ export class SessionPages {
   }
 
   /** The entries `offset` to `offset + limit` of a session, from its open. */
-  async page(sessionId: string, offset: number, limit: number): Promise<EntryPage> {
+  page(sessionId: string, offset: number, limit: number): Promise<EntryPage> {
+    return this.#fromOpen(sessionId, (open) => answer(open, offset, limit));
+  }
+
+  /**
+   * The conversation items `offset` to `offset + limit` of the branch to `leafId` (the
+   * session's last entry when undefined), parsing only the part of the branch that decides
+   * them (`conversationPrefix`): the first page of a 100k-entry session without its load.
+   */
+  conversation(
+    sessionId: string,
+    leafId: string | undefined,
+    offset: number,
+    limit: number,
+  ): Promise<ConversationPage> {
+    return this.#fromOpen(sessionId, (open) => {
+      const branch = open.branch(leafId);
+      const { items, total } = conversationPrefix(branch, offset + limit);
+      return { leafId: branch.leafId, items: items.slice(offset), total };
+    });
+  }
+
+  /** `answer(open)` from the session's current open. */
+  async #fromOpen<T>(sessionId: string, answer: (open: OpenSession) => T): Promise<T> {
     const store = this.#store;
-    if (!store.changeToken) return answer(await this.#openNow(sessionId), offset, limit);
+    if (!store.changeToken) return answer(await this.#openNow(sessionId));
     const token = await store.changeToken(sessionId);
     const opening = this.#current(sessionId, token);
     try {
-      return answer(await opening, offset, limit);
+      return answer(await opening);
     } catch (error) {
       if (this.#open.get(sessionId)?.opening === opening) this.#open.delete(sessionId);
       // Rewritten between the token and the read (the lazy reader says so): answer from a
-      // new open; an error the new open repeats is the answer.
+      // new open; an error the new open repeats is the answer. A leaf that is not there is
+      // the caller's error, whatever the open.
+      if (error instanceof EntryNotFoundError) throw error;
       if (!(await opening.then(() => true, () => false))) throw error;
       const fresh = this.#current(sessionId, await store.changeToken(sessionId));
-      return answer(await fresh, offset, limit);
+      return answer(await fresh);
     }
   }
 

@@ -20,18 +20,29 @@ import { prepareGrammars } from "./highlight.ts";
 import { afterNextFrame, nextFrame, PagedWindow } from "../paged_window.ts";
 import { ScrollAnchor } from "../scroll_anchor.ts";
 
-/** Items loaded per page. */
-export const CONV_PAGE = 30;
+import { CONV_PAGE } from "./model.ts";
+
+export { CONV_PAGE };
 /** Most items held in the page at once. */
 export const CONV_WINDOW = 150;
 
 /** Where the list gets items. */
 export interface ConversationSource {
-  page(start: number, count: number): Promise<{ total: number; items: ConvItem[] }>;
+  page(
+    start: number,
+    count: number,
+  ): Promise<{ total: number; items: ConvItem[]; partial?: boolean }>;
   /** The branch's summary, shown above the list when given. */
   summary?(): Promise<BranchSummaryView>;
   /** The branch's outline rows, for the outline rail above the list when given. */
   outline?(): Promise<OutlineRow[]>;
+  /** The exact item count, asked when a page was `partial` and the end is wanted. */
+  total?(): Promise<number>;
+  /**
+   * Ask for the summary and the outline only once the first page is in (they wait for a
+   * load the first page does not; asked at once, they would go before it).
+   */
+  afterFirstPage?: boolean;
 }
 
 /** Wrap each occurrence of `terms` (any case) in the text under `root` in a `<mark>`. */
@@ -77,6 +88,7 @@ export class ConversationList {
   readonly #window: PagedWindow<ConvItem>;
   readonly #anchor: ScrollAnchor;
   readonly #onKey = (event: KeyboardEvent) => this.#key(event);
+  #firstPageIn = () => {};
 
   constructor(readonly source: ConversationSource) {
     this.#list = el("div", {
@@ -108,16 +120,21 @@ export class ConversationList {
       this.#list,
       this.#bottom,
     );
+    // The summary and the outline each need the whole branch: where the first page comes
+    // without it (`afterFirstPage`), they are asked for once that page is in, not before it.
+    const firstPage = source.afterFirstPage
+      ? new Promise<void>((resolve) => this.#firstPageIn = resolve)
+      : Promise.resolve();
     if (source.outline) {
-      this.element.prepend(
-        new OutlineRail(source.outline(), (row) => void this.jumpTo(row)).element,
-      );
+      const rows = firstPage.then(() => source.outline!());
+      this.element.prepend(new OutlineRail(rows, (row) => void this.jumpTo(row)).element);
     }
     if (source.summary) {
       const slot = el("div", { class: "conv-summary-slot" });
       this.element.prepend(slot);
-      source.summary().then((summary) => slot.replaceWith(summaryBlock(summary)))
-        .catch(() => slot.remove()); // the conversation reads fine without it
+      firstPage.then(() => source.summary!()).then((summary) =>
+        slot.replaceWith(summaryBlock(summary))
+      ).catch(() => slot.remove()); // the conversation reads fine without it
     }
     this.#window = new PagedWindow({
       list: this.#list,
@@ -133,7 +150,10 @@ export class ConversationList {
         if (page.total === 0) {
           this.#list.append(el("p", { class: "empty muted" }, "No messages on this branch."));
         }
-        this.#status.textContent = `${formatCount(page.total)} items`;
+        // A partial page knows only that more follow.
+        this.#status.textContent = page.partial
+          ? `${formatCount(page.total - 1)}+ items`
+          : `${formatCount(page.total)} items`;
       },
       scroller: () => this.#scroller(),
     });
@@ -143,7 +163,22 @@ export class ConversationList {
 
   /** Load the first page; `shown` is called once its first rows are in the list. */
   async start(shown?: () => void): Promise<void> {
-    await this.#window.load(0, "after", shown);
+    try {
+      await this.#window.load(0, "after", shown);
+    } finally {
+      this.#firstPageIn();
+    }
+  }
+
+  /** The exact item count, when the pages so far said only that more follow. */
+  async #exactTotal(): Promise<void> {
+    const win = this.#window;
+    if (!win.partial || !this.source.total) return;
+    // The count needs the whole session (through `mu serve`, every page of it): say so.
+    this.#status.textContent = "Loading the rest of the conversation…";
+    const total = await this.source.total();
+    if (win.partial) [win.total, win.partial] = [total, false];
+    this.#status.textContent = `${formatCount(win.total)} items`;
   }
 
   /** How many items the conversation has (-1 before the first page). */
@@ -171,6 +206,7 @@ export class ConversationList {
   async jumpToLatest(): Promise<void> {
     const win = this.#window;
     if (win.total < 0) await this.start();
+    await this.#exactTotal();
     if (win.to < win.total) {
       await win.load(Math.max(0, win.total - CONV_PAGE), "replace");
     }
@@ -183,6 +219,7 @@ export class ConversationList {
   async jumpTo(row: OutlineRow): Promise<void> {
     const win = this.#window;
     if (win.total < 0) await this.start();
+    await this.#exactTotal();
     if (row.index < win.from || row.index >= win.to) {
       await win.load(Math.max(0, row.index - 2), "replace");
     }
@@ -200,6 +237,7 @@ export class ConversationList {
     const win = this.#window;
     await win.settled();
     if (win.total < 0) await this.start();
+    await this.#exactTotal();
     if (index < 0 || index >= win.total) return undefined;
     if (index < win.from || index >= win.to) {
       const start = Math.max(0, index - Math.floor(CONV_PAGE / 2));

@@ -11,6 +11,9 @@
 import type { SessionEntry } from "../../src/schema.ts";
 import { imageBlock, oneLine } from "../worker/describe.ts";
 
+/** Items the conversation list loads per page (and `mu serve` answers by default). */
+export const CONV_PAGE = 30;
+
 /** Longest text kept in one block; the rest is cut (its full length is kept in `cut`). */
 export const ITEM_TEXT_LIMIT = 200_000;
 

@@ -1,10 +1,12 @@
 /**
  * A loading sign that counts the seconds once a wait takes longer than one (a large
- * session through `mu serve` before its first page, the first search of a large store).
+ * session through `mu serve` before its first page, the first search of a large store),
+ * and the tree's, which counts the entries of a session's load.
  *
  * @module
  */
-import { el } from "../dom.ts";
+import { el, formatCount } from "../dom.ts";
+import type { ViewerClient } from "../rpc.ts";
 
 /**
  * A status line saying `text`, then `text N s` each second until `stop` is called.
@@ -27,4 +29,28 @@ export function loadingNotice(id: string, text: string): { element: HTMLElement;
     element.textContent = `${text} ${Math.round((Date.now() - started) / 1000)} s`;
   }, 1000);
   return { element, stop: () => clearInterval(timer) };
+}
+
+/**
+ * "Loading the tree…" for the session `key`, counting the entries of its full load as the
+ * worker reports them (a session from `mu serve` arrives a page of entries at a time);
+ * `stop` ends the counting.
+ */
+export function treeLoadingNotice(
+  client: ViewerClient,
+  key: string,
+): { element: HTMLElement; stop(): void } {
+  const element = el(
+    "p",
+    { class: "muted loading", attrs: { id: "tree-loading", role: "status" } },
+    "Loading the tree…",
+  );
+  const stop = client.onEvent((event) => {
+    if (event.type !== "load-progress" || event.data.key !== key) return;
+    const { entries, total } = event.data;
+    element.textContent = `Loading the tree… ${formatCount(entries)} of ${
+      formatCount(total)
+    } entries`;
+  });
+  return { element, stop };
 }

@@ -19,7 +19,7 @@ import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 import type { ConversationList } from "../conversation/list.ts";
 import { hitTerms } from "./search.ts";
-import { loadingNotice } from "./loading.ts";
+import { loadingNotice, treeLoadingNotice } from "./loading.ts";
 import { rawToggle, showRaw } from "./raw_toggle.ts";
 import { clampedTitle } from "./clamped_title.ts";
 import { preferredTab, rememberTab, type SessionTab, tabName } from "./reading_prefs.ts";
@@ -74,6 +74,8 @@ export class SessionPage {
   #hit: string | undefined;
   #hitToken = 0;
   readonly #makeLeaf: HTMLButtonElement;
+  /** Called once the right side's first page is shown (or could not be). */
+  #firstShown = () => {};
 
   constructor(
     readonly client: ViewerClient,
@@ -196,12 +198,15 @@ export class SessionPage {
       },
     );
     this.element.querySelector(".session-body")!.before(this.#paneTabs.element);
-    this.#rendered = this.#renderRight(); // first: its context call goes out before anything else
+    // The right side first: its first page goes out before anything else, and the tree
+    // (which needs the whole session, on a large one through `mu serve` its every page) is
+    // asked for once that page is shown, so the two do not share the server meanwhile.
+    const firstShown = new Promise<void>((resolve) => this.#firstShown = resolve);
+    this.#rendered = this.#renderRight();
     if (overview.pending) {
-      this.#treeSlot.append(
-        el("p", { class: "muted loading", attrs: { id: "tree-loading" } }, "Loading the tree…"),
-      );
-      void this.#complete();
+      const loading = treeLoadingNotice(client, overview.key);
+      this.#treeSlot.append(loading.element);
+      void firstShown.then(() => this.#complete()).finally(loading.stop);
     } else this.#mountTree(overview);
   }
 
@@ -333,7 +338,7 @@ export class SessionPage {
       }
       const raw = new RawPane(source);
       const main = this.#tab === "conversation"
-        ? await conversationPane(source)
+        ? await conversationPane(source, this.#overview.pending === true)
         : new ContextPane(source, (id) => void raw.reveal(id));
       if (token !== this.#renderToken) { // another leaf or tab was asked for meanwhile
         main.dispose();
@@ -366,6 +371,7 @@ export class SessionPage {
         ),
       );
       this.#raw = raw;
+      this.#firstShown();
       await loaded;
       if (token !== this.#renderToken) return;
       // The raw pane's first page a task after the main pane's has been laid out: together
@@ -383,6 +389,7 @@ export class SessionPage {
       );
     } finally {
       loading.stop();
+      if (token === this.#renderToken) this.#firstShown(); // failed: the tree is still wanted
     }
   }
 }

@@ -5,9 +5,10 @@
  * of a 100k-entry session at once; then, when the page asks for anything else (the tree,
  * raw entries, another leaf, usage), the full load (`OpenedSession`), started once.
  *
- * A store without `loadContext` (IndexedDB, memory, the HTTP store of `mu serve`), or a
- * context the load cannot decide (`projectLoadedContext` answers `undefined`), opens with
- * the full load at once, as before.
+ * A store without `loadContext` (IndexedDB, memory), or a context the load cannot decide
+ * (`projectLoadedContext` answers `undefined`), opens with the full load at once. A session
+ * of `mu serve` gets its first conversation pages from the server, which reads only the
+ * start of the branch for them.
  *
  * @module
  */
@@ -16,10 +17,35 @@ import { toJsonLine } from "../../src/jsonl.ts";
 import { CURRENT_SESSION_VERSION, isWorkflowInternal } from "../../src/schema.ts";
 import type { SessionStore } from "../../src/store.ts";
 import type { ContextAs, ContextPageView, SessionOverview } from "../types.ts";
+import { CONV_PAGE, type ConvItem } from "../conversation/model.ts";
 import { ContextPages } from "./context_pages.ts";
 import { OpenedSession } from "./opened_session.ts";
 
 type Json = Record<string, unknown>;
+
+/** A page of a branch's conversation (`partial`: `total` only says more items follow). */
+export interface ConversationPage {
+  total: number;
+  items: ConvItem[];
+  partial?: boolean;
+}
+
+/** The server that answers conversation pages of a session it keeps open (`mu serve`). */
+export interface ConversationServer {
+  /** Items of the branch to `leafId` (the session's last entry when undefined). */
+  serverConversation(
+    sessionId: string,
+    leafId: string | undefined,
+    offset: number,
+    limit: number,
+  ): Promise<{ leafId: string | null; items: ConvItem[]; total: number | null }>;
+}
+
+/**
+ * Items the server answers before the session is loaded here: its cost grows with the
+ * offset (it reads the branch up to the page), so far down the list waits for the load.
+ */
+const SERVER_CONVERSATION_ITEMS = 600;
 
 /** The overview without the page's key and source (added by the worker's API). */
 export type OverviewFacts = Omit<SessionOverview, "key" | "source">;
@@ -28,7 +54,8 @@ export type OverviewFacts = Omit<SessionOverview, "key" | "source">;
 interface FirstLook {
   leafId: string;
   overview: OverviewFacts;
-  pages: ContextPages;
+  /** The default leaf's context, when the context-only load decides it. */
+  pages?: ContextPages;
 }
 
 /** An opened session: a first look from the context, the full session on demand. */
@@ -36,8 +63,14 @@ export class SessionHandle {
   #first?: FirstLook;
   #full?: Promise<OpenedSession>;
   #loaded?: OpenedSession;
+  /** The default branch's first page, asked of the server at the open (used once). */
+  #ahead?: ReturnType<ConversationServer["serverConversation"]>;
 
-  private constructor(readonly store: SessionStore, readonly sessionId: string) {}
+  private constructor(
+    readonly store: SessionStore,
+    readonly sessionId: string,
+    readonly server?: ConversationServer,
+  ) {}
 
   /**
    * Open a session: a context-only first look when the store can give one, else the full
@@ -52,10 +85,21 @@ export class SessionHandle {
    * (await SessionHandle.open(store, "s")).overview().entryCount; // 0
    * ```
    */
-  static async open(store: SessionStore, sessionId: string): Promise<SessionHandle> {
-    const handle = new SessionHandle(store, sessionId);
+  static async open(
+    store: SessionStore,
+    sessionId: string,
+    server?: ConversationServer,
+  ): Promise<SessionHandle> {
+    const handle = new SessionHandle(store, sessionId, server);
+    // The default branch's first conversation page, asked beside the first look: the server
+    // works on it while the worker reads the context and the page gets ready for it.
+    const ahead = server?.serverConversation(sessionId, undefined, 0, CONV_PAGE);
+    ahead?.catch(() => {}); // asked again, with its error, if it is wanted
     if (canLoadContext(store)) handle.#first = await firstLook(store, sessionId);
-    if (!handle.#first) await handle.full();
+    // Undecided from the context-only load, the context waits for the full load; a server
+    // that answers conversation pages still shows the conversation before it.
+    if (!handle.#first || (!handle.#first.pages && !server)) await handle.full();
+    handle.#ahead = ahead;
     return handle;
   }
 
@@ -82,10 +126,43 @@ export class SessionHandle {
     return this.#full;
   }
 
+  /**
+   * Items `[start, start + count)` of the branch's conversation. Before the session is
+   * loaded, a server that can answer them from the branch's first entries does (the first
+   * pages of a 100k-entry session in a fraction of its load); its `total` is then unknown
+   * until the server has read the whole branch: `partial`, with a total one past the items
+   * so far so the list asks for more.
+   */
+  async conversation(
+    leafId: string | null,
+    start: number,
+    count: number,
+  ): Promise<ConversationPage> {
+    const from = Math.max(0, start);
+    const wanted = Math.max(0, count);
+    if (!this.#loaded && this.server && from + wanted <= SERVER_CONVERSATION_ITEMS) {
+      if (leafId === null) return { total: 0, items: [] }; // before any entry
+      const ahead = this.#ahead;
+      this.#ahead = undefined;
+      // The page asked at the open, when it is this one (the branch it names is this leaf's:
+      // an append in between makes it another's) and it was answered.
+      const early = from === 0 && wanted === CONV_PAGE
+        ? await ahead?.catch(() => undefined)
+        : undefined;
+      const page = early?.leafId === leafId
+        ? early
+        : await this.server.serverConversation(this.sessionId, leafId, from, wanted);
+      if (page.total !== null) return { total: page.total, items: page.items };
+      return { total: from + page.items.length + 1, items: page.items, partial: true };
+    }
+    const items = (await this.full()).conversation(leafId);
+    return { total: items.length, items: items.slice(from, from + wanted) };
+  }
+
   /** The context pages of a leaf: from the first look when it covers the leaf. */
   async #pages(leafId: string | null): Promise<ContextPages> {
     const first = this.#first;
-    if (!this.#loaded && first && first.leafId === leafId) return first.pages;
+    if (!this.#loaded && first?.pages && first.leafId === leafId) return first.pages;
     return (await this.full()).pages;
   }
 
@@ -112,9 +189,9 @@ export class SessionHandle {
 }
 
 /**
- * The default leaf's projection from a context-only load, with the header facts the page
- * shows first; `undefined` when the load cannot decide the projection (or the session has
- * no entries: the full load of an empty session costs nothing).
+ * The header facts the page shows first from a context-only load, with the default leaf's
+ * projection when the load decides it; `undefined` when the session has no entries (the
+ * full load of an empty session costs nothing).
  */
 async function firstLook(store: SessionStore, sessionId: string): Promise<FirstLook | undefined> {
   if (!canLoadContext(store)) return undefined;
@@ -122,7 +199,6 @@ async function firstLook(store: SessionStore, sessionId: string): Promise<FirstL
   const leaf = loaded.entries.at(-1);
   if (!leaf) return undefined;
   const projection = projectLoadedContext(loaded) as unknown as Json | undefined;
-  if (!projection) return undefined;
   const { header } = loaded;
   // The listing row (name, summary, first message) is kept current by every write.
   const info = (await store.list({ includeInternal: true })).find((s) => s.id === sessionId);
@@ -143,7 +219,7 @@ async function firstLook(store: SessionStore, sessionId: string): Promise<FirstL
     missingParentIds: [],
     pending: true,
   };
-  const pages = new ContextPages((leafId) => {
+  const pages = projection && new ContextPages((leafId) => {
     if (leafId !== leaf.id) throw new RangeError("the first look covers the default leaf only");
     return projection;
   });

@@ -11,6 +11,8 @@ import type { SessionStore } from "../../src/store.ts";
 import { HttpSessionStore, isSessionServer } from "../../stores/http/store.ts";
 import { parseSessionKey, sessionKey, type SessionSource } from "../session_key.ts";
 import type { SessionRowView } from "../types.ts";
+import type { ConvItem } from "../conversation/model.ts";
+import { ENTRY_PROGRESS_HEADER } from "../api/http.ts";
 import type { ImportSource } from "./importer.ts";
 
 /** A session key resolved to its store. */
@@ -24,14 +26,36 @@ export interface ResolvedSession {
 export class ViewerSources {
   #computer: Promise<HttpSessionStore | undefined> | undefined;
 
-  constructor(readonly browser: () => Promise<SessionStore>, readonly origin: string) {}
+  /**
+   * `onLoadProgress(sessionKey, entries, total)` is told of each entry page a computer
+   * session's full load receives.
+   */
+  constructor(
+    readonly browser: () => Promise<SessionStore>,
+    readonly origin: string,
+    readonly onLoadProgress?: (key: string, entries: number, total: number) => void,
+  ) {}
 
   /** The server's store, when the page came from `mu serve` (asked once). */
   computer(): Promise<HttpSessionStore | undefined> {
     this.#computer ??= isSessionServer(this.origin).then((yes) =>
-      yes ? new HttpSessionStore({ baseUrl: this.origin }) : undefined
+      yes
+        ? new HttpSessionStore({ baseUrl: this.origin, fetch: (request) => this.#fetch(request) })
+        : undefined
     );
     return this.#computer;
+  }
+
+  /** `fetch`, reporting the entry pages of a full load as they arrive. */
+  async #fetch(request: Request): Promise<Response> {
+    const response = await fetch(request);
+    const progress = response.headers.get(ENTRY_PROGRESS_HEADER)?.match(/^(\d+)\/(\d+)$/);
+    const id = new URL(request.url).pathname.match(/^\/api\/sessions\/([^/]+)$/)?.[1];
+    if (this.onLoadProgress && response.ok && progress && id !== undefined) {
+      const key = sessionKey("computer", decodeURIComponent(id));
+      this.onLoadProgress(key, Number(progress[1]), Number(progress[2]));
+    }
+    return response;
   }
 
   /** The store of a source (rejects for "computer" on a plain static site). */
@@ -48,6 +72,31 @@ export class ViewerSources {
   async resolve(key: string): Promise<ResolvedSession> {
     const { source, sessionId } = parseSessionKey(key);
     return { store: await this.store(source), sessionId, source };
+  }
+
+  /**
+   * Conversation items of a computer session's branch, answered by the server from the
+   * part of the branch they need (`GET /api/sessions/:id/conversation`): the first page of
+   * a large session without loading it into the worker first.
+   */
+  async serverConversation(
+    sessionId: string,
+    leafId: string | undefined,
+    offset: number,
+    limit: number,
+  ): Promise<{ leafId: string | null; items: ConvItem[]; total: number | null }> {
+    const url = new URL(`api/sessions/${encodeURIComponent(sessionId)}/conversation`, this.origin);
+    if (leafId !== undefined) url.searchParams.set("leaf", leafId);
+    url.searchParams.set("offset", String(offset));
+    url.searchParams.set("limit", String(limit));
+    const response = await fetch(url);
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      throw new Error(
+        body.message ?? `the server answered ${response.status} ${response.statusText}`,
+      );
+    }
+    return body;
   }
 
   /** A computer session as an import source for the browser's store. */
