@@ -118,7 +118,6 @@ export {
   type CreatedSession,
   exportSessionJsonl,
   type ListOptions,
-  type LoadedBranch,
   type LoadedSession,
   type ReplaceOptions,
   type SessionInfo,

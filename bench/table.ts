@@ -70,7 +70,6 @@ export function renderTables(file: ResultsFile): string {
     "jsonl store",
     "jsonl context",
     "sqlite load",
-    "sqlite branch",
     "sqlite context",
   ];
   for (const runtime of runtimes) {
@@ -105,8 +104,6 @@ export function renderTables(file: ResultsFile): string {
           f("jsonl store", "loadMs"),
           f("sqlite load", "loadMs"),
           f("sqlite load", "projectMs"),
-          f("sqlite branch", "loadMs"),
-          f("sqlite branch", "projectMs"),
         ];
       });
       out.push("", "Phases (medians):", "");
@@ -119,8 +116,6 @@ export function renderTables(file: ResultsFile): string {
           "jsonl store load",
           "sqlite load",
           "sqlite project",
-          "branch load",
-          "branch project",
         ], phases),
       );
     }

@@ -35,7 +35,6 @@ const STORE_METHODS = [
   "delete",
   "has",
   "exportJsonl",
-  "loadBranch",
   "loadContext",
   "changeToken",
   "search",

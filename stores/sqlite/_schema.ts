@@ -17,7 +17,7 @@
  *         walk TEXT,                  -- path pointers (_walk.ts); NULL before v9 or unsure
  *         PRIMARY KEY (session_id, seq))
  * INDEX entries_walk (session_id, seq, entry_id, parent_id, flags)  -- append-ordered;
- *                                    -- loadBranch and loadContext scan it (_context.ts)
+ *                                    -- loadContext scans it (_context.ts)
  * INDEX entries_by_id (entry_id)      -- a parent's or reused id's row, when writing
  * INDEX sessions_by_cwd (cwd, modified DESC, created_at DESC, id)
  * ```
@@ -109,7 +109,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE INDEX sessions_by_cwd ON sessions (cwd, modified DESC, created_at DESC, id)`,
   ],
   [
-    // loadBranch walks parent links inside this index, never reading an entry's JSON; it
+    // loadContext walks parent links inside this index, never reading an entry's JSON; it
     // still serves lookups by (session_id, entry_id).
     `DROP INDEX entries_by_entry_id`,
     `CREATE INDEX entries_tree ON entries (session_id, entry_id, seq, parent_id)`,
@@ -117,7 +117,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   [
     // An index keyed by random entry ids put every append on a random page of a large
     // session (1,000 appends onto 100k entries cost 1.3-1.7x those onto an empty session).
-    // Append-ordered instead: loadBranch scans the tree columns in seq order and walks
+    // Append-ordered instead: loadContext scans the tree columns in seq order and walks
     // parent links in memory, never reading an entry's JSON it does not return.
     `DROP INDEX entries_tree`,
     `CREATE INDEX entries_walk ON entries (session_id, seq, entry_id, parent_id)`,

@@ -32,23 +32,22 @@ import {
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
 import {
-  type BranchLoadingStore,
   type CreatedSession,
   type ListOptions,
-  type LoadedBranch,
   type LoadedSession,
   type SessionInfo,
   storageOperation,
 } from "../../src/store.ts";
 import { SqliteSearchIndex } from "./search/_search.ts";
 import { configureConnection, type SqliteStoreOptions } from "./_options.ts";
-import { readBranch, readContext, type StatementSource } from "./_context.ts";
+import { readContext, type StatementSource } from "./_context.ts";
 import { listingRows, readChangeToken, readSessionRows } from "./_reads.ts";
 import { LazyOpenings } from "./_lazy.ts";
 import { committedLookup, computeWalks } from "./_walk.ts";
 import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import {
+  decoding,
   type EntryRow,
   SESSION_COLUMNS,
   SESSION_UPDATE,
@@ -71,20 +70,12 @@ export type { SqliteDatabase, SqliteStatement, SqliteValue } from "./_schema.ts"
 export type { SqliteStoreOptions } from "./_options.ts";
 
 /**
- * How rows decode. Not keeping each record's text: exportJsonl reads the stored text
- * itself, and holding every row's text alive beside its object doubled the memory of a
- * load (bench finding 1).
- */
-const decoding = (sessionId: string) => ({ source: `sqlite:${sessionId}`, keepText: false });
-
-/**
  * SQLite session store over any {@link SqliteDatabase}. Use the runtime entry points
  * (`stores/sqlite/file.ts` for a local file, `stores/sqlite/wasm.ts` in a browser worker).
  *
- * Optional capabilities beyond {@link SessionStore}: {@link loadBranch}, the entries on one
- * root-to-leaf path (feature-test with {@link canLoadBranch}), and {@link loadContext}, only
- * what the projection of a leaf needs (feature-test with `canLoadContext`); both read the
- * covering walk index and parse only the rows they return.
+ * Optional capabilities beyond {@link SessionStore}: {@link loadContext}, only what the
+ * projection of a leaf needs (feature-test with `canLoadContext`), which reads the covering
+ * walk index and parses only the rows it returns.
  *
  * @example
  * ```ts
@@ -94,7 +85,7 @@ const decoding = (sessionId: string) => ({ source: `sqlite:${sessionId}`, keepTe
  * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
  * ```
  */
-export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingStore {
+export class SqliteSessionStore implements ContextLoadingStore {
   readonly kind = "sqlite";
   readonly #db: SqliteDatabase;
   readonly #statements = new Map<string, SqliteStatement>();
@@ -262,29 +253,11 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   /**
-   * Optional fast path: only the entries on the path from the root to `leafId`, root
-   * first, ready for `buildSessionProjection(entries, leafId)`. The parent links come from
-   * the append-ordered `entries_walk` index (no JSON read) and are walked in memory; then
-   * only the path's JSON is read, by primary key, and parsed. `leafId` defaults to the last committed entry; `null` gives an empty path; an
-   * unknown id rejects with `EntryNotFoundError`. Like the tree index, a duplicate id
-   * resolves to its latest entry.
-   *
-   * @example
-   * ```ts
-   * import type { SqliteSessionStore } from "@mu/sessions/stores/sqlite";
-   * declare const store: SqliteSessionStore;
-   * const { entries } = await store.loadBranch("s1"); // the current branch
-   * ```
-   */
-  async loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch> {
-    return await this.#partialRead("loadBranch", readBranch, sessionId, leafId);
-  }
-
-  /**
    * Optional fast path (see `ContextLoadingStore`): what the projection of the branch
    * ending at `leafId` needs, planned from the indexed context flags, reading only the
-   * context range and the few earlier entries it replays. Same leaf rules as
-   * {@link loadBranch}.
+   * context range and the few earlier entries it replays. `leafId` defaults to the last
+   * committed entry; `null` gives an empty path; an unknown id rejects with
+   * `EntryNotFoundError`. Like the tree index, a duplicate id resolves to its latest entry.
    *
    * @example
    * ```ts
