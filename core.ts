@@ -29,7 +29,6 @@ export {
   SessionError,
   SessionExistsError,
   SessionFormatError,
-  type SessionFormatLocation,
   SessionNotFoundError,
   SessionStorageError,
 } from "./src/errors.ts";

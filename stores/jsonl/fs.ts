@@ -327,17 +327,6 @@ async function syncDirectory(folder: string): Promise<void> {
 }
 
 /**
- * Options for {@link openJsonlFsStore}.
- *
- * @example
- * ```ts
- * import { type JsonlFsStoreOptions } from "@mu/sessions/stores/jsonl";
- * const options: JsonlFsStoreOptions = { trashCommand: false, lockTimeoutMs: 5_000 };
- * ```
- */
-export type JsonlFsStoreOptions = JsonlStoreOptions & FsFolderOptions;
-
-/**
  * A JSONL session store over a local directory (created on first write).
  *
  * @example
@@ -349,7 +338,7 @@ export type JsonlFsStoreOptions = JsonlStoreOptions & FsFolderOptions;
  */
 export async function openJsonlFsStore(
   directory: string,
-  options: JsonlFsStoreOptions = {},
+  options: JsonlStoreOptions & FsFolderOptions = {},
 ): Promise<JsonlSessionStore> {
   return new JsonlSessionStore(new NodeJsonlFolderFs(directory, options), options);
 }
