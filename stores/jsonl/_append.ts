@@ -6,6 +6,7 @@
  * @module
  */
 import { SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
+import { serializeEntries } from "../../src/jsonl.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import type { Durability, FileStat, JsonlFolderFs } from "./_folder.ts";
 import { extendCached, type JsonlListingCache } from "./_cache.ts";
@@ -47,6 +48,16 @@ export interface AppendContext {
   forget(path: string): void;
   /** Whether appends wait for the disk (`fsync`). */
   durability: Durability;
+  /**
+   * The entries the file at `stat` does not hold yet (another process may have appended
+   * some of these ids since the caller checked); a stored id with other content rejects.
+   */
+  unstored(
+    path: string,
+    sessionId: string,
+    stat: FileStat,
+    entries: readonly SessionEntry[],
+  ): Promise<readonly SessionEntry[]>;
 }
 
 const encoder = new TextEncoder();
@@ -95,6 +106,10 @@ export async function appendEntries(
       } is in session format ${info.version}; persist its upgrade with replace() before appending`,
     );
   }
+  // Checked again under the lock: the caller's check ran before it was taken.
+  const fresh = await context.unstored(path, sessionId, stat, entries);
+  if (fresh.length === 0) return true; // all written meanwhile, as they are: a retry
+  if (fresh.length < entries.length) [entries, lines] = [fresh, serializeEntries(fresh)];
   const { payload, newlineFirst, after } = await appendAfterTail(
     fs,
     path,

@@ -8,10 +8,13 @@
  * acknowledged append is as safe as before; a failed group is rolled back whole (the file
  * is byte-identical to before it) and every append in it rejects with the same error.
  * Input is checked before an append joins a group, so one caller's bad entry never fails
- * another caller's append.
+ * another caller's append; an entry id already in the group is checked there too (the same
+ * entry joins once, other content under the id rejects that caller alone).
  *
  * @module
  */
+import { newEntries } from "../../src/guarded_store.ts";
+import { serializeEntries, toJsonLine } from "../../src/jsonl.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 
 /**
@@ -44,6 +47,8 @@ export type GroupWriter = (
 export type LockedRunner = <T>(path: string, fn: () => Promise<T>) => Promise<T>;
 
 interface Group {
+  /** The group's entries by id (two callers may append one id at once). */
+  ids: Map<string, SessionEntry>;
   entries: SessionEntry[];
   lines: string[];
   done: Promise<boolean>;
@@ -84,7 +89,7 @@ export class AppendGroups {
     const key = `${optimistic ? 1 : 0}\n${sessionId}\n${path}`;
     let group = this.#open.get(key);
     if (!group) {
-      const fresh: Group = { entries: [], lines: [], done: Promise.resolve(false) };
+      const fresh: Group = { ids: new Map(), entries: [], lines: [], done: Promise.resolve(false) };
       this.#open.set(key, fresh);
       // The lock is taken asynchronously, so appends made meanwhile join before the write;
       // the group closes the moment the lock is held (later appends form the next one).
@@ -98,6 +103,20 @@ export class AppendGroups {
       fresh.done.catch(close); // the lock was never taken (timeout): the next append retries
       group = fresh;
     }
+    const { ids } = group;
+    if (entries.some((entry) => ids.has(entry.id))) {
+      const inGroup = (id: string) => {
+        const earlier = ids.get(id);
+        return earlier && toJsonLine(earlier, "entry");
+      };
+      try {
+        entries = newEntries(sessionId, entries, inGroup);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      lines = serializeEntries(entries);
+    }
+    for (const entry of entries) ids.set(entry.id, entry);
     group.entries.push(...entries);
     group.lines.push(lines);
     return group.done;

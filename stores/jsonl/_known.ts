@@ -15,7 +15,7 @@ import { storageOperation } from "../../src/store.ts";
 import type { KnownFile } from "./_append.ts";
 import { cachedAfterWrite, type JsonlListingCache } from "./_cache.ts";
 import { EntryIdPlaces } from "./_entry_ids.ts";
-import type { JsonlFolderFs } from "./_folder.ts";
+import type { FileStat, JsonlFolderFs } from "./_folder.ts";
 import { SessionLocator } from "./_locate.ts";
 import { headerInfoOf } from "./_rewrite.ts";
 
@@ -76,7 +76,8 @@ export class KnownFiles {
 
   /**
    * The entries the session does not hold yet; other content under a held id rejects. Read
-   * before the append's lock: two writers appending one new id at once may both write it.
+   * before the append's lock, so a retry writes nothing and a conflict fails before any
+   * waiting; {@link unstoredUnderLock} checks again once the lock is held.
    */
   async newEntries(
     sessionId: string,
@@ -91,6 +92,24 @@ export class KnownFiles {
       () => this.#entryIds.storedLines(path, ids, known),
     );
     return newEntries(sessionId, given, (id) => stored.get(id));
+  }
+
+  /**
+   * The check of {@link newEntries} again, under the file's lock, for an append group: from
+   * the file's `stat` the append just took, only bytes another process appended since the
+   * last look are scanned (none, when this store wrote last). A group holds each id once
+   * (`_batch.ts`).
+   */
+  async unstoredUnderLock(
+    path: string,
+    sessionId: string,
+    stat: FileStat,
+    entries: readonly SessionEntry[],
+  ): Promise<readonly SessionEntry[]> {
+    const ids = entries.map((entry) => entry.id);
+    const stored = await this.#entryIds.storedLines(path, ids, stat);
+    const fresh = newEntries(sessionId, entries, (id) => stored.get(id));
+    return fresh.length === entries.length ? entries : fresh;
   }
 
   /** Record this store's committed append of `lines` to `path`. */

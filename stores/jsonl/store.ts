@@ -85,7 +85,8 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     const forget = (path: string) => this.#files.forget(path);
     const durability = options.durability ?? "durable";
     const { known, cache } = this.#files;
-    this.#context = { fs, known, cache, forget, durability };
+    const unstored = this.#files.unstoredUnderLock.bind(this.#files);
+    this.#context = { fs, known, cache, forget, durability, unstored };
     this.#groups = new AppendGroups(
       // Kept: appends awaited back to back then take the lock file once (`_park.ts`).
       (path, fn) => this.#locked(path, "append", fn, true),
