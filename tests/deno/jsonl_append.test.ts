@@ -193,3 +193,14 @@ test("two writers appending one new id at once: written once, other content refu
     await removeDir(dir);
   }
 });
+
+test("the id check under the lock costs no I/O when this store wrote the file last", async () => {
+  await withStore({}, async (store, fs) => {
+    await store.create(v4Header("cheap"), chain("c", 3));
+    await store.append("cheap", [user("c0000004", "c0000003")]); // locates and scans once
+    fs.reset();
+    await store.append("cheap", [user("c0000005", "c0000004")]);
+    assertEquals(fs.counts.stats, 1, "the append's own stat serves the check");
+    assertEquals(fs.counts.reads, 0, "no line read");
+  });
+});
