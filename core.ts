@@ -29,7 +29,6 @@ export {
   SessionError,
   SessionExistsError,
   SessionFormatError,
-  type SessionFormatLocation,
   SessionNotFoundError,
   SessionStorageError,
 } from "./src/errors.ts";
@@ -118,7 +117,6 @@ export {
   type CreatedSession,
   exportSessionJsonl,
   type ListOptions,
-  type LoadedBranch,
   type LoadedSession,
   type ReplaceOptions,
   type SessionInfo,

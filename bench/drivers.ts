@@ -5,12 +5,11 @@
  * URL (Deno) so a missing file is a runtime answer, not a type-check failure; the Node
  * build registers the modules it bundled in `globalThis.__benchModules`.
  *
- * Store APIs are feature-tested: only the `SessionStore` seam plus the optional
- * `loadBranch` are relied on.
+ * Store APIs are feature-tested: only the `SessionStore` seam is relied on.
  * @module
  */
 import { stat } from "node:fs/promises";
-import type { SessionEntry, SessionHeader, SessionStore } from "../core.ts";
+import type { SessionEntry, SessionStore } from "../core.ts";
 import { runtimeName } from "./rt.ts";
 
 type Module = Record<string, unknown>;
@@ -51,12 +50,7 @@ export async function projector(): Promise<Maybe<Projector>> {
 }
 
 /** A store with the optional capabilities the benchmarks probe. */
-export interface BenchStore extends SessionStore {
-  loadBranch?(sessionId: string, leafId?: string | null): Promise<{
-    header: SessionHeader;
-    entries: SessionEntry[];
-  }>;
-}
+export type BenchStore = SessionStore;
 
 /** How to open one kind of store over a path. */
 export interface StoreDriver {

@@ -1,7 +1,7 @@
 /**
  * PostgreSQL store figures beside SQLite's, measured the same way on the same machine in one
  * run (issue 16): appends per second from 1 and from 4 processes, listing N small sessions,
- * and open + context of one large session (whole load, and the loadBranch path).
+ * and open + context of one large session (whole load, and the context-only load).
  * Starts its own throwaway cluster (tests/postgres/cluster.ts). Not part of `deno task
  * bench`; run it by hand:
  *
@@ -10,7 +10,12 @@
  * ```
  */
 import { parseArgs } from "node:util";
-import { buildSessionContext, type SessionEntry, type SessionStore } from "../core.ts";
+import {
+  buildSessionContext,
+  loadSessionContext,
+  type SessionEntry,
+  type SessionStore,
+} from "../core.ts";
 import { openPostgresStore } from "../stores/postgres/store.ts";
 import { openSqliteStore } from "../stores/sqlite/file.ts";
 import { startCluster } from "../tests/postgres/cluster.ts";
@@ -139,10 +144,8 @@ async function measure(name: string, store: SessionStore, worker: Worker) {
     const { entries } = await store.load("big");
     buildSessionContext(entries, entries.at(-1)!.id);
   })).toFixed(0);
-  const branching = store as SessionStore & { loadBranch?: SessionStore["loadBranch"] };
-  row[`loadBranch + context ${ENTRIES}, ms`] = (await median(3, async () => {
-    const { entries } = await branching.loadBranch!("big");
-    buildSessionContext(entries, entries.at(-1)!.id);
+  row[`loadContext + context ${ENTRIES}, ms`] = (await median(3, async () => {
+    await loadSessionContext(store, "big");
   })).toFixed(0);
   return row;
 }

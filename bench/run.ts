@@ -197,7 +197,6 @@ const MEM_FNS = [
   "jsonl store",
   "jsonl context",
   "sqlite load",
-  "sqlite branch",
   "sqlite context",
 ];
 /**

@@ -78,7 +78,6 @@ export function renderTables(file: ResultsFile): string {
     "jsonl store",
     "jsonl context",
     "sqlite load",
-    "sqlite branch",
     "sqlite context",
   ];
   for (const runtime of runtimes) {
@@ -113,8 +112,6 @@ export function renderTables(file: ResultsFile): string {
           f("jsonl store", "loadMs"),
           f("sqlite load", "loadMs"),
           f("sqlite load", "projectMs"),
-          f("sqlite branch", "loadMs"),
-          f("sqlite branch", "projectMs"),
         ];
       });
       out.push("", "Phases (medians):", "");
@@ -127,8 +124,6 @@ export function renderTables(file: ResultsFile): string {
           "jsonl store load",
           "sqlite load",
           "sqlite project",
-          "branch load",
-          "branch project",
         ], phases),
       );
     }

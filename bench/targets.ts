@@ -122,7 +122,7 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
           ANCHORS.open[runtime],
         );
       }
-      for (const [name, limit] of [["sqlite load", 0.5], ["sqlite branch", 0.5]] as const) {
+      for (const [name, limit] of [["sqlite load", 0.5]] as const) {
         ratio(
           `open-${name}`,
           `SQLite open + project (${name})`,

@@ -97,8 +97,6 @@ export interface TargetSession {
   sourceVersion: number;
   /** The file it was read from, when it was named by path. */
   file?: string;
-  /** The store it lives in, when it was named by id. */
-  store?: SessionStore;
 }
 
 /** Whether `operand` names an existing file (relative to the caller's directory). */
@@ -197,7 +195,10 @@ export async function resolveSessionId(store: SessionStore, operand: string): Pr
   throw new SessionNotFoundError(operand);
 }
 
-/** Read the session named by `operand`: a JSONL file if one exists there, else an id in the store. */
+/**
+ * Read the session named by `operand`: a JSONL file if one exists there, else an id in the
+ * store the flags select, which is closed again before this resolves (also on failure).
+ */
 export async function loadTarget(
   invocation: Invocation,
   context: CliContext,
@@ -213,6 +214,9 @@ export async function loadTarget(
     return { ...parsed, file };
   }
   const store = await openStore(invocation, context);
-  const loaded = await store.load(await resolveSessionId(store, operand));
-  return { ...loaded, store };
+  try {
+    return await store.load(await resolveSessionId(store, operand));
+  } finally {
+    await store.close(); // the session is in memory: nothing of the store is needed after
+  }
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import { SessionFormatError } from "./errors.ts";
+import { toHex } from "./_hex.ts";
 import { CURRENT_SESSION_VERSION } from "./_entry_check.ts";
 
 type JsonObject = Record<string, unknown>;
@@ -57,8 +58,7 @@ export function generateEntryId(taken: { has(id: string): boolean }): string {
   const bytes = new Uint8Array(4);
   for (let attempt = 0; attempt < 100; attempt++) {
     crypto.getRandomValues(bytes);
-    let id = "";
-    for (const byte of bytes) id += byte.toString(16).padStart(2, "0");
+    const id = toHex(bytes);
     if (!taken.has(id)) return id;
   }
   return crypto.randomUUID();

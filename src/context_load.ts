@@ -27,7 +27,7 @@ import {
   type SessionProjection,
 } from "./projection.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
-import { canLoadBranch, type SessionStore } from "./store.ts";
+import type { SessionStore } from "./store.ts";
 import { EntryNotFoundError } from "./errors.ts";
 import { SessionIndex } from "./tree.ts";
 
@@ -287,8 +287,7 @@ export function projectLoadedContext(loaded: LoadedContext): SessionProjection |
 /**
  * The projection of a stored session's branch ending at `leafId` (default: the last
  * entry), reading as little as the store allows: a context-only load when the store has
- * one and it decides the projection, else the branch (`loadBranch`), else the whole
- * session. Always equal to `buildSessionProjection` over the loaded session; what a caller
+ * one and it decides the projection, else the whole session. Always equal to `buildSessionProjection` over the loaded session; what a caller
  * resuming a session needs, without the cost of opening it.
  *
  * @example
@@ -329,10 +328,6 @@ export async function loadHeaderAndProjection(
     const loaded = await store.loadContext(sessionId, leafId);
     const projection = projectLoadedContext(loaded);
     if (projection) return { header: loaded.header, projection };
-  }
-  if (canLoadBranch(store)) {
-    const { header, entries } = await store.loadBranch(sessionId, leafId);
-    return { header, projection: projectPath(entries) };
   }
   const { header, entries } = await store.load(sessionId);
   return { header, projection: buildSessionProjection(entries, leafId) };

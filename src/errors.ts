@@ -26,25 +26,6 @@ export class SessionError extends Error {
 }
 
 /**
- * Where in a JSONL source a format problem was found.
- *
- * @example
- * ```ts
- * import { SessionFormatError, type SessionFormatLocation } from "@mu/sessions";
- * const at: SessionFormatLocation = { line: 3, byteOffset: 120, source: "s.jsonl" };
- * new SessionFormatError("invalid JSON", at).message; // "s.jsonl, line 3: invalid JSON"
- * ```
- */
-export interface SessionFormatLocation {
-  /** 1-based line number in the source (the header is line 1). */
-  line: number;
-  /** Byte offset of the start of that line in the UTF-8 source. */
-  byteOffset: number;
-  /** File path or other label for the source, when known. */
-  source?: string;
-}
-
-/**
  * A session source is not a loadable session: torn final record, invalid JSON,
  * structurally invalid entry, missing header, future or unrecognised version, parent cycle.
  *
@@ -68,7 +49,7 @@ export class SessionFormatError extends SessionError {
 
   constructor(
     reason: string,
-    location: Partial<SessionFormatLocation> = {},
+    location: { line?: number; byteOffset?: number; source?: string } = {},
     options?: ErrorOptions,
   ) {
     const line = location.line ?? 0;

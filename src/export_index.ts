@@ -29,6 +29,7 @@ import { contextFlags } from "./context_load.ts";
 import { SessionError, SessionFormatError } from "./errors.ts";
 import { parseSessionJsonlSync } from "./jsonl.ts";
 import { SessionIndex } from "./tree.ts";
+import { sha256Hex } from "./_hex.ts";
 
 /** The `format` tag of an export index. */
 export const EXPORT_INDEX_FORMAT = "mu-export-index";
@@ -69,13 +70,6 @@ export interface ExportIndex {
 }
 
 const encoder = new TextEncoder();
-
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
 
 /**
  * Build the export index of an exported session's JSONL bytes.

@@ -3,14 +3,19 @@
  * each dialect's driver): a store closed by `close()` refuses every later call; `create`,
  * `replace` and `updateHeader` refuse a session id that could escape a folder; `create`
  * refuses an invalid header; writes refuse entries some store could not keep exactly, and a
- * batch that names one entry id twice; `list` and `search` reject at once with an aborted
- * signal. A driver class calls {@link guardStoreClass} once after its declaration and keeps
+ * batch that names one entry id twice or whose parent links close a cycle; `list` and
+ * `search` reject at once with an aborted signal. A driver class calls {@link guardStoreClass} once after its declaration and keeps
  * only its own work: the conformance suite checks every store it runs is guarded
  * ({@link isGuardedStore}), so a new driver cannot forget a guard.
  *
  * @module
  */
-import { EntryConflictError, InvalidArgumentError, SessionStorageError } from "./errors.ts";
+import {
+  EntryConflictError,
+  InvalidArgumentError,
+  SessionFormatError,
+  SessionStorageError,
+} from "./errors.ts";
 import { headerProblem } from "./_entry_check.ts";
 import { toJsonLine } from "./jsonl.ts";
 import { OPEN_LAZY } from "./lazy_store.ts";
@@ -35,7 +40,6 @@ const STORE_METHODS = [
   "delete",
   "has",
   "exportJsonl",
-  "loadBranch",
   "loadContext",
   "changeToken",
   "search",
@@ -50,8 +54,9 @@ const ARGUMENT_GUARDS: Partial<Record<string, (args: unknown[]) => void>> = {
     assertWritableEntries(entries as readonly SessionEntry[] | undefined);
     assertNoParentCycle(entries as readonly SessionEntry[] | undefined);
   },
-  append([, entries]) {
+  append([sessionId, entries]) {
     assertWritableEntries(entries as readonly SessionEntry[]);
+    assertNoAppendedCycle(sessionId as string, entries as readonly SessionEntry[]);
   },
   replace([header, entries]) {
     assertValidSessionId((header as SessionHeader | undefined)?.id);
@@ -219,6 +224,41 @@ export function assertWritableEntries(entries: readonly SessionEntry[] = []): vo
  */
 export function assertNoParentCycle(entries: readonly SessionEntry[] = [], source?: string): void {
   if (entries.length > 0) SessionIndex.build(entries, { source });
+}
+
+/**
+ * Refuse an append whose entries make a parent cycle among themselves (an entry its own
+ * parent, or one naming a parent later in the batch that leads back to it): the session
+ * could be stored but never opened again. Only a batch with such a forward reference is
+ * indexed; an append of entries whose parents come first costs one pass.
+ *
+ * @example
+ * ```ts
+ * import { assertNoAppendedCycle } from "./guarded_store.ts";
+ * const entry = (id: string, parentId: string | null) =>
+ *   ({ type: "label", id, parentId, timestamp: "t", targetId: id }) as const;
+ * assertNoAppendedCycle("s", [entry("a", null), entry("b", "a")]); // fine
+ * ```
+ */
+export function assertNoAppendedCycle(sessionId: string, entries: readonly SessionEntry[]): void {
+  if (entries.length === 0) return;
+  const ids = new Set(entries.map((entry) => entry.id));
+  const seen = new Set<string>();
+  for (const { id, parentId } of entries) {
+    if (parentId !== null && ids.has(parentId) && !seen.has(parentId)) {
+      try {
+        assertNoParentCycle(entries);
+      } catch (error) {
+        if (!(error instanceof SessionFormatError)) throw error;
+        // The line SessionIndex names counts within the batch, not the session's file.
+        throw new SessionFormatError(`${error.reason}; nothing was appended`, {
+          source: sessionId,
+        });
+      }
+      return;
+    }
+    seen.add(id);
+  }
 }
 
 /**

@@ -195,11 +195,6 @@ export interface SessionStore {
   /** Optional: the session as format-4 JSONL, byte-identical for unchanged imported entries. */
   exportJsonl?(sessionId: string): Promise<string>;
   /**
-   * Optional: only the entries on the root-to-leaf path (default leaf: the last entry), so
-   * a projection need not load the whole session. Feature-test with {@link canLoadBranch}.
-   */
-  loadBranch?(sessionId: string, leafId?: string | null): Promise<LoadedBranch>;
-  /**
    * Optional: a cheap token that changes whenever the session changes (without an id:
    * whenever anything in the store changes), including writes by other processes. Servers
    * poll it to tell open viewers about appends without reading the session.
@@ -212,59 +207,6 @@ export interface SessionStore {
    * Call it through `searchSessions`.
    */
   search?(query: string, options?: SearchOptions): Promise<SearchHit[]>;
-}
-
-/**
- * The entries on the path from the root to a leaf (see {@link SessionStore.loadBranch}).
- *
- * @example
- * ```ts
- * import { buildSessionContext, type LoadedBranch } from "@mu/sessions";
- * import { type BranchLoadingStore } from "./store.ts";
- * declare const store: BranchLoadingStore;
- * const branch: LoadedBranch = await store.loadBranch("s1");
- * const context = buildSessionContext(branch.entries, branch.entries.at(-1)?.id ?? null);
- * ```
- */
-export interface LoadedBranch {
-  header: SessionHeader;
-  /** Root first, leaf last. */
-  entries: SessionEntry[];
-}
-
-/**
- * A store with the optional `loadBranch` fast path (SQLite has it; others may add it).
- *
- * @example
- * ```ts
- * import { type SessionStore } from "@mu/sessions";
- * import { type BranchLoadingStore, canLoadBranch } from "./store.ts";
- * declare const store: SessionStore;
- * const fast: BranchLoadingStore | undefined = canLoadBranch(store) ? store : undefined;
- * ```
- */
-export interface BranchLoadingStore extends SessionStore {
-  loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch>;
-}
-
-/**
- * Feature test for {@link BranchLoadingStore}.
- *
- * @example
- * ```ts
- * import { buildSessionProjection, type SessionStore } from "@mu/sessions";
- * import { canLoadBranch } from "./store.ts";
- * declare const store: SessionStore;
- * declare const id: string;
- * declare const leafId: string | null;
- * const entries = canLoadBranch(store)
- *   ? (await store.loadBranch(id, leafId)).entries
- *   : (await store.load(id)).entries;
- * const projection = buildSessionProjection(entries, leafId);
- * ```
- */
-export function canLoadBranch(store: SessionStore): store is BranchLoadingStore {
-  return typeof (store as Partial<BranchLoadingStore>).loadBranch === "function";
 }
 
 /**

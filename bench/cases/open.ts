@@ -128,7 +128,7 @@ async function openFns(params: OpenParams): Promise<BenchCase> {
     }
   };
   if (typeof sqlite === "string") {
-    fns["sqlite load"] = fns["sqlite branch"] = sqlite;
+    fns["sqlite load"] = sqlite;
   } else {
     const db = params.sqliteDb!;
     fns["sqlite load"] = async () => {
@@ -139,20 +139,6 @@ async function openFns(params: OpenParams): Promise<BenchCase> {
         const loadMs = elapsed(t);
         const index = SessionIndex.build(loaded.entries);
         return { loadMs, ...facts(loaded.entries, params.lastEntryId, index) };
-      } finally {
-        await store.close();
-      }
-    };
-    const probe = await sqlite.open(db);
-    const hasBranch = typeof probe.loadBranch === "function";
-    await probe.close();
-    fns["sqlite branch"] = !hasBranch ? "not available yet (no loadBranch)" : async () => {
-      const store = await sqlite.open(db);
-      try {
-        const t = performance.now();
-        const branch = await store.loadBranch!(params.sessionId, params.lastEntryId);
-        const loadMs = elapsed(t);
-        return { loadMs, ...facts(branch.entries, params.lastEntryId) };
       } finally {
         await store.close();
       }

@@ -65,37 +65,33 @@ export const show: Command = {
   flags: {},
   async run(invocation, cli) {
     const target = await loadTarget(invocation, cli, invocation.operands[0]);
-    try {
-      const index = SessionIndex.build(target.entries, { source: target.file });
-      const leafId = index.lastEntry?.id ?? null;
-      if (invocation.json) {
-        cli.out(
-          JSON.stringify(
-            {
-              header: target.header,
-              sourceVersion: target.sourceVersion,
-              leafId,
-              missingParents: index.missingParentIds(),
-              tree: index.getTree(),
-            },
-            null,
-            2,
-          ) + "\n",
-        );
-        return 0;
-      }
-      const { header } = target;
-      cli.out(`session ${header.id}\n`);
-      cli.out(`cwd ${visible(header.cwd ?? "?")}\n`);
-      cli.out(`created ${shortDate(new Date(header.createdAt))}  format ${target.sourceVersion}\n`);
-      if (header.parentSessionId) cli.out(`forked from ${header.parentSessionId}\n`);
-      if (target.file) cli.out(`file ${target.file}\n`);
-      cli.out(`entries ${target.entries.length}  leaf ${leafId ?? "-"}\n\n`);
-      cli.out(describeMissingParents(index));
-      for (const line of renderTree(index, leafId)) cli.out(line + "\n");
+    const index = SessionIndex.build(target.entries, { source: target.file });
+    const leafId = index.lastEntry?.id ?? null;
+    if (invocation.json) {
+      cli.out(
+        JSON.stringify(
+          {
+            header: target.header,
+            sourceVersion: target.sourceVersion,
+            leafId,
+            missingParents: index.missingParentIds(),
+            tree: index.getTree(),
+          },
+          null,
+          2,
+        ) + "\n",
+      );
       return 0;
-    } finally {
-      await target.store?.close();
     }
+    const { header } = target;
+    cli.out(`session ${header.id}\n`);
+    cli.out(`cwd ${visible(header.cwd ?? "?")}\n`);
+    cli.out(`created ${shortDate(new Date(header.createdAt))}  format ${target.sourceVersion}\n`);
+    if (header.parentSessionId) cli.out(`forked from ${header.parentSessionId}\n`);
+    if (target.file) cli.out(`file ${target.file}\n`);
+    cli.out(`entries ${target.entries.length}  leaf ${leafId ?? "-"}\n\n`);
+    cli.out(describeMissingParents(index));
+    for (const line of renderTree(index, leafId)) cli.out(line + "\n");
+    return 0;
   },
 };

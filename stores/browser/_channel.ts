@@ -35,7 +35,7 @@ import {
 } from "../../src/rpc.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { SearchOptions } from "../../src/search.ts";
-import type { ListOptions, LoadedBranch, ReplaceOptions, SessionStore } from "../../src/store.ts";
+import type { ListOptions, ReplaceOptions, SessionStore } from "../../src/store.ts";
 
 /**
  * Message type that opens a served store (see {@link acceptStoreConnections}).
@@ -103,7 +103,9 @@ export function sessionToWire(
  * sessionFromWire({ header: '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z","cwd":"/p"}', entries: [] }).header.id; // "s"
  * ```
  */
-export function sessionFromWire(wire: WireSession): LoadedBranch {
+export function sessionFromWire(
+  wire: WireSession,
+): { header: SessionHeader; entries: SessionEntry[] } {
   return { header: decodeHeader(wire.header, WIRE), entries: entriesFromWire(wire.entries) };
 }
 
@@ -178,11 +180,6 @@ function dispatch(
     case "exportJsonl":
       if (!store.exportJsonl) throw new SessionStorageError("exportJsonl is not supported");
       return store.exportJsonl(a as string);
-    case "loadBranch": {
-      if (!store.loadBranch) throw new SessionStorageError("loadBranch is not supported");
-      return store.loadBranch(a as string, b as string | null | undefined)
-        .then((r) => sessionToWire(r.header, r.entries));
-    }
     case "loadContext": {
       // The prefix travels as lines beside the path (decoded again on the page's side).
       if (!canLoadContext(store)) throw new SessionStorageError("loadContext is not supported");
@@ -208,17 +205,17 @@ function dispatch(
  * @example
  * ```ts
  * import type { StoreDescription } from "./_channel.ts";
- * const sqlite: StoreDescription = { kind: "sqlite", capabilities: ["exportJsonl", "loadBranch"] };
+ * const sqlite: StoreDescription = { kind: "sqlite", capabilities: ["exportJsonl", "loadContext"] };
  * ```
  */
 export interface StoreDescription {
   kind: string;
-  /** Optional methods the store has: `"exportJsonl"`, `"loadBranch"`, `"loadContext"`, `"search"`. */
+  /** Optional methods the store has: `"exportJsonl"`, `"loadContext"`, `"search"`. */
   capabilities: string[];
 }
 
 function describeStore(store: SessionStore): StoreDescription {
-  const capabilities = ["exportJsonl", "loadBranch", "loadContext", "search"].filter((name) =>
+  const capabilities = ["exportJsonl", "loadContext", "search"].filter((name) =>
     typeof (store as unknown as Record<string, unknown>)[name] === "function"
   );
   return { kind: store.kind, capabilities };

@@ -145,7 +145,7 @@ const CLOSE_TIMEOUT_MS = 10_000;
 /**
  * A {@link SessionStore} served from a worker (see `acceptStoreConnections`). Calls are
  * pipelined over a `MessagePort`; errors arrive as the library's typed error classes.
- * `exportJsonl`, `loadBranch`, `loadContext` and `search` exist only when the served store
+ * `exportJsonl`, `loadContext` and `search` exist only when the served store
  * has them.
  *
  * @example
@@ -160,8 +160,6 @@ export class WorkerSessionStore implements SessionStore {
   readonly kind: string;
   /** Present when the served store can export JSONL. */
   readonly exportJsonl?: (sessionId: string) => Promise<string>;
-  /** Present when the served store can load one branch (the SQLite store can). */
-  readonly loadBranch?: SessionStore["loadBranch"];
   /**
    * Present when the served store has a context-only load (the SQLite store has): what
    * `projectLoadedContext` needs, without loading the session (`canLoadContext` finds it).
@@ -186,10 +184,6 @@ export class WorkerSessionStore implements SessionStore {
     this.#onClose = onClose;
     if (description.capabilities.includes("exportJsonl")) {
       this.exportJsonl = (sessionId) => this.#call<string>("exportJsonl", [sessionId]);
-    }
-    if (description.capabilities.includes("loadBranch")) {
-      this.loadBranch = async (sessionId, leafId) =>
-        sessionFromWire(await this.#call<WireSession>("loadBranch", [sessionId, leafId]));
     }
     if (description.capabilities.includes("loadContext")) {
       this.loadContext = async (sessionId, leafId) => {

@@ -11,9 +11,9 @@ import { homedir } from "node:os";
  *
  * @example
  * ```ts
- * import { type AgentEnv, resolveAgentDir } from "@mu/sessions/stores/default";
+ * import { type AgentEnv, agentDir } from "./agent_dir.ts";
  * const env: AgentEnv = { PI_CODING_AGENT_DIR: "/tmp/agent" };
- * resolveAgentDir({ env }); // "/tmp/agent"
+ * agentDir(env, "/home/u"); // "/tmp/agent"
  * ```
  */
 export type AgentEnv = Readonly<Record<string, string | undefined>>;

@@ -39,7 +39,6 @@ import { POSTGRES_URL_ENV } from "./_postgres_env.ts";
 import { openJsonlDirectory, openStorage } from "./_open.ts";
 
 // Types the public options and results below refer to.
-export type { AgentEnv } from "./agent_dir.ts";
 export type { TrustDecision } from "./trust.ts";
 export { openJsonlDirectory, openStorage } from "./_open.ts";
 
@@ -62,7 +61,7 @@ export interface StorageOptions {
   /** One-run trust override: `true` = `--approve`, `false` = `--no-approve`. */
   approve?: boolean;
   /** Environment (default `process.env`): `PI_CODING_AGENT_DIR`, `HOME`. */
-  env?: AgentEnv;
+  env?: Readonly<Record<string, string | undefined>>;
   /** Home directory (default `$HOME`, `$USERPROFILE`, the OS home). */
   home?: string;
   /** Agent directory (default from `env`). */
@@ -71,48 +70,6 @@ export interface StorageOptions {
   openSqlite?: (path: string) => Promise<SessionStore>;
   /** `"relaxed"`: appends without `fsync` (JSONL; SQLite `synchronous=NORMAL`). Default durable. */
   durability?: Durability;
-}
-
-/**
- * Where the decision came from.
- *
- * @example
- * ```ts
- * import { type StorageSource } from "@mu/sessions/stores/default";
- * const source: StorageSource = "project-settings";
- * ```
- */
-export type StorageSource =
-  | "explicit"
-  | "environment"
-  | "project-settings"
-  | "global-settings"
-  | "default";
-
-/**
- * How a storage decision was reached.
- *
- * @example
- * ```ts
- * import { type ChoiceContext } from "@mu/sessions/stores/default";
- * declare const context: ChoiceContext;
- * if (context.ignoredProjectSettings) console.log("untrusted:", context.ignoredProjectSettings);
- * ```
- */
-export interface ChoiceContext {
-  /** The settings file that chose it. */
-  settingsPath?: string;
-  /** Project trust, when a project settings file was found. */
-  trust?: TrustDecision;
-  /** A project settings file left unread because the project is not trusted. */
-  ignoredProjectSettings?: string;
-  /**
-   * The project directory the agent directory lies inside (e.g. `PI_CODING_AGENT_DIR` set
-   * to `<repo>/.pi`): the repository's files then act as the global settings and trust
-   * decisions, without a trust prompt. Set so callers can say so; the home directory is
-   * never a project.
-   */
-  agentDirInProject?: string;
 }
 
 /**
@@ -131,8 +88,31 @@ export type StorageChoice =
     | { kind: "sqlite"; path: string }
     | { kind: "postgres"; url: string; schema?: string }
   )
-  & ChoiceContext
-  & { source: StorageSource };
+  & {
+    /** Where the decision came from. */
+    source: "explicit" | "environment" | "project-settings" | "global-settings" | "default";
+    /** The settings file that chose it. */
+    settingsPath?: string;
+    /** Project trust, when a project settings file was found. */
+    trust?: TrustDecision;
+    /** A project settings file left unread because the project is not trusted. */
+    ignoredProjectSettings?: string;
+    /**
+     * The project directory the agent directory lies inside (e.g. `PI_CODING_AGENT_DIR` set
+     * to `<repo>/.pi`): the repository's files then act as the global settings and trust
+     * decisions, without a trust prompt. Set so callers can say so; the home directory is
+     * never a project.
+     */
+    agentDirInProject?: string;
+  };
+
+/** Where a storage decision came from. */
+type StorageSource = StorageChoice["source"];
+
+/** How a storage decision was reached, beside its source. */
+type ChoiceContext = Partial<
+  Pick<StorageChoice, "settingsPath" | "trust" | "ignoredProjectSettings" | "agentDirInProject">
+>;
 
 function environment(options: StorageOptions): AgentEnv {
   if (options.env) return options.env;

@@ -27,18 +27,15 @@ import {
   searchSessions,
 } from "../../src/search.ts";
 import {
-  canLoadBranch,
   type CreatedSession,
   exportSessionJsonl,
   type ListOptions,
-  type LoadedBranch,
   type LoadedSession,
   type ReplaceOptions,
   type SessionInfo,
   type SessionStore,
 } from "../../src/store.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
-import { SessionIndex } from "../../src/tree.ts";
 import { stat } from "node:fs/promises";
 import { POSTGRES_URL_ENV } from "./_postgres_env.ts";
 import { join, resolve } from "node:path";
@@ -212,15 +209,6 @@ export class SourcesSessionStore implements SessionStore {
 
   async exportJsonl(sessionId: string): Promise<string> {
     return await exportSessionJsonl(await this.#owner(sessionId), sessionId);
-  }
-
-  async loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch> {
-    const owner = await this.#owner(sessionId);
-    if (canLoadBranch(owner)) return await owner.loadBranch(sessionId, leafId);
-    const { header, entries } = await owner.load(sessionId);
-    const index = SessionIndex.build(entries);
-    const leaf = leafId === undefined ? entries.at(-1)?.id ?? null : leafId;
-    return { header, entries: leaf === null ? [] : index.getPath(leaf) };
   }
 
   async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {

@@ -6,6 +6,7 @@
  * @module
  */
 import { SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
+import { serializeEntries } from "../../src/jsonl.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import type { Durability, FileStat, JsonlFolderFs } from "./_folder.ts";
 import { extendCached, type JsonlListingCache } from "./_cache.ts";
@@ -47,10 +48,22 @@ export interface AppendContext {
   forget(path: string): void;
   /** Whether appends wait for the disk (`fsync`). */
   durability: Durability;
+  /**
+   * The entries the file at `stat` does not hold yet (another process may have appended
+   * some of these ids since the caller checked); a stored id with other content rejects.
+   */
+  unstored(
+    path: string,
+    sessionId: string,
+    stat: FileStat,
+    entries: readonly SessionEntry[],
+  ): Promise<readonly SessionEntry[]>;
 }
 
+const encoder = new TextEncoder();
+
 /**
- * Append the serialised lines of `entries` (`bytes`, UTF-8) to `path` (lock held by the caller). Resolves
+ * Append serialised `lines` for `entries` to `path` (lock held by the caller). Resolves
  * false, writing nothing, when `optimistic` (an unverified cached path) and the file is
  * gone or holds another session.
  *
@@ -58,7 +71,7 @@ export interface AppendContext {
  * ```ts
  * import { appendEntries, type AppendContext } from "./_append.ts";
  * declare const context: AppendContext;
- * await appendEntries(context, "a.jsonl", "s1", [], new Uint8Array(0), false);
+ * await appendEntries(context, "a.jsonl", "s1", [], "", false);
  * ```
  */
 export async function appendEntries(
@@ -66,7 +79,7 @@ export async function appendEntries(
   path: string,
   sessionId: string,
   entries: readonly SessionEntry[],
-  bytes: Uint8Array,
+  lines: string,
   optimistic: boolean,
 ): Promise<boolean> {
   const { fs } = context;
@@ -93,11 +106,15 @@ export async function appendEntries(
       } is in session format ${info.version}; persist its upgrade with replace() before appending`,
     );
   }
+  // Checked again under the lock: the caller's check ran before it was taken.
+  const fresh = await context.unstored(path, sessionId, stat, entries);
+  if (fresh.length === 0) return true; // all written meanwhile, as they are: a retry
+  if (fresh.length < entries.length) [entries, lines] = [fresh, serializeEntries(fresh)];
   const { payload, newlineFirst, after } = await appendAfterTail(
     fs,
     path,
     stat.size,
-    bytes,
+    encoder.encode(lines),
     unchanged && known.endsWithNewline,
     context.durability,
   );

@@ -8,27 +8,30 @@
  * acknowledged append is as safe as before; a failed group is rolled back whole (the file
  * is byte-identical to before it) and every append in it rejects with the same error.
  * Input is checked before an append joins a group, so one caller's bad entry never fails
- * another caller's append.
+ * another caller's append; an entry id already in the group is checked there too (the same
+ * entry joins once, other content under the id rejects that caller alone).
  *
  * @module
  */
+import { newEntries } from "../../src/guarded_store.ts";
+import { serializeEntries, toJsonLine } from "../../src/jsonl.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 
 /**
- * Writes one group: `entries` and their serialised lines (`bytes`, UTF-8) in arrival order,
- * under the file's lock. Resolves like `appendEntries` (false: the optimistic path was wrong).
+ * Writes one group: `entries` and their serialised `lines` in arrival order, under the
+ * file's lock. Resolves like `appendEntries` (false: the optimistic path was wrong).
  *
  * @example
  * ```ts
  * import { type GroupWriter } from "./_batch.ts";
- * const write: GroupWriter = async (path, sessionId, entries, bytes, optimistic) => true;
+ * const write: GroupWriter = async (path, sessionId, entries, lines, optimistic) => true;
  * ```
  */
 export type GroupWriter = (
   path: string,
   sessionId: string,
   entries: readonly SessionEntry[],
-  bytes: Uint8Array,
+  lines: string,
   optimistic: boolean,
 ) => Promise<boolean>;
 
@@ -44,24 +47,11 @@ export type GroupWriter = (
 export type LockedRunner = <T>(path: string, fn: () => Promise<T>) => Promise<T>;
 
 interface Group {
+  /** The group's entries by id (two callers may append one id at once). */
+  ids: Map<string, SessionEntry>;
   entries: SessionEntry[];
-  /** Each append's lines, encoded once by the store (the write and its bookkeeping share them). */
-  parts: Uint8Array[];
+  lines: string[];
   done: Promise<boolean>;
-}
-
-/** The parts as one array: the part itself when there is one (the usual case). */
-function joined(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 /**
@@ -72,8 +62,8 @@ function joined(parts: readonly Uint8Array[]): Uint8Array {
  * import { AppendGroups } from "./_batch.ts";
  * const groups = new AppendGroups(async (_path, fn) => await fn(), async () => true);
  * await Promise.all([
- *   groups.add("a.jsonl", "s1", [], new Uint8Array(0), false),
- *   groups.add("a.jsonl", "s1", [], new Uint8Array(0), false),
+ *   groups.add("a.jsonl", "s1", [], "", false),
+ *   groups.add("a.jsonl", "s1", [], "", false),
  * ]);
  * ```
  */
@@ -93,13 +83,13 @@ export class AppendGroups {
     path: string,
     sessionId: string,
     entries: readonly SessionEntry[],
-    bytes: Uint8Array,
+    lines: string,
     optimistic: boolean,
   ): Promise<boolean> {
     const key = `${optimistic ? 1 : 0}\n${sessionId}\n${path}`;
     let group = this.#open.get(key);
     if (!group) {
-      const fresh: Group = { entries: [], parts: [], done: Promise.resolve(false) };
+      const fresh: Group = { ids: new Map(), entries: [], lines: [], done: Promise.resolve(false) };
       this.#open.set(key, fresh);
       // The lock is taken asynchronously, so appends made meanwhile join before the write;
       // the group closes the moment the lock is held (later appends form the next one).
@@ -108,13 +98,27 @@ export class AppendGroups {
       };
       fresh.done = this.#locked(path, () => {
         close();
-        return this.#write(path, sessionId, fresh.entries, joined(fresh.parts), optimistic);
+        return this.#write(path, sessionId, fresh.entries, fresh.lines.join(""), optimistic);
       });
       fresh.done.catch(close); // the lock was never taken (timeout): the next append retries
       group = fresh;
     }
+    const { ids } = group;
+    if (entries.some((entry) => ids.has(entry.id))) {
+      const inGroup = (id: string) => {
+        const earlier = ids.get(id);
+        return earlier && toJsonLine(earlier, "entry");
+      };
+      try {
+        entries = newEntries(sessionId, entries, inGroup);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      lines = serializeEntries(entries);
+    }
+    for (const entry of entries) ids.set(entry.id, entry);
     group.entries.push(...entries);
-    group.parts.push(bytes);
+    group.lines.push(lines);
     return group.done;
   }
 }

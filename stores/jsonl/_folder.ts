@@ -11,7 +11,7 @@
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
-import { sha256Hex } from "./_side_file.ts";
+import { sha256Hex } from "../../src/_hex.ts";
 
 /**
  * One directory entry.

@@ -7,7 +7,7 @@
  */
 import { dirname, resolve } from "node:path";
 import { SessionStorageError } from "../../src/errors.ts";
-import { type JsonlFsStoreOptions, NodeJsonlFolderFs } from "./fs.ts";
+import { type FsFolderOptions, type JsonlStoreOptions, NodeJsonlFolderFs } from "./fs.ts";
 import { JsonlSessionStore } from "./store.ts";
 import { JsonlListingCache } from "./_cache.ts";
 
@@ -42,7 +42,7 @@ export function listingCacheFor(dir: string): JsonlListingCache {
  */
 export async function openJsonlFile(
   path: string,
-  options: { sessionDir?: string; cwd: string } & JsonlFsStoreOptions,
+  options: { sessionDir?: string; cwd: string } & JsonlStoreOptions & FsFolderOptions,
 ): Promise<{ store: JsonlSessionStore; sessionId: string; path: string }> {
   const absolute = resolve(path);
   const fs = new NodeJsonlFolderFs(options.sessionDir ?? dirname(absolute), options);

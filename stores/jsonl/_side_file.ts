@@ -12,38 +12,10 @@
  * @module
  */
 
+import { sha256Hex, toHex } from "../../src/_hex.ts";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/**
- * Lowercase hex of some bytes (digests, MACs).
- *
- * @example
- * ```ts
- * import { toHex } from "./_side_file.ts";
- * toHex(new Uint8Array([0, 255])); // "00ff"
- * ```
- */
-export function toHex(bytes: ArrayBuffer | Uint8Array): string {
-  let out = "";
-  for (const byte of bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)) {
-    out += byte.toString(16).padStart(2, "0");
-  }
-  return out;
-}
-
-/**
- * SHA-256 of `bytes` as hex (`crypto.subtle`, every runtime).
- *
- * @example
- * ```ts
- * import { sha256Hex } from "./_side_file.ts";
- * (await sha256Hex(new Uint8Array(0))).slice(0, 8); // "e3b0c442"
- * ```
- */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  return toHex(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-}
 
 /**
  * Which side file a head names, and what a keyed one is bound to.

@@ -91,11 +91,6 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
 
   /** Absolute path of a folder path; folder paths cannot climb out with `..`. */
   #abs(path: string): string {
-    // A file at the top of the folder (every file this store creates): asked several times
-    // per append, so without splitting.
-    if (sep === "/" && !path.includes("/") && path !== "" && path !== "." && path !== "..") {
-      return `${this.#prefix}${path}`;
-    }
     if (isAbsolute(path)) return path;
     const parts = path.split("/");
     if (parts.some((part) => part === ".." || part === "")) {
@@ -332,17 +327,6 @@ async function syncDirectory(folder: string): Promise<void> {
 }
 
 /**
- * Options for {@link openJsonlFsStore}.
- *
- * @example
- * ```ts
- * import { type JsonlFsStoreOptions } from "@mu/sessions/stores/jsonl";
- * const options: JsonlFsStoreOptions = { trashCommand: false, lockTimeoutMs: 5_000 };
- * ```
- */
-export type JsonlFsStoreOptions = JsonlStoreOptions & FsFolderOptions;
-
-/**
  * A JSONL session store over a local directory (created on first write).
  *
  * @example
@@ -354,7 +338,7 @@ export type JsonlFsStoreOptions = JsonlStoreOptions & FsFolderOptions;
  */
 export async function openJsonlFsStore(
   directory: string,
-  options: JsonlFsStoreOptions = {},
+  options: JsonlStoreOptions & FsFolderOptions = {},
 ): Promise<JsonlSessionStore> {
   return new JsonlSessionStore(new NodeJsonlFolderFs(directory, options), options);
 }

@@ -8,13 +8,7 @@
  * @module
  */
 import { SessionExistsError, SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
-import {
-  parseSessionJsonl,
-  serializeEntries,
-  serializeSessionJsonl,
-  toJsonLine,
-} from "../../src/jsonl.ts";
-import { listingStateOf } from "../../src/_listing.ts";
+import { serializeEntries, serializeSessionJsonl, toJsonLine } from "../../src/jsonl.ts";
 import {
   type ContextLoadingStore,
   contextOfLoaded,
@@ -24,8 +18,7 @@ import { scanContext } from "./scan/_scan.ts";
 import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import { LazyFiles } from "./_lazy.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
-import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
-import { EntryIdPlaces } from "./_entry_ids.ts";
+import { guardStoreClass } from "../../src/guarded_store.ts";
 import {
   type CreatedSession,
   type ListOptions,
@@ -40,16 +33,18 @@ import {
   type JsonlFolderFs,
   sessionFileName,
 } from "./_folder.ts";
-import { SessionLocator } from "./_locate.ts";
-import { type AppendContext, appendEntries, type KnownFile } from "./_append.ts";
+import type { SessionLocator } from "./_locate.ts";
+import { type AppendContext, appendEntries } from "./_append.ts";
 import { AppendGroups } from "./_batch.ts";
-import { cachedAfterWrite, JsonlListingCache } from "./_cache.ts";
+import { JsonlListingCache } from "./_cache.ts";
+import { KnownFiles } from "./_known.ts";
+import { loadSessionFile } from "./_load.ts";
 import { readHeader } from "./_head_line.ts";
 import { type RepairReport, repairSessionFile } from "./_tail.ts";
 import { listFolder } from "./_listing.ts";
 import { persistedListing } from "./_persist.ts";
 import { removeResumeIndex, resumeIndexDir, scanFileOf } from "./scan/_resume_file.ts";
-import { freshHeader, headerInfoOf, rewriteHeader } from "./_rewrite.ts";
+import { freshHeader, rewriteHeader } from "./_rewrite.ts";
 import type { JsonlStoreOptions } from "./_options.ts";
 
 export { TornTailError } from "./_tail.ts";
@@ -73,32 +68,30 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   readonly kind = "jsonl";
   readonly directory: string;
   readonly #fs: JsonlFolderFs;
-  readonly #cache: JsonlListingCache;
   readonly #options: JsonlStoreOptions;
+  readonly #files: KnownFiles;
   readonly #locator: SessionLocator;
-  /** Files this store wrote or verified, by path. */
-  readonly #known = new Map<string, KnownFile>();
   readonly #lazy: LazyFiles;
   #swept = false;
   readonly #context: AppendContext;
   readonly #groups: AppendGroups;
-  readonly #entryIds: EntryIdPlaces;
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
     this.#fs = fs;
     this.#lazy = new LazyFiles(fs, options.resumeIndex !== false);
     this.#options = options;
-    this.#cache = options.cache ?? new JsonlListingCache();
-    this.#locator = new SessionLocator(fs);
-    this.#entryIds = new EntryIdPlaces(fs);
-    const forget = (path: string) => this.#forget(path);
+    this.#files = new KnownFiles(fs, options.cache ?? new JsonlListingCache());
+    this.#locator = this.#files.locator;
+    const forget = (path: string) => this.#files.forget(path);
     const durability = options.durability ?? "durable";
-    this.#context = { fs, known: this.#known, cache: this.#cache, forget, durability };
+    const { known, cache } = this.#files;
+    const unstored = this.#files.unstoredUnderLock.bind(this.#files);
+    this.#context = { fs, known, cache, forget, durability, unstored };
     this.#groups = new AppendGroups(
       // Kept: appends awaited back to back then take the lock file once (`_park.ts`).
       (path, fn) => this.#locked(path, "append", fn, true),
-      (path, id, entries, bytes, optimistic) =>
-        appendEntries(this.#context, path, id, entries, bytes, optimistic),
+      (path, id, entries, lines, optimistic) =>
+        appendEntries(this.#context, path, id, entries, lines, optimistic),
     );
     this.directory = fs.root;
   }
@@ -119,32 +112,28 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
       }
       const bytes = encoder.encode(text);
       await this.#fs.writeAtomic(path, bytes);
-      await this.#wrote(path, header, entries, bytes);
+      await this.#files.wrote(path, header, entries, bytes);
       return { id: header.id, path: this.#fs.describe(path) };
     });
   }
 
   async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
-    const entries = await this.#newEntries(sessionId, given);
+    const entries = await this.#files.newEntries(sessionId, given);
     if (given.length > 0 && entries.length === 0) return; // all stored already: a retry
-    // Serialise first: an unserialisable entry fails before the file is touched. Encoded
-    // once: the write, the listing cache and the entry-id places all use these bytes.
-    const bytes = await storageOperation(
-      "append",
-      () => encoder.encode(serializeEntries(entries)),
-    );
+    // Serialise first: an unserialisable entry fails before the file is touched.
+    const lines = await storageOperation("append", () => serializeEntries(entries));
     const cached = this.#locator.cached(sessionId);
     if (cached !== undefined && entries.length > 0) {
       // Optimistic: the checks under the lock (stat, header) confirm the cached file.
-      if (await this.#groups.add(cached, sessionId, entries, bytes, true)) {
-        return this.#appended(cached, entries, bytes.length);
+      if (await this.#groups.add(cached, sessionId, entries, lines, true)) {
+        return this.#files.appended(cached, entries, lines);
       }
-      this.#forget(cached);
+      this.#files.forget(cached);
     }
-    const path = await this.#require(sessionId);
+    const path = await this.#files.require(sessionId);
     if (entries.length > 0) {
-      await this.#groups.add(path, sessionId, entries, bytes, false);
-      this.#appended(path, entries, bytes.length);
+      await this.#groups.add(path, sessionId, entries, lines, false);
+      this.#files.appended(path, entries, lines);
     }
   }
 
@@ -169,7 +158,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    * ```
    */
   async loadContext(sessionId: string, leafId?: string | null): Promise<LoadedContext> {
-    const path = await this.#require(sessionId);
+    const path = await this.#files.require(sessionId);
     const file = scanFileOf(this.#fs, path, this.#options.resumeIndex !== false);
     const scanned = await scanContext(file, leafId);
     if (scanned?.header.id === sessionId) return scanned;
@@ -178,41 +167,16 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
 
   /** The lazy open behind `SessionManager.open` (`scan/_lazy_open.ts`); any doubt: undefined. */
   async [OPEN_LAZY](sessionId: string): Promise<LazySession | undefined> {
-    return await this.#lazy.open(await this.#require(sessionId), sessionId);
+    return await this.#lazy.open(await this.#files.require(sessionId), sessionId);
   }
 
   async #load(sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
-    const path = await this.#require(sessionId);
-    try {
-      return await this.#parse(path, sessionId, retainRaw);
-    } catch (error) {
-      if (!isTornRecord(error)) throw error;
-      // A writer in another process may be mid-append: read once more under its lock.
-      let release;
-      try {
-        release = await this.#fs.lock(path, this.#lockOptions());
-      } catch {
-        throw error;
-      }
-      try {
-        return await this.#parse(path, sessionId, retainRaw);
-      } finally {
-        await release();
-      }
-    }
-  }
-
-  async #parse(path: string, sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
-    const source = this.#fs.describe(path);
-    const parsed = await storageOperation(
-      "load",
-      () => parseSessionJsonl(this.#fs.readStream(path), { source, retainRaw }),
-    );
-    if (parsed.header.id !== sessionId) {
-      this.#forget(path);
-      throw new SessionNotFoundError(sessionId);
-    }
-    return { ...parsed, path: this.#fs.describe(path) };
+    const how = {
+      retainRaw,
+      lockOptions: this.#lockOptions(),
+      forget: (path: string) => this.#files.forget(path),
+    };
+    return await loadSessionFile(this.#fs, await this.#files.require(sessionId), sessionId, how);
   }
 
   /**
@@ -227,14 +191,14 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     options: { ifStillOlderFormat?: boolean } = {},
   ): Promise<void> {
     const text = await storageOperation("replace", () => serializeSessionJsonl(header, entries));
-    const path = await this.#require(header.id);
+    const path = await this.#files.require(header.id);
     await this.#locked(path, "replace", async () => {
       const stat = await this.#fs.stat(path);
       if (!stat) throw new SessionNotFoundError(header.id);
       if (
         options.ifStillOlderFormat && !(await readHeader(this.#fs, path, stat.size)).needsUpgrade
       ) {
-        this.#forget(path);
+        this.#files.forget(path);
         throw new SessionStorageError(
           `${
             this.#fs.describe(path)
@@ -243,17 +207,17 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
       }
       const bytes = encoder.encode(text);
       await this.#fs.writeAtomic(path, bytes);
-      await this.#wrote(path, header, entries, bytes);
+      await this.#files.wrote(path, header, entries, bytes);
     });
   }
 
   async updateHeader(header: SessionHeader): Promise<void> {
     await storageOperation("updateHeader", () => toJsonLine(header));
-    const path = await this.#require(header.id);
+    const path = await this.#files.require(header.id);
     await this.#locked(path, "updateHeader", async () => {
       const { upgraded } = await rewriteHeader(this.#fs, path, header);
-      if (upgraded) return await this.#wrote(path, header, upgraded.entries, upgraded.bytes);
-      this.#forget(path);
+      if (upgraded) return await this.#files.wrote(path, header, upgraded.entries, upgraded.bytes);
+      this.#files.forget(path);
       this.#locator.remember(path, header.id);
     });
   }
@@ -272,10 +236,10 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
       concurrency: this.#options.listConcurrency ?? 8,
       preferred: (a: string, b: string) => this.#locator.prefer(a, b),
     };
-    const listing = () => listFolder(this.#fs, paths, this.#cache, options, how);
+    const listing = () => listFolder(this.#fs, paths, this.#files.cache, options, how);
     const { rows, ids } = this.#options.persistListingCache === false
       ? await listing()
-      : await persistedListing(this.#fs, this.#cache, paths, listing);
+      : await persistedListing(this.#fs, this.#files.cache, paths, listing);
     for (const [path, id] of ids.paths) this.#locator.learnPath(path, id);
     for (const [id, path] of ids.chosen) {
       if (this.#locator.cached(id) === undefined) this.#locator.remember(path, id);
@@ -292,7 +256,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
         : false;
       if (!trashed) await this.#fs.remove(path);
       await removeResumeIndex(this.#fs, path);
-      this.#forget(path);
+      this.#files.forget(path);
     });
   }
 
@@ -302,7 +266,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    */
   async changeToken(sessionId?: string): Promise<string> {
     if (sessionId !== undefined) {
-      const stat = await this.#fs.stat(await this.#require(sessionId));
+      const stat = await this.#fs.stat(await this.#files.require(sessionId));
       return stat ? `${stat.size}:${stat.mtimeMs}` : "gone";
     }
     const rows = await this.list({ includeInternal: true });
@@ -372,7 +336,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
       const header = freshHeader(options.cwd);
       const bytes = encoder.encode(serializeSessionJsonl(header, []));
       await this.#fs.writeAtomic(path, bytes);
-      await this.#wrote(path, header, [], bytes);
+      await this.#files.wrote(path, header, [], bytes);
       this.#locator.pin(header.id, path);
       return header.id;
     });
@@ -395,13 +359,13 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
    */
   async repairSession(session: string | { path: string }): Promise<RepairReport> {
     const path = typeof session === "string"
-      ? this.#locator.cached(session) ?? await this.#require(session)
+      ? this.#locator.cached(session) ?? await this.#files.require(session)
       : session.path;
-    this.#forget(path);
+    this.#files.forget(path);
     return await this.#locked(path, "repair", () => repairSessionFile(this.#fs, path));
   }
 
-  // ------------------------------------------------------------------ lookup
+  // ------------------------------------------------------------------ locking
 
   #lockOptions() {
     return { timeoutMs: this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS };
@@ -422,64 +386,6 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
       if (keep && failed) this.#fs.idle?.();
     }
   }
-
-  async #require(sessionId: string): Promise<string> {
-    const path = await storageOperation("lookup", () => this.#locator.locate(sessionId));
-    if (path === undefined) throw new SessionNotFoundError(sessionId);
-    return path;
-  }
-
-  /** Record a file this store just wrote whole, so lookups and listings read nothing. */
-  async #wrote(
-    path: string,
-    header: SessionHeader,
-    entries: readonly SessionEntry[],
-    bytes: Uint8Array,
-  ): Promise<void> {
-    const stat = await this.#fs.stat(path);
-    this.#forget(path);
-    if (!stat) return;
-    const { info, text } = headerInfoOf(header, this.#fs.describe(path));
-    this.#known.set(path, { stat, info, endsWithNewline: true });
-    this.#locator.remember(path, header.id);
-    this.#cache.set(
-      this.#fs.describe(path),
-      cachedAfterWrite(stat, info, text, listingStateOf(entries), bytes),
-    );
-  }
-
-  /**
-   * The entries the session does not hold yet; other content under a held id rejects. Read
-   * before the append's lock: two writers appending one new id at once may both write it.
-   */
-  async #newEntries(sessionId: string, given: readonly SessionEntry[]) {
-    if (given.length === 0) return given;
-    const path = this.#locator.cached(sessionId) ?? await this.#require(sessionId);
-    const ids = given.map((entry) => entry.id);
-    const known = this.#known.get(path)?.stat;
-    const stored = await storageOperation(
-      "append",
-      () => this.#entryIds.storedLines(path, ids, known),
-    );
-    return newEntries(sessionId, given, (id) => stored.get(id));
-  }
-
-  #appended(path: string, entries: readonly SessionEntry[], byteLength: number): void {
-    const after = this.#known.get(path)?.stat;
-    this.#entryIds.appended(path, entries, byteLength, after);
-  }
-
-  #forget(path: string): void {
-    this.#entryIds.forget(path);
-    this.#known.delete(path);
-    this.#cache.delete(this.#fs.describe(path));
-    this.#locator.forget(path);
-  }
-}
-
-function isTornRecord(error: unknown): boolean {
-  return error instanceof Error && error.name === "SessionFormatError" &&
-    String((error as { reason?: string }).reason).startsWith("torn final record");
 }
 
 guardStoreClass(JsonlSessionStore, ["pathOf", "openFile", "repairSession"]);

@@ -1,8 +1,8 @@
 /**
- * The PostgreSQL store's partial reads: one branch (`loadBranch`) and a context-only load
- * (`loadContext`, see `src/context_load.ts`). The server walks parent links through the
- * `(session_id, entry_id, seq)` index; a context-only load walks them returning ids and
- * context flags only, plans in memory, then reads the JSON of just the planned rows.
+ * The PostgreSQL store's partial read: a context-only load (`loadContext`, see
+ * `src/context_load.ts`). The server walks parent links through the
+ * `(session_id, entry_id, seq)` index returning ids and context flags only; the load plans
+ * in memory, then reads the JSON of just the planned rows.
  *
  * Rows written before the flags column (schema 3) have `NULL` flags: their JSON is read
  * when the plan needs them, so an old schema answers the same, only slower.
@@ -18,7 +18,6 @@ import {
 import { EntryNotFoundError, SessionFormatError, SessionNotFoundError } from "../../src/errors.ts";
 import { decodeHeader, decodeRecord } from "../../src/_records.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../src/schema.ts";
-import type { LoadedBranch } from "../../src/store.ts";
 import { branchPath, decoding, type Runner } from "./_rows.ts";
 
 type PathColumns = Parameters<typeof branchPath>[5];
@@ -59,28 +58,6 @@ async function resolvePath(
     });
   }
   return { header, path };
-}
-
-/**
- * The branch ending at `leafId`, root first (the store's `loadBranch`).
- *
- * @example
- * ```ts
- * import { readBranch } from "./_context.ts";
- * import type { Runner } from "./_rows.ts";
- * declare const tx: Runner;
- * const { entries } = await readBranch(tx, '"mu_sessions"', "s1", undefined);
- * ```
- */
-export async function readBranch(
-  tx: Runner,
-  s: string,
-  sessionId: string,
-  leafId: string | null | undefined,
-): Promise<LoadedBranch> {
-  const { header, path } = await resolvePath(tx, s, sessionId, leafId, ["json"]);
-  const entries = path.map((row) => decodeRecord<SessionEntry>(row.json, 0, decoding(sessionId)));
-  return { header, entries };
 }
 
 /**

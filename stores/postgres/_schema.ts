@@ -55,7 +55,7 @@ export function postgresMigrations(s: string): readonly (readonly string[])[] {
         session_id text NOT NULL REFERENCES ${s}.sessions(id) ON DELETE CASCADE,
         seq bigint NOT NULL, entry_id text, parent_id text, type text NOT NULL,
         json text NOT NULL, PRIMARY KEY (session_id, seq))`,
-      // loadBranch follows parent links through this index, latest duplicate first.
+      // loadContext follows parent links through this index, latest duplicate first.
       `CREATE INDEX entries_by_entry_id ON ${s}.entries (session_id, entry_id, seq DESC)`,
       `CREATE INDEX sessions_by_modified ON ${s}.sessions (modified DESC, created_at DESC, id)`,
       `CREATE INDEX sessions_by_cwd ON ${s}.sessions (cwd, modified DESC, created_at DESC, id)`,

@@ -41,14 +41,7 @@ import {
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
 import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
-import type {
-  BranchLoadingStore,
-  CreatedSession,
-  ListOptions,
-  LoadedBranch,
-  LoadedSession,
-  SessionInfo,
-} from "../../src/store.ts";
+import type { CreatedSession, ListOptions, LoadedSession, SessionInfo } from "../../src/store.ts";
 import {
   type ConnectionTarget,
   connectPostgres,
@@ -58,8 +51,15 @@ import {
   postgresError,
   transaction,
 } from "./_connect.ts";
-import { readBranch, readContext } from "./_context.ts";
-import { decoding, insertEntries, type Runner, sessionColumns, toEntryRows } from "./_rows.ts";
+import { readContext } from "./_context.ts";
+import {
+  decoding,
+  insertEntries,
+  type Runner,
+  SESSION_COLUMNS,
+  sessionColumns,
+  toEntryRows,
+} from "./_rows.ts";
 import { createdOn, labelCreates, readOrigins } from "./_origins.ts";
 import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
 import { postgresSearch } from "./_search.ts";
@@ -142,17 +142,17 @@ export async function openPostgresStore(
 
 /**
  * The PostgreSQL session store (open it with {@link openPostgresStore}). Beyond
- * {@link SessionStore} it has `exportJsonl`, `loadBranch` (the root-to-leaf path, walked in
- * the database), `loadContext` (a context-only load) and `changeToken` (for `mu serve` to notice other writers).
+ * {@link SessionStore} it has `exportJsonl`, `loadContext` (a context-only load: the server
+ * walks the root-to-leaf path) and `changeToken` (for `mu serve` to notice other writers).
  *
  * @example
  * ```ts
  * import { openPostgresStore, type PostgresSessionStore } from "@mu/sessions/stores/postgres";
  * const store: PostgresSessionStore = await openPostgresStore({ url: "postgres://localhost/s" });
- * const { entries } = await store.loadBranch("s1"); // only the current branch
+ * const { entries } = await store.loadContext("s1"); // the current branch's context range
  * ```
  */
-export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingStore {
+export class PostgresSessionStore implements ContextLoadingStore {
   readonly kind = "postgres";
   readonly #sql: PostgresClient;
   readonly #s: string;
@@ -308,23 +308,6 @@ export class PostgresSessionStore implements BranchLoadingStore, ContextLoadingS
    */
   async changeToken(sessionId?: string): Promise<string> {
     return await this.#run("changeToken", (sql) => changeTokenOf(sql, this.#s, sessionId));
-  }
-
-  /**
-   * Only the entries on the path from the root to `leafId` (default: the last committed
-   * entry), root first, walked by the server through the `(session_id, entry_id)` index;
-   * no other entry is read. `null` gives an empty path; an unknown id rejects with
-   * `EntryNotFoundError`; a duplicate id resolves to its latest entry, as in the tree index.
-   *
-   * @example
-   * ```ts
-   * import type { PostgresSessionStore } from "@mu/sessions/stores/postgres";
-   * declare const store: PostgresSessionStore;
-   * const { entries } = await store.loadBranch("s1"); // the current branch
-   * ```
-   */
-  async loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch> {
-    return await this.#snapshot("loadBranch", (tx) => readBranch(tx, this.#s, sessionId, leafId));
   }
 
   /**

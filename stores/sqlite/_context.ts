@@ -1,8 +1,8 @@
 /**
- * The SQLite store's partial reads: one branch (`loadBranch`) and a context-only load
- * (`loadContext`, see `src/context_load.ts`). Both walk parent links from the covering
+ * The SQLite store's partial read: a context-only load (`loadContext`, see
+ * `src/context_load.ts`). It walks parent links from the covering
  * index `entries_walk` (session, seq, entry id, parent id, context flags) in memory, never
- * reading an entry's JSON they do not return; then only the rows they return are read, by
+ * reading an entry's JSON it does not return; then only the rows it returns are read, by
  * primary key, and parsed.
  *
  * Rows written before schema 6 have no flags (`NULL`): such a row is parsed when the plan
@@ -14,15 +14,12 @@ import { contextFlags, type LoadedContext, planContextLoad } from "../../src/con
 import { EntryNotFoundError, SessionFormatError, SessionNotFoundError } from "../../src/errors.ts";
 import { decodeHeader, decodeRecord } from "../../src/_records.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../src/schema.ts";
-import type { LoadedBranch } from "../../src/store.ts";
 import type { SqliteStatement } from "./_schema.ts";
 import { planByWalk } from "./_walk.ts";
+import { decoding } from "./_rows.ts";
 
 /** Prepared-statement access (the store caches statements by SQL text). */
 export type StatementSource = (sql: string) => SqliteStatement;
-
-/** How rows decode: without keeping each record's text (see the store's `decoding`). */
-const decoding = (sessionId: string) => ({ source: `sqlite:${sessionId}`, keepText: false });
 
 /**
  * A resolved root-to-leaf path: tree-text record numbers, root first. Seqs, ids and flags
@@ -152,26 +149,6 @@ function readEntries(
   return seqs.map((seq) =>
     decodeRecord<SessionEntry>(select.get(sessionId, seq)!.json, 0, decoding(sessionId))
   );
-}
-
-/**
- * The branch ending at `leafId`, root first (the store's `loadBranch`).
- *
- * @example
- * ```ts
- * import { readBranch, type StatementSource } from "./_context.ts";
- * declare const statement: StatementSource;
- * const { entries } = readBranch(statement, "s1", undefined);
- * ```
- */
-export function readBranch(
-  statement: StatementSource,
-  sessionId: string,
-  leafId: string | null | undefined,
-): LoadedBranch {
-  const path = resolvePath(statement, sessionId, leafId);
-  const seqs = path.rows.map((row) => path.tree.seq(row));
-  return { header: path.header, entries: readEntries(statement, sessionId, seqs) };
 }
 
 /**

@@ -24,8 +24,7 @@ import {
 import type { SessionEntry } from "../../src/schema.ts";
 import { readTreeText, type StatementSource, TreeText } from "./_context.ts";
 import { committedLookup, planByWalk } from "./_walk.ts";
-
-const decoding = (sessionId: string) => ({ source: `sqlite:${sessionId}`, keepText: false });
+import { decoding } from "./_rows.ts";
 
 /** A read transaction around `fn` (the store's connection). */
 export type ReadTransaction = <T>(fn: () => T) => T;

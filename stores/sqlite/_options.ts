@@ -1,8 +1,16 @@
 /**
- * The options of the SQLite store (kept apart so the store module stays small).
+ * The options of the SQLite store and the per-connection pragmas they set.
+ *
+ * Pragmas per connection: `busy_timeout` (5000 ms), `foreign_keys = ON`, `journal_mode =
+ * WAL` (optional, for OPFS pools that manage their own), SQLite's default `synchronous`
+ * (FULL: a resolved write survives power loss).
  *
  * @module
  */
+import { SessionStorageError } from "../../src/errors.ts";
+import type { SqliteDatabase } from "./_schema.ts";
+
+const PRAGMA_WORD = /^[A-Za-z]+$/;
 
 /**
  * Options for `SqliteSessionStore.open` (and `openSqliteStore`).
@@ -44,4 +52,30 @@ export interface SqliteStoreOptions {
    * closes. `Infinity`: only then (and when a session falls 2,048 entries behind).
    */
   searchIndexIdleMs?: number;
+}
+
+/**
+ * Set a new connection's pragmas from the store's options (before the schema migrates).
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * import { configureConnection } from "./_options.ts";
+ * configureConnection(new DatabaseSync(":memory:"), { journalMode: null });
+ * ```
+ */
+export function configureConnection(db: SqliteDatabase, options: SqliteStoreOptions): void {
+  const { journalMode = "WAL", busyTimeoutMs = 5000 } = options;
+  const synchronous = options.synchronous ?? (options.durability === "relaxed" ? "NORMAL" : null);
+  // busy_timeout first: switching to WAL and migrating may wait for another process.
+  db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  db.exec("PRAGMA foreign_keys = ON");
+  for (const [name, value] of [["journal_mode", journalMode], ["synchronous", synchronous]]) {
+    if (value === null) continue;
+    if (!PRAGMA_WORD.test(value)) throw new SessionStorageError(`Invalid ${name}: ${value}`);
+    // journal_mode answers with a row (better-sqlite3 refuses exec-less reads of it the
+    // other way round: `.get()` on a pragma that returns nothing throws there).
+    if (name === "journal_mode") db.prepare(`PRAGMA ${name} = ${value}`).get();
+    else db.exec(`PRAGMA ${name} = ${value}`);
+  }
 }

@@ -18,6 +18,22 @@ import {
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { SqliteValue } from "./_schema.ts";
 
+/**
+ * How the store's rows decode. Not keeping each record's text: exportJsonl reads the stored
+ * text itself, and holding every row's text alive beside its object doubled the memory of
+ * a load.
+ *
+ * @example
+ * ```ts
+ * import { decoding } from "./_rows.ts";
+ * decoding("s1").source; // "sqlite:s1"
+ * ```
+ */
+export const decoding = (sessionId: string): { source: string; keepText: false } => ({
+  source: `sqlite:${sessionId}`,
+  keepText: false,
+});
+
 /** One `entries` row before its position (`seq`) is assigned. */
 export interface EntryRow {
   id: string | null;

@@ -3,6 +3,25 @@
  * the sqlite-wasm OO1 API), the transaction helper, and the forward schema migrations of
  * the SQLite session store (`stores/sqlite/store.ts`). No Deno, Node or DOM API.
  *
+ * Schema, version `SQLITE_SCHEMA_VERSION` in `PRAGMA user_version`, reached by the
+ * forward steps of `SQLITE_MIGRATIONS` (both below):
+ * ```sql
+ * sessions(id TEXT PRIMARY KEY, cwd TEXT, created_at INTEGER, -- epoch ms
+ *          modified INTEGER,                                -- epoch ms, listing order
+ *          header TEXT,                                     -- raw header JSON
+ *          internal INTEGER, workflow TEXT, parent_session_id TEXT,
+ *          listing TEXT)                                    -- ListingState JSON
+ * entries(session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER,
+ *         entry_id TEXT, parent_id TEXT, type TEXT, json TEXT, -- raw entry JSON
+ *         flags INTEGER,              -- contextFlags (src/context_load.ts); NULL before v6
+ *         walk TEXT,                  -- path pointers (_walk.ts); NULL before v9 or unsure
+ *         PRIMARY KEY (session_id, seq))
+ * INDEX entries_walk (session_id, seq, entry_id, parent_id, flags)  -- append-ordered;
+ *                                    -- loadContext scans it (_context.ts)
+ * INDEX entries_by_id (entry_id)      -- a parent's or reused id's row, when writing
+ * INDEX sessions_by_cwd (cwd, modified DESC, created_at DESC, id)
+ * ```
+ *
  * @module
  */
 import { SessionStorageError } from "../../src/errors.ts";
@@ -90,7 +109,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE INDEX sessions_by_cwd ON sessions (cwd, modified DESC, created_at DESC, id)`,
   ],
   [
-    // loadBranch walks parent links inside this index, never reading an entry's JSON; it
+    // loadContext walks parent links inside this index, never reading an entry's JSON; it
     // still serves lookups by (session_id, entry_id).
     `DROP INDEX entries_by_entry_id`,
     `CREATE INDEX entries_tree ON entries (session_id, entry_id, seq, parent_id)`,
@@ -98,7 +117,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   [
     // An index keyed by random entry ids put every append on a random page of a large
     // session (1,000 appends onto 100k entries cost 1.3-1.7x those onto an empty session).
-    // Append-ordered instead: loadBranch scans the tree columns in seq order and walks
+    // Append-ordered instead: loadContext scans the tree columns in seq order and walks
     // parent links in memory, never reading an entry's JSON it does not return.
     `DROP INDEX entries_tree`,
     `CREATE INDEX entries_walk ON entries (session_id, seq, entry_id, parent_id)`,

@@ -13,17 +13,8 @@ import { SessionStorageError } from "../../src/errors.ts";
 import { storageOperation } from "../../src/store.ts";
 import { type SqliteDatabase, SqliteSessionStore, type SqliteStoreOptions } from "./store.ts";
 
-/**
- * Which SQLite binding opens the file.
- *
- * @example
- * ```ts
- * import { openSqliteStore, type SqliteDriver } from "@mu/sessions/stores/sqlite/file";
- * const driver: SqliteDriver = "better-sqlite3"; // Node 20, which has no node:sqlite
- * const store = await openSqliteStore("/tmp/sessions.db", { driver });
- * ```
- */
-export type SqliteDriver = "node:sqlite" | "better-sqlite3";
+/** Which SQLite binding opens the file. */
+type SqliteDriver = "node:sqlite" | "better-sqlite3";
 
 /**
  * Options of {@link openSqliteStore}.
@@ -36,8 +27,11 @@ export type SqliteDriver = "node:sqlite" | "better-sqlite3";
  * ```
  */
 export interface SqliteFileOptions extends SqliteStoreOptions {
-  /** The binding to use; default: `node:sqlite` where the runtime has it, else better-sqlite3. */
-  driver?: SqliteDriver;
+  /**
+   * The binding to use; default: `node:sqlite` where the runtime has it, else
+   * better-sqlite3 (Node 20, which has no `node:sqlite`).
+   */
+  driver?: "node:sqlite" | "better-sqlite3";
 }
 
 /**

@@ -11,33 +11,14 @@
  * (`BEGIN IMMEDIATE` / `COMMIT` / `ROLLBACK`, see `sqliteTransaction` in `_schema.ts`) so every driver
  * behaves alike and a writer in another process waits (`busy_timeout`) instead of failing.
  *
- * Schema, version `SQLITE_SCHEMA_VERSION` in `PRAGMA user_version`, reached by the
- * forward steps of `SQLITE_MIGRATIONS` (both in `_schema.ts`):
- * ```sql
- * sessions(id TEXT PRIMARY KEY, cwd TEXT, created_at INTEGER, -- epoch ms
- *          modified INTEGER,                                -- epoch ms, listing order
- *          header TEXT,                                     -- raw header JSON
- *          internal INTEGER, workflow TEXT, parent_session_id TEXT,
- *          listing TEXT)                                    -- ListingState JSON
- * entries(session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER,
- *         entry_id TEXT, parent_id TEXT, type TEXT, json TEXT, -- raw entry JSON
- *         flags INTEGER,              -- contextFlags (src/context_load.ts); NULL before v6
- *         walk TEXT,                  -- path pointers (_walk.ts); NULL before v9 or unsure
- *         PRIMARY KEY (session_id, seq))
- * INDEX entries_walk (session_id, seq, entry_id, parent_id, flags)  -- append-ordered;
- *                                    -- loadBranch and loadContext scan it (_context.ts)
- * INDEX entries_by_id (entry_id)      -- a parent's or reused id's row, when writing
- * INDEX sessions_by_cwd (cwd, modified DESC, created_at DESC, id)
- * ```
- * Pragmas per connection: `busy_timeout` (5000 ms), `foreign_keys = ON`, `journal_mode =
- * WAL` (optional, for OPFS pools that manage their own), SQLite's default `synchronous`
- * (FULL: a resolved write survives power loss).
+ * The schema (version, tables, indexes) is described in `_schema.ts`, the per-connection
+ * pragmas in `_options.ts`.
  * Listing reads only `sessions` rows: the listing fold (`src/_listing.ts`) is kept current
  * inside every write transaction, so no entry is ever parsed to list.
  *
  * @module
  */
-import { SessionExistsError, SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
+import { SessionExistsError, SessionNotFoundError } from "../../src/errors.ts";
 import { listingToInfo } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
@@ -51,22 +32,22 @@ import {
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
 import {
-  type BranchLoadingStore,
   type CreatedSession,
   type ListOptions,
-  type LoadedBranch,
   type LoadedSession,
   type SessionInfo,
   storageOperation,
 } from "../../src/store.ts";
 import { SqliteSearchIndex } from "./search/_search.ts";
-import type { SqliteStoreOptions } from "./_options.ts";
-import { readBranch, readContext, type StatementSource } from "./_context.ts";
+import { configureConnection, type SqliteStoreOptions } from "./_options.ts";
+import { readContext, type StatementSource } from "./_context.ts";
+import { listingRows, readChangeToken, readSessionRows } from "./_reads.ts";
 import { LazyOpenings } from "./_lazy.ts";
 import { committedLookup, computeWalks } from "./_walk.ts";
 import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import {
+  decoding,
   type EntryRow,
   SESSION_COLUMNS,
   SESSION_UPDATE,
@@ -89,22 +70,12 @@ export type { SqliteDatabase, SqliteStatement, SqliteValue } from "./_schema.ts"
 export type { SqliteStoreOptions } from "./_options.ts";
 
 /**
- * How rows decode. Not keeping each record's text: exportJsonl reads the stored text
- * itself, and holding every row's text alive beside its object doubled the memory of a
- * load (bench finding 1).
- */
-const decoding = (sessionId: string) => ({ source: `sqlite:${sessionId}`, keepText: false });
-
-const PRAGMA_WORD = /^[A-Za-z]+$/;
-
-/**
  * SQLite session store over any {@link SqliteDatabase}. Use the runtime entry points
  * (`stores/sqlite/file.ts` for a local file, `stores/sqlite/wasm.ts` in a browser worker).
  *
- * Optional capabilities beyond {@link SessionStore}: {@link loadBranch}, the entries on one
- * root-to-leaf path (feature-test with {@link canLoadBranch}), and {@link loadContext}, only
- * what the projection of a leaf needs (feature-test with `canLoadContext`); both read the
- * covering walk index and parse only the rows they return.
+ * Optional capabilities beyond {@link SessionStore}: {@link loadContext}, only what the
+ * projection of a leaf needs (feature-test with `canLoadContext`), which reads the covering
+ * walk index and parses only the rows it returns.
  *
  * @example
  * ```ts
@@ -114,7 +85,7 @@ const PRAGMA_WORD = /^[A-Za-z]+$/;
  * await store.create({ type: "session", version: 4, id: "s1", createdAt: new Date().toISOString(), cwd: "/p" });
  * ```
  */
-export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingStore {
+export class SqliteSessionStore implements ContextLoadingStore {
   readonly kind = "sqlite";
   readonly #db: SqliteDatabase;
   readonly #statements = new Map<string, SqliteStatement>();
@@ -132,19 +103,7 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
       exec: (sql) => db.exec(sql),
       transaction: (fn) => sqliteTransaction(db, fn),
     }, options);
-    const { journalMode = "WAL", busyTimeoutMs = 5000 } = options;
-    const synchronous = options.synchronous ?? (options.durability === "relaxed" ? "NORMAL" : null);
-    // busy_timeout first: switching to WAL and migrating may wait for another process.
-    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-    db.exec("PRAGMA foreign_keys = ON");
-    for (const [name, value] of [["journal_mode", journalMode], ["synchronous", synchronous]]) {
-      if (value === null) continue;
-      if (!PRAGMA_WORD.test(value)) throw new SessionStorageError(`Invalid ${name}: ${value}`);
-      // journal_mode answers with a row (better-sqlite3 refuses exec-less reads of it the
-      // other way round: `.get()` on a pragma that returns nothing throws there).
-      if (name === "journal_mode") db.prepare(`PRAGMA ${name} = ${value}`).get();
-      else db.exec(`PRAGMA ${name} = ${value}`);
-    }
+    configureConnection(db, options);
     migrateSqliteSchema(db);
   }
 
@@ -260,22 +219,8 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    const where: string[] = [];
-    const params: SqliteValue[] = [];
-    if (options.cwd !== undefined) {
-      where.push("cwd = ?");
-      params.push(options.cwd);
-    }
-    if (!options.includeInternal) where.push("internal = 0");
-    const sql = `SELECT id, header, listing FROM sessions${
-      where.length ? ` WHERE ${where.join(" AND ")}` : ""
-    } ORDER BY modified DESC, created_at DESC, id`;
-    const rows = await storageOperation("list", () => this.#statement(sql).all(...params));
-    const records = rows.map((row) => ({
-      id: String(row.id),
-      header: row.header,
-      listing: row.listing,
-    }));
+    const statement = (sql: string) => this.#statement(sql);
+    const records = await storageOperation("list", () => listingRows(statement, options));
     return listRecords(records, "sqlite", options); // one fold and ordering for every store
   }
 
@@ -296,20 +241,8 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
    * `data_version` counts other connections' commits, `total_changes()` this one's.
    */
   async changeToken(sessionId?: string): Promise<string> {
-    return await storageOperation("changeToken", () => {
-      if (sessionId === undefined) {
-        const version = this.#get("PRAGMA data_version");
-        const own = this.#get("SELECT total_changes() AS n");
-        return `${Object.values(version ?? {})[0]}:${own?.n}`;
-      }
-      const row = this.#get(
-        "SELECT (SELECT MAX(seq) FROM entries WHERE session_id = ?) AS seq, header FROM sessions WHERE id = ?",
-        sessionId,
-        sessionId,
-      );
-      if (!row) throw new SessionNotFoundError(sessionId);
-      return `${row.seq}:${String(row.header).length}`;
-    });
+    const statement = (sql: string) => this.#statement(sql);
+    return await storageOperation("changeToken", () => readChangeToken(statement, sessionId));
   }
 
   async has(sessionId: string): Promise<boolean> {
@@ -320,29 +253,11 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
   }
 
   /**
-   * Optional fast path: only the entries on the path from the root to `leafId`, root
-   * first, ready for `buildSessionProjection(entries, leafId)`. The parent links come from
-   * the append-ordered `entries_walk` index (no JSON read) and are walked in memory; then
-   * only the path's JSON is read, by primary key, and parsed. `leafId` defaults to the last committed entry; `null` gives an empty path; an
-   * unknown id rejects with `EntryNotFoundError`. Like the tree index, a duplicate id
-   * resolves to its latest entry.
-   *
-   * @example
-   * ```ts
-   * import type { SqliteSessionStore } from "@mu/sessions/stores/sqlite";
-   * declare const store: SqliteSessionStore;
-   * const { entries } = await store.loadBranch("s1"); // the current branch
-   * ```
-   */
-  async loadBranch(sessionId: string, leafId?: string | null): Promise<LoadedBranch> {
-    return await this.#partialRead("loadBranch", readBranch, sessionId, leafId);
-  }
-
-  /**
    * Optional fast path (see `ContextLoadingStore`): what the projection of the branch
    * ending at `leafId` needs, planned from the indexed context flags, reading only the
-   * context range and the few earlier entries it replays. Same leaf rules as
-   * {@link loadBranch}.
+   * context range and the few earlier entries it replays. `leafId` defaults to the last
+   * committed entry; `null` gives an empty path; an unknown id rejects with
+   * `EntryNotFoundError`. Like the tree index, a duplicate id resolves to its latest entry.
    *
    * @example
    * ```ts
@@ -474,16 +389,11 @@ export class SqliteSessionStore implements BranchLoadingStore, ContextLoadingSto
 
   /** Header and entry rows of one session, read in one snapshot. */
   async #read(what: string, sessionId: string) {
-    return await storageOperation(what, () =>
-      sqliteTransaction(this.#db, () => {
-        const row = this.#get("SELECT header FROM sessions WHERE id = ?", sessionId);
-        if (!row) throw new SessionNotFoundError(sessionId);
-        const headerText = String(row.header);
-        const rows = this.#statement(
-          "SELECT json FROM entries WHERE session_id = ? ORDER BY seq",
-        ).all(sessionId);
-        return { headerText, rows };
-      }, "DEFERRED"));
+    const statement = (sql: string) => this.#statement(sql);
+    return await storageOperation(
+      what,
+      () => sqliteTransaction(this.#db, () => readSessionRows(statement, sessionId), "DEFERRED"),
+    );
   }
 }
 

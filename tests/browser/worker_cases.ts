@@ -1,6 +1,6 @@
 /**
  * What the SQLite worker adds beyond the conformance suite, checked in the browser: the
- * `loadBranch` fast path survives the channel (and `canLoadBranch` sees it), typed errors
+ * `loadContext` fast path survives the channel (and `canLoadContext` sees it), typed errors
  * arrive as their classes, and `vfs: "auto"` picks `opfs` exactly when the page is
  * cross-origin isolated (else `opfs-sahpool`). Browser-only module.
  *
@@ -19,7 +19,7 @@ import {
   type SessionEntry,
   SessionNotFoundError,
 } from "../../core.ts";
-import { canLoadBranch } from "../../src/store.ts";
+import { canLoadContext } from "../../src/context_load.ts";
 import type { SqliteWasmVfs } from "../../stores/sqlite/wasm.ts";
 import { removeWorkerStorage, WorkerSessionStore } from "../../stores/browser/worker_client.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
@@ -65,9 +65,9 @@ export function sqliteWorkerCases(register: Register, vfs: SqliteWasmVfs): void 
   const t = (name: string, fn: () => Promise<void>) =>
     register(`sqlite-wasm (${vfs}, worker): ${name}`, fn);
 
-  t("loadBranch crosses the channel: the path, its projection, typed errors", async () => {
+  t("loadContext crosses the channel: the path, its projection, typed errors", async () => {
     await withWorkerStore(vfs, async (store) => {
-      assert(canLoadBranch(store), "canLoadBranch sees the forwarded method");
+      assert(canLoadContext(store), "canLoadContext sees the forwarded method");
       const id = freshId();
       const entries = [
         entry("a0000001", null, "root"),
@@ -76,13 +76,13 @@ export function sqliteWorkerCases(register: Register, vfs: SqliteWasmVfs): void 
         entry("d0000001", "c0000001", "right child"),
       ];
       await store.create(header(id), entries);
-      const branch = await store.loadBranch!(id, "d0000001");
+      const branch = await store.loadContext!(id, "d0000001");
       assertEquals(branch.entries.map((e) => e.id), ["a0000001", "c0000001", "d0000001"]);
       assertEquals(
         buildSessionProjection(branch.entries, "d0000001"),
         buildSessionProjection(entries, "d0000001"),
       );
-      await assertRejects(() => store.loadBranch!(id, "nope"), EntryNotFoundError);
+      await assertRejects(() => store.loadContext!(id, "nope"), EntryNotFoundError);
       const missing = await assertRejects(() => store.load("no-such"), SessionNotFoundError);
       assert(missing instanceof SessionNotFoundError, "re-created as the class itself");
       assertEquals(missing.sessionId, "no-such");

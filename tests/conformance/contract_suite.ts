@@ -162,6 +162,25 @@ export function contractSuite(register: Register, subject: StoreSubject): void {
     },
   );
 
+  t(
+    "an append whose entries close a parent cycle is refused; what was stored stays",
+    async (store) => {
+      const id = freshId("cycle-append");
+      const root = userEntry("root", null);
+      await store.create(header(id), [root]);
+      const a = userEntry("a", "later");
+      const b = userEntry("b", a.id, "later");
+      const self = userEntry("self", "itself", "itself");
+      for (const batch of [[a, b], [userEntry("c", root.id), self]]) {
+        const error = await assertRejects(() => store.append(id, batch), SessionFormatError);
+        assert(error.reason.includes("cycle"), error.message);
+      }
+      assertEquals((await store.load(id)).entries, [root]);
+      await store.append(id, [userEntry("d", root.id)]); // the session still takes appends
+      assertEquals((await store.load(id)).entries.length, 2);
+    },
+  );
+
   t("a closed store refuses every call with SessionStorageError", async (store) => {
     const id = freshId("closed");
     await store.create(header(id));

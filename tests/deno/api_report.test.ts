@@ -53,7 +53,7 @@ Deno.test("the schema modules show their schemas and types in a module example",
 });
 
 /** The API diet's ceiling: a new public name needs a place under it, or another to go. */
-const MAX_UNIQUE_NAMES = 173; // 170 + syncStores, SyncOptions, SyncReport
+const MAX_UNIQUE_NAMES = 170; // the API diet's target, with room for three deliberate additions
 
 Deno.test(`at most ${MAX_UNIQUE_NAMES} unique public names across all entry points`, async () => {
   const names = uniqueNames(await api());

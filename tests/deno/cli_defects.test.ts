@@ -210,3 +210,22 @@ cliTest("check: an interrupted turn's unanswered tool call is a warning, exit 0"
   assert(/warning\s+unanswered-tool-call/.test(result.stdout), result.stdout);
   assert(result.stdout.includes("0 with defects, 1 with warnings"), result.stdout);
 });
+
+cliTest(
+  "show and context close the store they open, also when the id is not there",
+  async (world) => {
+    assertEquals((await world.mu(["import", V4])).code, 0);
+    const wal = join(world.agentDir, "sessions.db-wal");
+    // SQLite removes the write-ahead log when its last connection closes: a store left open
+    // by a command keeps it, and the database locked for whoever comes next.
+    const walLeft = () => Deno.stat(wal).then(() => true, () => false);
+    assertEquals(await walLeft(), false, "the import closed its store");
+    for (const command of ["show", "context"]) {
+      for (const operand of [V4_ID.slice(0, 8), "no-such-session"]) {
+        const run = await world.mu([command, operand, "--store", "sqlite"]);
+        assertEquals(run.code === 0, operand !== "no-such-session", run.stderr);
+        assertEquals(await walLeft(), false, `${command} ${operand} left the database open`);
+      }
+    }
+  },
+);

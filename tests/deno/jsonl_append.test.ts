@@ -2,9 +2,11 @@
  * JSONL appends (issue 12): concurrent appends to one session share one write and one
  * flush (counted through the folder interface, not timed); `durability: "relaxed"` asks
  * the backend for no flush; a bad entry among concurrent appends fails alone with a typed
- * error, and a failed group loses nothing committed before it.
+ * error, and a failed group loses nothing committed before it. One new entry id appended
+ * twice at once (by one store or two writers) is written once: the check that an id is new
+ * runs again under the file's lock.
  */
-import { InvalidArgumentError } from "../../core.ts";
+import { EntryConflictError, InvalidArgumentError } from "../../core.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, user, v4Header } from "../jsonl/helpers.ts";
@@ -125,5 +127,80 @@ test("a group whose write fails is rolled back whole; what was committed stays",
     // The file is intact: the next append goes on from it.
     await store.append("torn", [user("t0000004", "t0000003")]);
     assertEquals((await store.load("torn")).entries.length, 4);
+  });
+});
+
+/** How many lines of the session's file carry `id`. */
+async function linesWithId(dir: string, id: string): Promise<number> {
+  let count = 0;
+  for await (const file of Deno.readDir(dir)) {
+    if (!file.name.endsWith(".jsonl")) continue;
+    const text = await Deno.readTextFile(`${dir}/${file.name}`);
+    count += text.split("\n").filter((line) => line.includes(`"id":"${id}"`)).length;
+  }
+  return count;
+}
+
+test("one new id appended twice in flight is written once; other content under it fails alone", async () => {
+  await withStore({}, async (store, _fs, dir) => {
+    await store.create(v4Header("twice"), chain("d", 2));
+    const entry = user("d0000003", "d0000002");
+    const other = user("d0000003", "d0000002", "other content");
+    const innocent = user("x0000001", "d0000002");
+    const results = await Promise.allSettled([
+      store.append("twice", [entry]),
+      store.append("twice", [innocent]),
+      store.append("twice", [entry]), // the same entry: a retry, written once
+      store.append("twice", [other]),
+    ]);
+    assertEquals(results.map((r) => r.status), ["fulfilled", "fulfilled", "fulfilled", "rejected"]);
+    assert((results[3] as PromiseRejectedResult).reason instanceof EntryConflictError);
+    assertEquals(await linesWithId(dir, "d0000003"), 1);
+    const ids = (await store.load("twice")).entries.map((e) => e.id);
+    assertEquals(ids, ["d0000001", "d0000002", "d0000003", "x0000001"]);
+  });
+});
+
+test("two writers appending one new id at once: written once, other content refused", async () => {
+  const dir = await tempDir();
+  const open = () => new JsonlSessionStore(new NodeJsonlFolderFs(dir));
+  const [first, second] = [open(), open()];
+  try {
+    await first.create(v4Header("race"), chain("r", 2));
+    for (const [n, content] of [[3, undefined], [4, "the second writer's"]] as const) {
+      const id = `r000000${n}`;
+      const parent = `r000000${n - 1}`;
+      // Both writers know the file as it is, so both checks before the lock pass.
+      assertEquals((await first.load("race")).entries.length, n - 1);
+      assertEquals((await second.load("race")).entries.length, n - 1);
+      const mine = user(id, parent);
+      const theirs = content === undefined ? mine : user(id, parent, content);
+      const results = await Promise.allSettled([
+        first.append("race", [mine]),
+        second.append("race", [theirs]),
+      ]);
+      assertEquals(await linesWithId(dir, id), 1, `${id} is in the file once`);
+      const refused = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
+      assertEquals(refused.length, content === undefined ? 0 : 1, JSON.stringify(results));
+      for (const { reason } of refused) {
+        assert(reason instanceof EntryConflictError, String(reason));
+      }
+      assertEquals((await first.load("race")).entries.length, n);
+    }
+  } finally {
+    await first.close();
+    await second.close();
+    await removeDir(dir);
+  }
+});
+
+test("the id check under the lock costs no I/O when this store wrote the file last", async () => {
+  await withStore({}, async (store, fs) => {
+    await store.create(v4Header("cheap"), chain("c", 3));
+    await store.append("cheap", [user("c0000004", "c0000003")]); // locates and scans once
+    fs.reset();
+    await store.append("cheap", [user("c0000005", "c0000004")]);
+    assertEquals(fs.counts.stats, 1, "the append's own stat serves the check");
+    assertEquals(fs.counts.reads, 0, "no line read");
   });
 });

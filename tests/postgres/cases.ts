@@ -1,7 +1,7 @@
 /**
  * PostgreSQL behaviour beyond the conformance suite, shared by the Deno and Node runners:
  * errors that name the server but never the password, two stores migrating an empty
- * schema at once, the loadBranch query, change tokens, sessions not blocking each other,
+ * schema at once, the loadContext query, change tokens, sessions not blocking each other,
  * many writer processes, and a server crash in the middle of appends.
  */
 import postgres from "postgres";
@@ -132,7 +132,7 @@ export function postgresCases(
     }
   });
 
-  t(name("loadBranch walks parent links in the database"), async () => {
+  t(name("loadContext walks parent links in the database"), async () => {
     await withFreshStore(async (store) => {
       const [a, b, c, d] = [
         message("a", null),
@@ -142,10 +142,10 @@ export function postgresCases(
       ];
       await store.create(head("s"), [a, b, c]);
       await store.append("s", [d]);
-      assertEquals((await store.loadBranch("s")).entries, [a, d], "default leaf: last entry");
-      assertEquals((await store.loadBranch("s", "c")).entries, [a, b, c]);
-      assertEquals((await store.loadBranch("s", null)).entries, []);
-      await assertRejects(() => store.loadBranch("s", "zz"), EntryNotFoundError);
+      assertEquals((await store.loadContext("s")).entries, [a, d], "default leaf: last entry");
+      assertEquals((await store.loadContext("s", "c")).entries, [a, b, c]);
+      assertEquals((await store.loadContext("s", null)).entries, []);
+      await assertRejects(() => store.loadContext("s", "zz"), EntryNotFoundError);
       const b2 = { ...message("b", "a"), timestamp: "2026-04-01T00:00:09.000Z" };
       await assertRejects(() => store.append("s", [b2, message("e", "b")]), EntryConflictError);
       await store.append("s", [b]); // a retry of a committed append: nothing written

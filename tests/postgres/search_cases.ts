@@ -67,7 +67,7 @@ export function postgresSearchCases(t: Register, runtime: string): void {
         loads++;
         throw new Error("search loaded a session");
       };
-      Object.assign(store, { load: refuse, loadBranch: refuse, exportJsonl: refuse });
+      Object.assign(store, { load: refuse, loadContext: refuse, exportJsonl: refuse });
       assert(typeof store.search === "function", "the store has its own search");
       for (const [i, [query, options]] of QUERIES.entries()) {
         assertEquals(await store.search(query, options), expected[i], query);

@@ -1,10 +1,9 @@
 /**
  * SQLite-specific behaviour beyond the conformance suite, shared by the Deno and Node
  * runners: round trips, schema migration, failures that keep committed data, file mode,
- * the loadBranch fast path, and listing without parsing entries.
+ * the root-to-leaf path of loadContext, and listing without parsing entries.
  */
 import {
-  buildSessionProjection,
   EntryConflictError,
   EntryNotFoundError,
   parseSessionJsonlSync,
@@ -14,6 +13,7 @@ import {
   type SessionHeader,
   SessionStorageError,
 } from "../../core.ts";
+import { contextOfLoaded, type LoadedContext } from "../../src/context_load.ts";
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from "../../stores/sqlite/_schema.ts";
 import { agentDir, defaultSqlitePath } from "../../stores/default/agent_dir.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
@@ -161,7 +161,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
       const migrated = await runtime.openStore(path);
       try {
         assertEquals((await migrated.load("kept")).entries.map((e) => e.id), ["e1"]);
-        assertEquals((await migrated.loadBranch("kept", "e1")).entries.length, 1);
+        assertEquals((await migrated.loadContext("kept", "e1")).entries.length, 1);
       } finally {
         await migrated.close();
       }
@@ -264,37 +264,25 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
     });
   });
 
-  t("loadBranch returns exactly the root-to-leaf path", async () => {
+  t("loadContext resolves exactly the root-to-leaf path", async () => {
     const text = await runtime.readFixture("branchy-v4.jsonl");
     await withDatabase(runtime, async ({ path, store }) => {
       const { header: h, entries } = parseSessionJsonlSync(text);
       await store.create(h, entries);
-      const ids = async (leaf?: string | null) =>
-        (await store.loadBranch(h.id, leaf)).entries.map((entry) => entry.id);
-      assertEquals(await ids(), pathTo(entries, entries[entries.length - 1].id));
-      for (const leaf of ["l0000001", "e5f6a7b8", "m0000001"]) {
-        assertEquals(await ids(leaf), pathTo(entries, leaf), leaf);
+      const contextIds = ({ prefix, entries }: LoadedContext) =>
+        [...prefix, ...entries].map((entry) => entry.id);
+      const ids = async (leaf?: string | null) => contextIds(await store.loadContext(h.id, leaf));
+      const reference = async (leaf?: string | null) =>
+        contextIds(contextOfLoaded(await store.load(h.id), leaf));
+      for (const leaf of [undefined, null, "l0000001", "e5f6a7b8", "m0000001", "c3d4e5f6"]) {
+        assertEquals(await ids(leaf), await reference(leaf), String(leaf));
       }
-      assertEquals(await ids(null), []);
-      const branch = await store.loadBranch(h.id, "c3d4e5f6");
-      assertEquals(branch.header, h);
-      assertEquals(
-        branch.entries,
-        entries.filter((e) => pathTo(entries, "c3d4e5f6").includes(e.id)),
-      );
-      // The point of the fast path: the same projection from the path alone.
-      for (const leaf of [undefined, "d4e5f6a7", "x0000001"]) {
-        const path = (await store.loadBranch(h.id, leaf)).entries;
-        assertEquals(
-          buildSessionProjection(path, leaf),
-          buildSessionProjection(entries, leaf),
-          `projection at ${leaf}`,
-        );
-      }
-      await assertRejects(() => store.loadBranch(h.id, "nope"), EntryNotFoundError);
+      assertEquals(await ids("c3d4e5f6"), pathTo(entries, "c3d4e5f6"));
+      assertEquals((await store.loadContext(h.id, "c3d4e5f6")).header, h);
+      await assertRejects(() => store.loadContext(h.id, "nope"), EntryNotFoundError);
       await store.create(header("empty"));
-      assertEquals((await store.loadBranch("empty")).entries, []);
-      await assertRejects(() => store.loadBranch("empty", "nope"), EntryNotFoundError);
+      assertEquals((await store.loadContext("empty")).entries, []);
+      await assertRejects(() => store.loadContext("empty", "nope"), EntryNotFoundError);
       // A second entry under a stored id is refused; one already there (written before
       // ids were unique) is resolved to the later row, as in the in-memory tree index.
       const dup = message("a1b2c3d4", "m0000001", "duplicate id");
@@ -314,7 +302,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
       const rawAgain = runtime.openRaw(path);
       rawAgain.exec("UPDATE entries SET parent_id = 'z0000001' WHERE entry_id = 'm0000001'");
       rawAgain.close();
-      await assertRejects(() => store.loadBranch(h.id, "z0000001"), SessionFormatError, "cycle");
+      await assertRejects(() => store.loadContext(h.id, "z0000001"), SessionFormatError, "cycle");
     });
   });
 

@@ -17,7 +17,7 @@ import {
   RESUME_INDEX_VERSION,
   type ResumeIndex,
 } from "../../stores/jsonl/scan/_resume_index.ts";
-import { sha256Hex } from "../../stores/jsonl/_side_file.ts";
+import { sha256Hex } from "../../src/_hex.ts";
 import { createHash } from "node:crypto";
 import { mutate } from "../stress/_mutate.ts";
 import { Rng } from "../stress/_shared.ts";

@@ -18,7 +18,8 @@
  * @module
  */
 import type { ListingState } from "../../../src/_listing.ts";
-import { decodeSideFile, encodeSideFile, sha256Hex, type SideFileKind } from "../_side_file.ts";
+import { decodeSideFile, encodeSideFile, type SideFileKind } from "../_side_file.ts";
+import { sha256Hex } from "../../../src/_hex.ts";
 
 /** The prefix is hashed in blocks of this size (the file is read in blocks of it too). */
 export const BLOCK_BYTES = 4 << 20;
