@@ -206,7 +206,7 @@ async function handlerCpuRow(
   return {
     ...base,
     subject: `handler in-process (no network), ${base.subject}`,
-    name: "CPU ms per range answer, index fetched",
+    name: "handler CPU ms per range answer, index fetched",
     medianMs: median(totals),
     samples: totals,
     facts: {
