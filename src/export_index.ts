@@ -12,12 +12,17 @@
  * the block holding it hashed right, so a stale, swapped or foreign index can cost a refused
  * answer but never a wrong one. Every refusal is an {@link ExportIndexError}.
  *
- * Format (version 1) is one JSON object, documented in docs/edge.md:
+ * Format (version 2) is one JSON object, documented in docs/edge.md:
  * `format`, `version`, `length`, `digest`, `blockSize`, `blocks` (hex SHA-256 per block),
- * `header` ([offset, length] of the header line), and per entry in file order `ids`,
- * `parents` (position of the parent entry, -1 for a root or a parent not in the file), `flags` (`contextFlags`),
- * `offsets` and `lengths` (the entry's line, without its newline), and `missing` (the
- * session's `missingParentIds`, which no subset of its lines can tell).
+ * `header` ([offset, length] of the header line), and per entry in file order `ids` (one
+ * string, the ids joined by newlines: an id the parser accepts holds no control character),
+ * `parents` (how many entries back the parent is, 0 for a root or a parent not in the file),
+ * `flags` (`contextFlags`), `gaps` (bytes skipped after the previous line's newline, 0 unless
+ * blank lines sit between) and `lengths` (the entry's line, without its newline), and
+ * `missing` (the session's `missingParentIds`, which no subset of its lines can tell). Small
+ * numbers and one id string rather than per-entry strings and absolute offsets, because a
+ * reader parses the whole index for every answer: that parse is most of its fixed cost.
+ * Parsed, it becomes the absolute form {@link ExportIndex} (positions and offsets).
  *
  * Only a session the full parser accepts is indexed (its lines valid, its parents acyclic),
  * so a reader that uses the index answers exactly what a whole-file read answers; a file the
@@ -33,8 +38,8 @@ import { sha256Hex } from "./_hex.ts";
 
 /** The `format` tag of an export index. */
 export const EXPORT_INDEX_FORMAT = "mu-export-index";
-/** The one index version this code reads and writes. */
-export const EXPORT_INDEX_VERSION = 1;
+/** The one index version this code reads and writes (1 had per-entry id strings and offsets). */
+export const EXPORT_INDEX_VERSION = 2;
 /** Bytes per digested block: small enough that a context read fetches little beyond it. */
 export const EXPORT_INDEX_BLOCK_SIZE = 64 * 1024;
 
@@ -52,7 +57,10 @@ export class ExportIndexError extends SessionError {
   override name = "ExportIndexError";
 }
 
-/** A parsed, self-consistent export index (see the module comment for the fields). */
+/**
+ * A parsed, self-consistent export index: the sidecar's fields with each entry's id, parent
+ * position (-1 for none) and line offset spelled out.
+ */
 export interface ExportIndex {
   format: typeof EXPORT_INDEX_FORMAT;
   version: typeof EXPORT_INDEX_VERSION;
@@ -147,7 +155,46 @@ export async function buildExportIndex(jsonl: string | Uint8Array): Promise<Expo
  * ```
  */
 export function serializeExportIndex(index: ExportIndex): string {
-  return JSON.stringify(index) + "\n";
+  const { ids, parents, offsets, lengths } = index;
+  let end = index.header[0] + index.header[1];
+  const gaps = offsets.map((offset, i) => {
+    const gap = offset - end - 1;
+    end = offset + lengths[i];
+    return gap;
+  });
+  const wire = {
+    format: index.format,
+    version: index.version,
+    length: index.length,
+    digest: index.digest,
+    blockSize: index.blockSize,
+    blocks: index.blocks,
+    header: index.header,
+    ids: ids.join("\n"),
+    parents: parents.map((parent, i) => parent < 0 ? 0 : i - parent),
+    flags: index.flags,
+    gaps,
+    lengths,
+    missing: index.missing,
+  };
+  return JSON.stringify(wire) + "\n";
+}
+
+/** The sidecar's JSON shape (see the module comment). */
+interface WireIndex {
+  format: string;
+  version: number;
+  length: number;
+  digest: string;
+  blockSize: number;
+  blocks: string[];
+  header: [number, number];
+  ids: string;
+  parents: number[];
+  flags: number[];
+  gaps: number[];
+  lengths: number[];
+  missing: string[];
 }
 
 function isNaturalArray(value: unknown, min = 0): value is number[] {
@@ -166,7 +213,7 @@ function isNaturalArray(value: unknown, min = 0): value is number[] {
  * ```
  */
 export function parseExportIndex(text: string): ExportIndex {
-  let value: Partial<ExportIndex>;
+  let value: Partial<WireIndex>;
   try {
     value = JSON.parse(text);
   } catch (cause) {
@@ -179,9 +226,11 @@ export function parseExportIndex(text: string): ExportIndex {
     throw new ExportIndexError("not a mu export index");
   }
   if (value.version !== EXPORT_INDEX_VERSION) {
-    throw new ExportIndexError(`export index version ${value.version} is not supported`);
+    throw new ExportIndexError(
+      `export index version ${value.version} is not supported (this reader takes ${EXPORT_INDEX_VERSION}; export again with --index)`,
+    );
   }
-  const { length, blockSize, blocks, header, ids, parents, flags, offsets, lengths } = value;
+  const { length, blockSize, blocks, header, parents, flags, gaps, lengths } = value;
   if (!Number.isSafeInteger(length) || length! < 0) fail("length");
   if (typeof value.digest !== "string" || !/^[0-9a-f]{64}$/.test(value.digest)) fail("digest");
   if (!Number.isSafeInteger(blockSize) || blockSize! <= 0) fail("blockSize");
@@ -190,25 +239,47 @@ export function parseExportIndex(text: string): ExportIndex {
   }
   if (blocks!.length !== Math.ceil(length! / blockSize!)) fail("block count");
   if (!isNaturalArray(header) || header.length !== 2) fail("header");
-  if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) fail("ids");
+  if (typeof value.ids !== "string") fail("ids");
   if (!Array.isArray(value.missing) || !value.missing.every((id) => typeof id === "string")) {
     fail("missing");
   }
-  const count = ids!.length;
-  for (const [name, list] of [["flags", flags], ["offsets", offsets], ["lengths", lengths]]) {
+  const ids = value.ids === "" ? [] : value.ids!.split("\n");
+  const count = ids.length;
+  for (const [name, list] of [["flags", flags], ["gaps", gaps], ["lengths", lengths]]) {
     if (!isNaturalArray(list) || list.length !== count) fail(name as string);
   }
-  if (!isNaturalArray(parents, -1) || parents.length !== count) fail("parents");
+  if (
+    !Array.isArray(parents) || parents.length !== count ||
+    !parents.every((n) => Number.isSafeInteger(n))
+  ) fail("parents");
+  const parentAt = new Array<number>(count);
+  const offsets = new Array<number>(count);
   let end = header![0] + header![1];
   if (end > length!) fail("header past the end");
   for (let i = 0; i < count; i++) {
-    if (parents![i] >= count || parents![i] === i) fail(`entry ${i}'s parent`);
-    // Lines are newline-separated, so each starts past the previous line's end.
-    if (offsets![i] <= end) fail(`entry ${i} overlaps the line before it`);
-    end = offsets![i] + lengths![i];
+    const back = parents![i];
+    if (back !== 0 && (i - back < 0 || i - back >= count)) fail(`entry ${i}'s parent`);
+    parentAt[i] = back === 0 ? -1 : i - back;
+    // Lines are newline-separated, so each starts past the previous line's newline.
+    offsets[i] = end + 1 + gaps![i];
+    end = offsets[i] + lengths![i];
     if (end > length!) fail(`entry ${i} past the end`);
   }
-  return value as ExportIndex;
+  return {
+    format: EXPORT_INDEX_FORMAT,
+    version: EXPORT_INDEX_VERSION,
+    length: length!,
+    digest: value.digest!,
+    blockSize: blockSize!,
+    blocks: blocks!,
+    header: header as [number, number],
+    ids,
+    parents: parentAt,
+    flags: flags!,
+    offsets,
+    lengths: lengths!,
+    missing: value.missing!,
+  };
 }
 
 /**

@@ -101,8 +101,13 @@ function* jsonPieces(
         const item = key === "entries" && compact
           ? compactEntry(list[i] as ProjectedEntry)
           : list[i];
-        if (i > 0) yield ",";
-        yield* jsonValue(item);
+        // The common case, an item without long strings, in one piece without a generator.
+        if (!hasLongString(item, SLICE_CHARS)) {
+          yield (i > 0 ? "," : "") + (JSON.stringify(item) ?? "null");
+        } else {
+          if (i > 0) yield ",";
+          yield* jsonValue(item);
+        }
         list[i] = undefined; // written: let it be collected
       }
       yield "]";
@@ -118,8 +123,13 @@ function* jsonPieces(
 function hasLongString(value: unknown, limit: number): boolean {
   if (typeof value === "string") return value.length > limit;
   if (value === null || typeof value !== "object") return false;
-  for (const child of Array.isArray(value) ? value : Object.values(value)) {
-    if (hasLongString(child, limit)) return true;
+  // Indexed and for-in loops: no array of values allocated per object walked.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (hasLongString(value[i], limit)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (hasLongString((value as Record<string, unknown>)[key], limit)) return true;
   }
   return false;
 }

@@ -59,28 +59,13 @@ import {
   buildSessionProjection,
   EntryNotFoundError,
   parseSessionJsonl,
-  SessionError,
   SessionFormatError,
   SessionIndex,
 } from "../core.ts";
 import { Gate, projectionJson } from "./_edge_response.ts";
 import { isPublicHttpsUrl } from "./_url_guard.ts";
-import {
-  FETCHED_BODY,
-  fetchSession,
-  type FetchSettings,
-  guardBody,
-  guardedGet,
-  HttpError,
-  POSTED_BODY,
-} from "./_edge_body.ts";
-import { ExportIndexError } from "../src/export_index.ts";
-import {
-  ExportChangedError,
-  type RangeRead,
-  RangeReadError,
-  readExportContext,
-} from "../src/_range_reader.ts";
+import { readIndexed } from "./_edge_range.ts";
+import { FETCHED_BODY, fetchSession, guardBody, HttpError, POSTED_BODY } from "./_edge_body.ts";
 
 export { isPublicHttpsUrl };
 
@@ -299,8 +284,6 @@ export function createProjectionHandler(
         if ([408, 413, 503].includes(error.status)) extra.connection = "close";
         return json(error.status, { error: error.code, message: error.message }, extra);
       }
-      const indexError = indexErrorAnswer(error);
-      if (indexError) return indexError;
       if (error instanceof EntryNotFoundError) {
         // The projection's own answer for an unknown leaf, as a 404.
         return json(404, {
@@ -322,74 +305,6 @@ export function createProjectionHandler(
       leave?.();
     }
   };
-}
-
-/**
- * The `?url=` export read through its index (`&index=`, or `<url>.idx` when present) by
- * range requests, every request under the handler's URL policy and one time limit.
- */
-async function readIndexed(
-  url: string,
-  indexUrl: string | null,
-  leafId: string | null,
-  settings: FetchSettings,
-): Promise<RangeRead> {
-  const signal = AbortSignal.timeout(settings.timeoutMs);
-  // Ours pass as they are; a stall is the time limit; anything else is the upstream's failure.
-  const failed = (error: unknown) =>
-    error instanceof HttpError || error instanceof SessionError
-      ? error
-      : signal.aborted
-      ? new HttpError(
-        502,
-        "FetchFailed",
-        `the session did not arrive within ${settings.timeoutMs} ms`,
-      )
-      : new HttpError(
-        502,
-        "FetchFailed",
-        `reading the session failed: ${(error as Error)?.message}`,
-      );
-  try {
-    const read = await readExportContext({
-      url,
-      indexUrl: indexUrl ?? undefined,
-      leafId: leafId ?? undefined,
-      get: (target, headers, signal) => guardedGet(target, settings, headers, signal),
-      maxBytes: settings.maxBytes,
-      signal,
-    });
-    if (read.kind !== "whole") return read;
-    const body = read.body;
-    return {
-      ...read,
-      body: (async function* () {
-        try {
-          yield* body;
-        } catch (error) {
-          throw failed(error);
-        }
-      })(),
-    };
-  } catch (error) {
-    throw failed(error);
-  }
-}
-
-/** The JSON answer for a range read's refusal, if `error` is one. */
-function indexErrorAnswer(error: unknown): Response | undefined {
-  if (error instanceof ExportChangedError) {
-    return json(409, { error: "ExportChanged", message: error.message });
-  }
-  if (error instanceof RangeReadError) {
-    return error.tooLarge
-      ? json(413, { error: "PayloadTooLarge", message: error.message })
-      : json(502, { error: "FetchFailed", message: error.message });
-  }
-  if (error instanceof ExportIndexError) {
-    return json(502, { error: "ExportIndexMismatch", message: error.message });
-  }
-  return undefined;
 }
 
 const defaultHandler = createProjectionHandler();

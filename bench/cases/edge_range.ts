@@ -3,17 +3,25 @@
  * session served by a loopback object storage with Range support (tests/edge/range_storage.ts):
  * bytes fetched for the default leaf's context / file size, index size / JSONL size, wall time
  * of the range answer against the whole-body answer of the same export (the handler in Deno,
- * where the whole body fits), and CPU per answer in workerd with a 128 MB heap (the process's
- * CPU over several answers, index fetched each time). Run with `deno task bench --only=edge-range`.
+ * where the whole body fits), the handler's own CPU per answer (in-process, the storage
+ * answering from memory with no network, split into reading and writing the answer), and CPU
+ * per answer in workerd with a 128 MB heap (the process's CPU over several answers, its HTTP
+ * included, index fetched each time). Run with `deno task bench --only=edge-range`.
  *
  * @module
  */
 import type { Row } from "../jobs.ts";
 import { cpuMs, median } from "./edge.ts";
 import { ensureSession } from "../generate.ts";
-import { buildExportIndex, serializeExportIndex } from "../../src/export_index.ts";
+import { cpuUsage } from "node:process";
+import {
+  buildExportIndex,
+  EXPORT_INDEX_BLOCK_SIZE,
+  parseExportIndex,
+  serializeExportIndex,
+} from "../../src/export_index.ts";
 import { createProjectionHandler } from "../../web/edge.ts";
-import { startRangeStorage } from "../../tests/edge/range_storage.ts";
+import { type RangeStorage, startRangeStorage } from "../../tests/edge/range_storage.ts";
 import {
   bundleWorker,
   COMPATIBILITY_DATE,
@@ -91,6 +99,8 @@ export async function runEdgeRangeBench(
       });
     }
 
+    rows.push(await handlerCpuRow(storage, first.text, base));
+
     const esm = await bundleWorker("esm");
     await stopBundler();
     const runtime = await startWorkerd(
@@ -135,4 +145,78 @@ export async function runEdgeRangeBench(
     await storage.stop();
   }
   return rows;
+}
+
+/** CPU ms of this process (user + system) since `start`. */
+const cpuSince = (start: NodeJS.CpuUsage) => {
+  const used = cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+
+/**
+ * The handler's own CPU per range answer: the handler and the storage in this process, the
+ * storage answering from memory (no sockets), so the CPU is the handler's work plus slicing
+ * the stored bytes. Split into the read (index fetch and parse, ranges, block digests, line
+ * parse, projection: until the handler returns its Response) and the write (the answer's JSON
+ * streamed out); two of the read's phases are measured on their own for the facts.
+ */
+async function handlerCpuRow(
+  storage: RangeStorage,
+  expected: string,
+  base: Omit<Row, "name" | "medianMs">,
+): Promise<Row> {
+  const handler = createProjectionHandler({
+    allowUrl: () => true,
+    fetch: (input, init) => Promise.resolve(storage.fetch(new Request(input, init))),
+    maxBytes: 1 << 30,
+    timeoutMs: 600_000,
+  });
+  const url = `${storage.origin}/o/s.jsonl`;
+  const reads: number[] = [], writes: number[] = [], totals: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const start = cpuUsage();
+    const response = await handler(new Request(`http://edge/?url=${url}&form=compact`));
+    const read = cpuSince(start);
+    const text = await response.text();
+    const total = cpuSince(start);
+    if (text !== expected) throw new Error("the in-process range answer differs");
+    if (i < 2) continue; // warm-up
+    reads.push(read), writes.push(total - read), totals.push(total);
+  }
+  storage.reset();
+  await handler(new Request(`http://edge/?url=${url}&form=compact`)).then((r) => r.text());
+  const fetched = storage.served("s.jsonl").bytes;
+  const indexBytes = storage.served("s.jsonl.idx").bytes;
+  const indexText = await storage.fetch(new Request(`${url}.idx`)).text();
+  const jsonl = await storage.fetch(
+    new Request(url, { headers: { range: `bytes=0-${fetched - 1}` } }),
+  )
+    .bytes();
+  const parseMs: number[] = [], hashMs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    let start = cpuUsage();
+    parseExportIndex(indexText);
+    parseMs.push(cpuSince(start));
+    start = cpuUsage();
+    for (let at = 0; at < jsonl.length; at += EXPORT_INDEX_BLOCK_SIZE) {
+      await crypto.subtle.digest("SHA-256", jsonl.subarray(at, at + EXPORT_INDEX_BLOCK_SIZE));
+    }
+    hashMs.push(cpuSince(start));
+  }
+  return {
+    ...base,
+    subject: `handler in-process (no network), ${base.subject}`,
+    name: "handler CPU ms per range answer, index fetched",
+    medianMs: median(totals),
+    samples: totals,
+    facts: {
+      readMs: median(reads),
+      writeAnswerMs: median(writes),
+      indexParseMs: median(parseMs),
+      blockHashMs: median(hashMs),
+      indexBytes,
+      bytesFetched: fetched,
+      answerBytes: expected.length,
+    },
+  };
 }

@@ -105,15 +105,22 @@ test("a torn, foreign, other-version or inconsistent index is refused", async ()
     change(copy);
     return JSON.stringify(copy);
   };
-  assertThrows(() => parseExportIndex(altered((v) => v.version = 2)), ExportIndexError, "version");
+  // Version 1 (absolute offsets, an id string per entry) is refused by name, not misread.
+  assertThrows(
+    () => parseExportIndex(altered((v) => v.version = 1)),
+    ExportIndexError,
+    "version 1",
+  );
+  assertThrows(() => parseExportIndex(altered((v) => v.version = 3)), ExportIndexError, "version");
   assertThrows(() => parseExportIndex(altered((v) => v.blocks.pop())), ExportIndexError, "block");
   assertThrows(
-    () => parseExportIndex(altered((v) => v.parents[3] = 3)),
+    () => parseExportIndex(altered((v) => v.parents[3] = 4)),
     ExportIndexError,
     "parent",
   );
+  assertThrows(() => parseExportIndex(altered((v) => v.gaps[4] = -1)), ExportIndexError, "gaps");
   assertThrows(
-    () => parseExportIndex(altered((v) => v.offsets[4] = v.offsets[3])),
+    () => parseExportIndex(altered((v) => v.ids = v.ids.slice(0, v.ids.lastIndexOf("\n")))),
     ExportIndexError,
   );
   assertThrows(() => parseExportIndex(altered((v) => v.lengths[9] = v.length)), ExportIndexError);
@@ -160,6 +167,6 @@ test("only a session the parser accepts is indexed, with its missing parents", a
     ExportIndexError,
     "parser refuses",
   );
-  const { missing: _, ...withoutMissing } = index;
+  const { missing: _, ...withoutMissing } = JSON.parse(serializeExportIndex(index));
   assertThrows(() => parseExportIndex(JSON.stringify(withoutMissing)), ExportIndexError, "missing");
 });
