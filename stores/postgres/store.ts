@@ -52,14 +52,7 @@ import {
   transaction,
 } from "./_connect.ts";
 import { readContext } from "./_context.ts";
-import {
-  decoding,
-  insertEntries,
-  type Runner,
-  SESSION_COLUMNS,
-  sessionColumns,
-  toEntryRows,
-} from "./_rows.ts";
+import { decoding, insertEntries, type Runner, sessionColumns, toEntryRows } from "./_rows.ts";
 import { createdOn, labelCreates, readOrigins } from "./_origins.ts";
 import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
 import { postgresSearch } from "./_search.ts";
