@@ -1,15 +1,19 @@
 /**
- * `deno run -A bench/first_open_ab.ts [--ref=242fb67] [--rounds=5] [--runtimes=deno,node]`:
- * the first open of the 100k JSONL session by this tree against a git ref (default: the
- * commit before the lean-core redesign began), in one process per runtime
+ * `deno run -A bench/first_open_ab.ts [--ref=242fb67] [--rounds=5] [--runtimes=deno,node]
+ * [--byte-text]`: the first open of the 100k JSONL session by this tree against a git ref
+ * (default: the commit before the lean-core redesign began), in one process per runtime
  * (`cases/first_open_ab.ts`). The ref is extracted with `git archive` into
  * `/tmp/mu-bench-ref-<ref>` (no worktree is registered; `node_modules` is linked from this
- * checkout); Node runs one esbuild bundle holding both trees. Prints the medians and ratios
+ * checkout); Node runs one esbuild bundle holding every tree. `--byte-text` adds a third
+ * tree, the ref with its file-system backend's `byteText` (the ISO-8859-1 line path the
+ * redesign deleted) taken out, so the ref against it is what that path saves, and this tree
+ * against it is what changed besides. Prints the medians and the per-round ratios' medians
  * and writes `bench/results/first_open_ab-<date>.json` (`--no-write`: print only).
  * @module
  */
 import { DEFAULT_SEED, ensureSession } from "./generate.ts";
 import { REPO } from "./jobs.ts";
+import { median } from "./rt.ts";
 import { NODE_BUNDLE_FLAGS } from "../tools/node_bundle.ts";
 import type { FirstOpenAbParams, FirstOpenAbResult } from "./cases/first_open_ab.ts";
 
@@ -37,10 +41,27 @@ if (!(await Deno.stat(`${refDir}/core.ts`).catch(() => null))) {
   await Deno.symlink(`${REPO}node_modules`, `${refDir}/node_modules`).catch(() => {});
 }
 
+// The ref without the ISO-8859-1 line path: the one line that lends it to the pass removed.
+const BYTE_TEXT_LINE = "  readonly byteText: ByteText = nodeByteText;\n";
+const noByteTextDir = `${refDir}-no-byte-text`;
+const withNoByteText = Deno.args.includes("--byte-text");
+if (withNoByteText && !(await Deno.stat(`${noByteTextDir}/core.ts`).catch(() => null))) {
+  const fsSource = await Deno.readTextFile(`${refDir}/stores/jsonl/fs.ts`);
+  if (!fsSource.includes(BYTE_TEXT_LINE)) throw new Error(`${ref} lends no byteText to remove`);
+  await Deno.mkdir(noByteTextDir, { recursive: true });
+  await run("sh", ["-c", `git archive ${sha} | tar -x -C ${noByteTextDir}`]);
+  await Deno.symlink(`${REPO}node_modules`, `${noByteTextDir}/node_modules`).catch(() => {});
+  await Deno.writeTextFile(
+    `${noByteTextDir}/stores/jsonl/fs.ts`,
+    fsSource.replace(BYTE_TEXT_LINE, ""),
+  );
+}
+
 // One 231 MB file, linked into one folder per tree (a link, not a copy: same bytes, no space).
 const data = await ensureSession(100000, DEFAULT_SEED);
 const base = `${REPO}dist/bench-data/first-open-ab`;
-const dirs = { current: `${base}/current`, ref: `${base}/ref-${sha}` };
+const dirs: Record<string, string> = { current: `${base}/current`, ref: `${base}/ref-${sha}` };
+if (withNoByteText) dirs.refNoByteText = `${base}/ref-${sha}-no-byte-text`;
 const name = data.file.split("/").pop()!;
 for (const dir of Object.values(dirs)) {
   await Deno.mkdir(dir, { recursive: true });
@@ -59,11 +80,22 @@ await Deno.writeTextFile(
 import { openJsonlFsStore as currentOpen } from "../../stores/jsonl/fs.ts";
 import * as ref from "${refDir}/core.ts";
 import { openJsonlFsStore as refOpen } from "${refDir}/stores/jsonl/fs.ts";
+${
+    withNoByteText
+      ? `import * as refNoByteText from "${noByteTextDir}/core.ts";
+import { openJsonlFsStore as refNoByteTextOpen } from "${noByteTextDir}/stores/jsonl/fs.ts";`
+      : ""
+  }
 import { firstOpenAb } from "../../bench/cases/first_open_ab.ts";
 import process from "node:process";
 const result = await firstOpenAb(${JSON.stringify(params)}, {
   current: { SessionManager: current.SessionManager, openJsonlFsStore: currentOpen },
-  ref: { SessionManager: ref.SessionManager, openJsonlFsStore: refOpen },
+  ref: { SessionManager: ref.SessionManager, openJsonlFsStore: refOpen },${
+    withNoByteText
+      ? `
+  refNoByteText: { SessionManager: refNoByteText.SessionManager, openJsonlFsStore: refNoByteTextOpen },`
+      : ""
+  }
 } as never);
 process.stdout.write("\\n@@AB " + JSON.stringify(result) + "\\n");
 `,
@@ -93,11 +125,14 @@ for (const runtime of runtimes) {
   const loadAverage = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
   results.push({ ...result, loadAverage });
   const m = result.medianMs;
+  const pairs = Object.entries(result.pairRatios)
+    .map(([pair, ratios]) => `${pair} ${median(ratios).toFixed(3)}`).join(", ");
   console.log(
     `${runtime}: floor ${m.floor.toFixed(0)} ms, current ${m.current.toFixed(0)} ms (${
       (m.current / m.floor).toFixed(2)
-    }x floor), ${sha} ${m.ref.toFixed(0)} ms (${(m.ref / m.floor).toFixed(2)}x floor); ` +
-      `current / ref = ${(m.current / m.ref).toFixed(3)}; load ${loadAverage}`,
+    }x floor), ${sha} ${m.ref.toFixed(0)} ms (${(m.ref / m.floor).toFixed(2)}x floor)` +
+      (m.refNoByteText ? `, ${sha} without byteText ${m.refNoByteText.toFixed(0)} ms` : "") +
+      `; median of per-round ratios: ${pairs}; load ${loadAverage}`,
   );
 }
 
@@ -108,7 +143,9 @@ if (!Deno.args.includes("--no-write")) {
   const record = {
     what: "First open of the 100k JSONL session (SessionManager.open + buildSessionContext(), " +
       "no resume index): this tree against a git ref, alternated in one process per runtime " +
-      "(bench/first_open_ab.ts). Target: current / ref <= 1.05.",
+      "(bench/first_open_ab.ts); with --byte-text also the ref without its byteText path. " +
+      "Rows: the median of per-round ratios (pairRatios). Target: current/ref <= 1.05; " +
+      "byteText comes back only if it saves >= 10 % (refNoByteText/ref >= 1.11) on Deno and Node.",
     ref: sha,
     runs: [
       ...previous.runs,

@@ -1,11 +1,12 @@
 /**
- * First open of a JSONL session by this tree's code and by another git ref's, in one process
- * (Deno, or Node through one bundle of both trees): `SessionManager.open` +
- * `buildSessionContext()` with no resume index (removed, untimed, before each call), beside
- * the floor of `open.ts`. The calls alternate, the order rotating every round, with a full GC
- * before each, so the ratio of the two trees shares the machine's noise. Each tree opens its
- * own folder holding a hard link of the same file, so neither reads the other's side files.
- * Driven by `bench/first_open_ab.ts`.
+ * First open of a JSONL session by this tree's code and by other trees' (another git ref,
+ * and that ref without one of its paths), in one process (Deno, or Node through one bundle
+ * of every tree): `SessionManager.open` + `buildSessionContext()` with no resume index
+ * (removed, untimed, before each call), beside the floor of `open.ts`. The calls alternate,
+ * the order rotating every round, with a full GC before each, so the ratios of the trees
+ * share the machine's noise; {@link FirstOpenAbResult.pairRatios} keeps them per round. Each
+ * tree opens its own folder holding a hard link of the same file, so none reads another's
+ * side files. Driven by `bench/first_open_ab.ts`.
  * @module
  */
 import { rmSync } from "node:fs";
@@ -24,12 +25,12 @@ export interface FirstOpenTree {
   };
 }
 
-/** The session, the two folders holding it, and how many rounds. */
+/** The session, the folders holding it (one per tree), and how many rounds. */
 export interface FirstOpenAbParams {
   file: string;
   sessionId: string;
-  /** Folders with a link of `file`: this tree's and the ref's. */
-  dirs: { current: string; ref: string };
+  /** Per tree name: a folder with a link of `file` (`current`, `ref`, and any other tree). */
+  dirs: Record<string, string>;
   rounds: number;
 }
 
@@ -39,6 +40,12 @@ export interface FirstOpenAbResult {
   samplesMs: Record<string, number[]>;
   medianMs: Record<string, number>;
   messages: Record<string, number>;
+  /**
+   * Per tree other than `ref`: its time over the ref's in each round (`"current/ref"`), and
+   * `"current/<tree>"` for every further tree; the median of these is the row (a round's two
+   * calls share its noise, where two medians each take their own).
+   */
+  pairRatios: Record<string, number[]>;
 }
 
 function firstOpen(tree: FirstOpenTree, dir: string, sessionId: string) {
@@ -57,15 +64,17 @@ function firstOpen(tree: FirstOpenTree, dir: string, sessionId: string) {
 /** Measure `rounds` alternated rounds of the floor, this tree's first open and the ref's. */
 export async function firstOpenAb(
   params: FirstOpenAbParams,
-  trees: { current: FirstOpenTree; ref: FirstOpenTree },
+  trees: Record<string, FirstOpenTree>,
 ): Promise<FirstOpenAbResult> {
   const floor = floorFn(params.file);
   const fns: [string, () => Promise<number>][] = [
     ["floor", async () => Number((await floor())?.records ?? 0)],
-    ["current", firstOpen(trees.current, params.dirs.current, params.sessionId)],
-    ["ref", firstOpen(trees.ref, params.dirs.ref, params.sessionId)],
+    ...Object.entries(trees).map(([name, tree]): [string, () => Promise<number>] => [
+      name,
+      firstOpen(tree, params.dirs[name], params.sessionId),
+    ]),
   ];
-  const samplesMs: Record<string, number[]> = { floor: [], current: [], ref: [] };
+  const samplesMs: Record<string, number[]> = Object.fromEntries(fns.map(([name]) => [name, []]));
   const messages: Record<string, number> = {};
   // One warm-up round (discarded), then the measured ones, the order rotating each round.
   for (let round = -1; round < params.rounds; round++) {
@@ -83,5 +92,20 @@ export async function firstOpenAb(
   const medianMs = Object.fromEntries(
     Object.entries(samplesMs).map(([name, samples]) => [name, median(samples)]),
   );
-  return { runtime: runtimeName, samplesMs, medianMs, messages };
+  return { runtime: runtimeName, samplesMs, medianMs, messages, pairRatios: pairRatios(samplesMs) };
+}
+
+/** Each tree against the ref, and this tree against every other, round by round. */
+function pairRatios(samplesMs: Record<string, number[]>): Record<string, number[]> {
+  const others = Object.keys(samplesMs).filter((name) => name !== "floor" && name !== "ref");
+  const pairs: [string, string][] = [
+    ...others.map((name): [string, string] => [name, "ref"]),
+    ...others.filter((name) => name !== "current").map((
+      name,
+    ): [string, string] => ["current", name]),
+  ];
+  return Object.fromEntries(pairs.map(([a, b]) => [
+    `${a}/${b}`,
+    samplesMs[a].map((ms, round) => Math.round((ms / samplesMs[b][round]) * 1000) / 1000),
+  ]));
 }
