@@ -11,6 +11,7 @@ import { button, el, formatDate, hashLink } from "../dom.ts";
 import type { SessionSource } from "../session_key.ts";
 import type { ListView, SessionRowView, UnloadableView } from "../types.ts";
 import { computerEmptyState, type LookedIn } from "./computer_empty.ts";
+import { errorText, unreadableNotice } from "./unreadable_notice.ts";
 import {
   groupByProject,
   LIST_SORTS,
@@ -121,12 +122,6 @@ function emptyState(actions: ListActions): HTMLElement {
     ),
     el("p", { class: "muted" }, "Or drop files or folders anywhere on this page."),
   );
-}
-
-function errorText(item: UnloadableView): string {
-  const error = item.error;
-  const where = error.line ? `line ${error.line}: ` : "";
-  return `${error.name}: ${where}${error.reason ?? error.message}`;
 }
 
 function unloadableSection(items: UnloadableView[], actions: ListActions): HTMLElement | null {
@@ -285,7 +280,10 @@ export function renderList(
   onFilter: (text: string) => void,
 ): HTMLElement {
   const { list } = state;
-  const unloadable = [...state.unloadable, ...list.skipped];
+  // This computer's files are read where they are, not imported: a notice, not "Unloadable".
+  const computer = state.source === "computer";
+  const unloadable = computer ? state.unloadable : [...state.unloadable, ...list.skipped];
+  const unreadable = computer ? unreadableNotice(list.skipped) : null;
   const total = list.sessions.length + list.hiddenInternal;
   if (total === 0) {
     return el(
@@ -295,6 +293,7 @@ export function renderList(
       state.source === "computer"
         ? computerEmptyState(actions, state.lookedIn ?? [])
         : emptyState(actions),
+      unreadable,
       unloadableSection(unloadable, actions),
     );
   }
@@ -337,6 +336,7 @@ export function renderList(
     { class: "list-page" },
     sourceTabs(state, actions),
     state.search ?? null,
+    unreadable,
     el(
       "div",
       { class: "toolbar" },
