@@ -136,7 +136,6 @@ Deno.test({
     await step(
       "the packed manifest and README are a user's: no dev fields, no dead link",
       async () => {
-        const packed = await packRepository(work);
         const manifest = JSON.parse(await packedText(tarball, "package.json"));
         assertEquals([manifest.scripts, manifest.devDependencies], [undefined, undefined]);
         assertEquals(
