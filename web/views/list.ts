@@ -11,7 +11,7 @@ import { button, el, formatDate, hashLink } from "../dom.ts";
 import type { SessionSource } from "../session_key.ts";
 import type { ListView, SessionRowView, UnloadableView } from "../types.ts";
 import { computerEmptyState, type LookedIn } from "./computer_empty.ts";
-import { errorText, unreadableNotice } from "./unreadable_notice.ts";
+import { unloadableList, unreadableNotice } from "./unreadable_notice.ts";
 import {
   groupByProject,
   LIST_SORTS,
@@ -136,18 +136,7 @@ function unloadableSection(items: UnloadableView[], actions: ListActions): HTMLE
       button("Clear", () => actions.clearUnloadable(), { class: "link-button" }),
     ),
     el("p", { class: "muted" }, "These were not imported. Nothing of them was stored."),
-    el(
-      "ul",
-      { class: "unloadable-list" },
-      ...items.map((item) =>
-        el(
-          "li",
-          {},
-          el("code", { class: "path" }, item.path),
-          el("span", { class: "reason" }, errorText(item)),
-        )
-      ),
-    ),
+    unloadableList(items),
   );
 }
 

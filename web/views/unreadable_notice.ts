@@ -9,10 +9,26 @@ import { el } from "../dom.ts";
 import type { UnloadableView } from "../types.ts";
 
 /** `Name: line N: reason` of a file that could not be loaded or read. */
-export function errorText(item: UnloadableView): string {
+function errorText(item: UnloadableView): string {
   const error = item.error;
   const where = error.line ? `line ${error.line}: ` : "";
   return `${error.name}: ${where}${error.reason ?? error.message}`;
+}
+
+/** Files that could not be loaded or read, each with its path and reason. */
+export function unloadableList(items: readonly UnloadableView[]): HTMLElement {
+  return el(
+    "ul",
+    { class: "unloadable-list" },
+    ...items.map((item) =>
+      el(
+        "li",
+        {},
+        el("code", { class: "path" }, item.path),
+        el("span", { class: "reason" }, errorText(item)),
+      )
+    ),
+  );
 }
 
 /** The notice for `items` (null when every file was read). */
@@ -26,17 +42,6 @@ export function unreadableNotice(items: readonly UnloadableView[]): HTMLElement 
       { class: "muted" },
       `${items.length} ${items.length === 1 ? "file" : "files"} could not be read`,
     ),
-    el(
-      "ul",
-      { class: "unloadable-list" },
-      ...items.map((item) =>
-        el(
-          "li",
-          {},
-          el("code", { class: "path" }, item.path),
-          el("span", { class: "reason" }, errorText(item)),
-        )
-      ),
-    ),
+    unloadableList(items),
   );
 }
