@@ -1,7 +1,8 @@
 /**
  * Command-line parsing for `mu`: `node:util` `parseArgs` in strict mode, so an unknown flag
- * or a flag without its value is a usage error (exit 2), never ignored. The global storage
- * flags are accepted by every command.
+ * or a flag without its value is a usage error (exit 2), never ignored. The shared flags
+ * (storage, `--json`) are accepted, and listed in `--help`, only by the commands that honour
+ * them (`Command.globals`).
  *
  * @module
  */
@@ -29,26 +30,45 @@ export interface Command {
   /** Least and most positional arguments (`Infinity` for no upper bound). */
   arity: [number, number];
   flags: Record<string, FlagSpec>;
+  /**
+   * The shared flags it honours: `storage` (`--store`, `--session-dir`, `--approve`,
+   * `--no-approve`) where it reads a store, `json` where its output is data. Default: both.
+   */
+  globals?: readonly GlobalGroup[];
   run(invocation: Invocation, context: CliContext): Promise<number>;
 }
 
-/** Flags every command takes. */
-export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
-  store: {
-    type: "string",
-    value: "sqlite|jsonl|postgres",
-    help: "storage to use (default: the configured storage, as the library resolves it); " +
-      "postgres: the server in $MU_SESSIONS_POSTGRES_URL or the global settings",
+/** A group of shared flags a command can honour (see {@link Command.globals}). */
+export type GlobalGroup = "storage" | "json";
+
+/** Shared flags, by the group a command honours them as. */
+const GLOBAL_GROUPS: Record<GlobalGroup, Record<string, FlagSpec>> = {
+  storage: {
+    store: {
+      type: "string",
+      value: "sqlite|jsonl|postgres",
+      help: "storage to use (default: the configured storage, as the library resolves it); " +
+        "postgres: the server in $MU_SESSIONS_POSTGRES_URL or the global settings",
+    },
+    "session-dir": { type: "string", value: "DIR", help: "JSONL session folder to use" },
+    approve: {
+      type: "boolean",
+      help: "trust this project's .pi/settings.json for this run (storage settings included)",
+    },
+    "no-approve": { type: "boolean", help: "do not trust this project's settings for this run" },
   },
-  "session-dir": { type: "string", value: "DIR", help: "JSONL session folder to use" },
-  approve: {
-    type: "boolean",
-    help: "trust this project's .pi/settings.json for this run (storage settings included)",
-  },
-  "no-approve": { type: "boolean", help: "do not trust this project's settings for this run" },
-  json: { type: "boolean", help: "print data as JSON" },
-  help: { type: "boolean", short: "h", help: "show this help" },
+  json: { json: { type: "boolean", help: "print data as JSON" } },
 };
+
+/** The shared flags `command` takes: those of the groups it honours, and `--help`. */
+export function globalFlags(command: Command): Record<string, FlagSpec> {
+  const groups = command.globals ?? (["storage", "json"] as const);
+  return Object.assign(
+    {},
+    ...groups.map((group) => GLOBAL_GROUPS[group]),
+    { help: { type: "boolean", short: "h", help: "show this help" } },
+  );
+}
 
 /** A parsed command line. */
 export interface Invocation {
@@ -63,7 +83,7 @@ export interface Invocation {
 
 /** Parse `argv` (after the command name) for `command`; usage problems throw {@link UsageError}. */
 export function parseInvocation(command: Command, argv: string[]): Invocation {
-  const specs = { ...GLOBAL_FLAGS, ...command.flags };
+  const specs = { ...globalFlags(command), ...command.flags };
   const options = Object.fromEntries(
     Object.entries(specs).map(([name, spec]) => [name, {
       type: spec.type,
@@ -125,11 +145,13 @@ export function commandHelp(command: Command): string {
     `usage: mu ${command.name}${command.operands ? " " + command.operands : ""} [flags]`,
   ];
   lines.push("", command.summary, "");
-  const flagLines = Object.entries({ ...command.flags, ...GLOBAL_FLAGS }).map(([name, spec]) => {
-    const short = spec.short ? `-${spec.short}, ` : "";
-    const left = `  ${short}--${name}${spec.value ? " " + spec.value : ""}`;
-    return [left, spec.help];
-  });
+  const flagLines = Object.entries({ ...command.flags, ...globalFlags(command) }).map(
+    ([name, spec]) => {
+      const short = spec.short ? `-${spec.short}, ` : "";
+      const left = `  ${short}--${name}${spec.value ? " " + spec.value : ""}`;
+      return [left, spec.help];
+    },
+  );
   const width = Math.max(...flagLines.map(([left]) => left.length));
   for (const [left, help] of flagLines) lines.push(`${left.padEnd(width)}  ${help}`);
   return lines.join("\n") + "\n";

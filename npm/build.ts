@@ -5,18 +5,23 @@
  * (`rewriteRelativeImportExtensions` in the JavaScript; rewritten here in the declarations,
  * which tsc leaves as written and which Deno would then look up as missing `.ts` files).
  * The `mu` command line is compiled too (the package's `bin`), and the viewer is bundled
- * into `dist/npm/viewer/` for `mu serve`. Tests and benchmarks are not packed.
+ * into `dist/npm/viewer/` for `mu serve`, and the guides (docs/*.md) copied into
+ * `dist/npm/docs/` (`npm/published.ts`). Tests and benchmarks are not packed.
  *
  * Before compiling, package.json's `exports` must equal the map derived from deno.json
  * (`npm/exports.ts`); `--write-exports` rewrites package.json's `exports` to it instead of
  * failing.
  *
- * Usage: `deno task build:npm [--write-exports]`
+ * With `--pack` (the `prepack` script) the published package.json and README.md are put in
+ * place for `npm pack`; the `postpack` script (`npm/published.ts`) puts the checkout's back.
+ *
+ * Usage: `deno task build:npm [--write-exports] [--pack]`
  *
  * @module
  */
 import { entrySources, NPM_OUT_DIR, packageExports } from "./exports.ts";
 import { buildViewer } from "../web/build.ts";
+import { packGuides, restoreOriginals, swapInPublished } from "./published.ts";
 
 /** Compiled besides the exports: the `mu` command line (the package's `bin`). */
 const EXTRA_SOURCES = ["cli/mu.ts"];
@@ -113,6 +118,8 @@ async function compile(sources: string[]): Promise<void> {
 
 if (import.meta.main) {
   const started = performance.now();
+  // A pack that died before its postpack left the published manifest in place.
+  if (await restoreOriginals(ROOT)) console.log("restored package.json and README.md");
   const denoExports = await checkExports(Deno.args.includes("--write-exports"));
   const sources = entrySources(denoExports);
   await compile([...sources, ...EXTRA_SOURCES].map((source) => `${ROOT}${source}`));
@@ -124,6 +131,8 @@ if (import.meta.main) {
     await Deno.stat(`${stem}.js`);
     await Deno.stat(`${stem}.d.ts`);
   }
+  const guides = await packGuides(ROOT);
+  if (Deno.args.includes("--pack")) await swapInPublished(ROOT, guides);
   const ms = Math.round(performance.now() - started);
   console.log(`built ${NPM_OUT_DIR}/ (${sources.length} entries) in ${ms} ms`);
 }

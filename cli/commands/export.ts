@@ -34,6 +34,7 @@ export const exportCommand: Command = {
       help: "also write FILE.idx, the index an edge function reads byte ranges with (needs -o)",
     },
   },
+  globals: ["storage"],
   async run(invocation, cli) {
     const { store, id } = await resolveNamedSession(invocation, cli, invocation.operands[0]);
     try {

@@ -32,22 +32,28 @@ function withoutPath(message: string, path: string): string {
   return message;
 }
 
-/** One line per (hidden source, shown source) pair: how many copies are left out, and why. */
+/**
+ * One line per (hidden source, shown source) pair: how many copies are left out, which are
+ * shown, and how `mu migrate` brings the configured store's copies up to date.
+ */
 function hiddenCopies(errors: readonly DuplicateSessionSourceError[]): string[] {
   const pairs = new Map<string, { error: DuplicateSessionSourceError; count: number }>();
   for (const error of errors) {
-    const key = `${error.hidden.location}\0${error.shown.location}`;
+    const key = `${error.hidden.location}\0${error.shown.location}\0${error.newer}`;
     const pair = pairs.get(key) ?? { error, count: 0 };
     pair.count++;
     pairs.set(key, pair);
   }
-  return [...pairs.values()].map(({ error: { hidden, shown }, count }) => {
-    const update = hidden.kind === "jsonl"
-      ? `; what is appended to those files later shows after mu migrate ${hidden.location}`
-      : "";
+  return [...pairs.values()].map(({ error: { hidden, shown, newer }, count }) => {
+    const why = !newer
+      ? hidden.kind === "jsonl"
+        ? `, whose copies are as new and shown; where pi writes on, the file's newer copy is shown until mu migrate ${hidden.location} brings the store's up to date`
+        : ", whose copies are as new and shown"
+      : shown.kind === "jsonl"
+      ? `, whose newer copies are shown; mu migrate ${shown.location} brings these up to date`
+      : ", whose newer copies are shown";
     return `${counted(count, "session", "sessions")} of ${hidden.label} (${hidden.location}) ` +
-      `also in ${shown.label} (${shown.location}), whose copies are shown${update} ` +
-      `(mu ls --json names each one)\n`;
+      `also in ${shown.label} (${shown.location})${why} (mu ls --json names each one)\n`;
   });
 }
 

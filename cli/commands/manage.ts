@@ -45,6 +45,7 @@ export const rm: Command = {
   operands: "<id|file>",
   arity: [1, 1],
   flags: { yes: { type: "boolean", short: "y", help: "do not ask" } },
+  globals: ["storage"],
   async run(invocation, cli) {
     const { store, id } = await resolveNamedSession(invocation, cli, invocation.operands[0]);
     try {

@@ -33,6 +33,7 @@ export const repair: Command = {
   operands: "<file>",
   arity: [1, 1],
   flags: {},
+  globals: ["json"],
   async run(invocation, cli) {
     const operand = invocation.operands[0];
     if (!(await isFile(cli, operand))) throw new UsageError(`${operand} is not a file`);

@@ -54,6 +54,7 @@ export const serve: Command = {
       help: "largest accepted import body (default 256 MiB)",
     },
   },
+  globals: ["storage"],
   async run(invocation, cli) {
     const wanted = portOf(invocation.flags.port as string | undefined) ??
       portOf(cli.env.MU_VIEWER_PORT) ?? portOf(cli.env.PORT) ?? DEFAULT_PORT;

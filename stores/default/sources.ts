@@ -9,10 +9,14 @@
  * source (the configured store). Listings are the union, newest first, each row tagged with
  * the source it lives in ({@link SourcedSessionInfo}).
  *
- * Duplicate ids: when two sources hold a session with the same id, the earlier source (the
- * configured store comes first) wins everywhere; the later copy is left out of the
- * listing and reported through `onSkipped`, naming both places, so nothing is hidden
- * silently and nothing is read from two places under one id.
+ * Duplicate ids: when two sources hold a session with the same id (every session after a
+ * `mu migrate`, whose pi files stay), the copy with the later activity wins everywhere:
+ * pi keeps appending to its file after the copy was made, and a user expects what pi wrote
+ * last. Activity is what the listing already knows (the last message's time, then the
+ * message count), so choosing costs no extra read of a session; a tie goes to the earlier
+ * source (the configured store comes first). The other copy is left out of the listing and
+ * reported through `onSkipped`, naming both places, so nothing is hidden silently and
+ * nothing is read from two places under one id.
  *
  * @module
  */
@@ -91,21 +95,37 @@ function tagOf(source: SessionSource): SessionSourceTag {
   return { label: source.label, kind: source.store.kind, location: source.location };
 }
 
-/** A session id found in a later source while an earlier one already has it. */
+/** A session id held by two sources: the copy not shown, and why. */
 export class DuplicateSessionSourceError extends SessionError {
   override name = "DuplicateSessionSourceError";
-  /** The source whose copy is shown (the earlier one). */
+  /** The source whose copy is shown. */
   readonly shown: SessionSourceTag;
   /** The source whose copy is left out. */
   readonly hidden: SessionSourceTag;
+  /** Whether the shown copy has later activity (false: a tie, won by the earlier source). */
+  readonly newer: boolean;
 
-  constructor(sessionId: string, shown: SessionSource, hidden: SessionSource) {
+  constructor(sessionId: string, shown: SessionSource, hidden: SessionSource, newer: boolean) {
+    const why = newer
+      ? `it has later activity${
+        shown.store.kind === "jsonl"
+          ? `; mu migrate ${shown.location} brings this copy up to date`
+          : ""
+      }`
+      : "this copy is as new";
     super(
-      `session ${sessionId} is also in ${shown.label} (${shown.location}); that copy is the one shown`,
+      `session ${sessionId} is also in ${shown.label} (${shown.location}), whose copy is shown: ${why}`,
     );
     this.shown = tagOf(shown);
     this.hidden = tagOf(hidden);
+    this.newer = newer;
   }
+}
+
+/** Whether listing row `a` shows later activity than `b`: a later last message, else more messages. */
+function isNewer(a: SessionInfo, b: SessionInfo): boolean {
+  const later = a.modified.getTime() - b.modified.getTime();
+  return later > 0 || (later === 0 && a.messageCount > b.messageCount);
 }
 
 /**
@@ -125,18 +145,45 @@ export class DuplicateSessionSourceError extends SessionError {
 export class SourcesSessionStore implements SessionStore {
   readonly kind = "sources";
   readonly sources: readonly SessionSource[];
+  /** Which copy of a duplicate id is shown, and the copies' change tokens when chosen. */
+  readonly #chosen = new Map<string, { tokens: string; source: SessionSource }>();
 
   constructor(sources: readonly SessionSource[]) {
     if (sources.length === 0) throw new RangeError("SourcesSessionStore needs a source");
     this.sources = sources;
   }
 
-  /** The source a session lives in: the first that has it. */
+  /**
+   * The source a session lives in: the one that has it, or of several the copy with the
+   * later activity (see the module doc).
+   */
   async sourceOf(sessionId: string): Promise<SessionSource | undefined> {
-    for (const source of this.sources) {
-      if (await source.store.has(sessionId)) return source;
+    const held = await Promise.all(this.sources.map((source) => source.store.has(sessionId)));
+    const holders = this.sources.filter((_, i) => held[i]);
+    return holders.length > 1 ? await this.#newestCopy(sessionId, holders) : holders[0];
+  }
+
+  /**
+   * Of several copies, the one with the later activity. The choice is remembered with each
+   * copy's change token, so only a write to a copy makes it list the holders again.
+   */
+  async #newestCopy(sessionId: string, holders: SessionSource[]): Promise<SessionSource> {
+    const tokens = holders.every((source) => source.store.changeToken)
+      ? (await Promise.all(holders.map((source) => source.store.changeToken!(sessionId)))).join(
+        "\n",
+      )
+      : undefined;
+    const known = this.#chosen.get(sessionId);
+    if (known && tokens !== undefined && known.tokens === tokens) return known.source;
+    let newest: { source: SessionSource; row: SessionInfo } | undefined;
+    for (const source of holders) {
+      const listed = await source.store.list({ includeInternal: true });
+      const row = listed.find((info) => info.id === sessionId);
+      if (row && (!newest || isNewer(row, newest.row))) newest = { source, row };
     }
-    return undefined;
+    const source = newest?.source ?? holders[0];
+    if (tokens !== undefined) this.#chosen.set(sessionId, { tokens, source });
+    return source;
   }
 
   async #owner(sessionId: string): Promise<SessionStore> {
@@ -171,23 +218,23 @@ export class SourcesSessionStore implements SessionStore {
   }
 
   async list(options: ListOptions = {}): Promise<SourcedSessionInfo[]> {
-    const seen = new Map<string, SessionSource>();
-    const rows: SourcedSessionInfo[] = [];
+    const shown = new Map<string, { row: SourcedSessionInfo; source: SessionSource }>();
     for (const source of this.sources) {
       const listed = await source.store.list({ ...options, onProgress: undefined });
       for (const info of listed) {
-        const first = seen.get(info.id);
-        if (first) {
-          options.onSkipped?.({
-            path: info.path,
-            error: new DuplicateSessionSourceError(info.id, first, source),
-          });
-          continue;
-        }
-        seen.set(info.id, source);
-        rows.push({ ...info, source: tagOf(source) });
+        const copy = { row: { ...info, source: tagOf(source) }, source };
+        const other = shown.get(info.id);
+        const newer = other !== undefined && isNewer(info, other.row);
+        if (other === undefined || newer) shown.set(info.id, copy);
+        if (other === undefined) continue;
+        const [kept, left] = newer ? [copy, other] : [other, copy];
+        options.onSkipped?.({
+          path: left.row.path,
+          error: new DuplicateSessionSourceError(info.id, kept.source, left.source, newer),
+        });
       }
     }
+    const rows = [...shown.values()].map((copy) => copy.row);
     options.onProgress?.(rows.length, rows.length);
     return rows.sort(compareSessionInfo);
   }
@@ -198,7 +245,10 @@ export class SourcesSessionStore implements SessionStore {
   }
 
   async has(sessionId: string): Promise<boolean> {
-    return (await this.sourceOf(sessionId)) !== undefined;
+    for (const source of this.sources) {
+      if (await source.store.has(sessionId)) return true;
+    }
+    return false;
   }
 
   async close(): Promise<void> {
@@ -244,13 +294,11 @@ export class SourcesSessionStore implements SessionStore {
     }
     const hits: SearchHit[] = [];
     const owners = new Map<string, Promise<SessionSource | undefined>>();
-    for (const [i, source] of this.sources.entries()) {
+    for (const source of this.sources) {
       for (const hit of await searchSessions(source.store, query, options)) {
-        // A duplicate id's later copy is not listed, so its hits are not shown either.
-        if (i > 0 && !owners.has(hit.sessionId)) {
-          owners.set(hit.sessionId, this.sourceOf(hit.sessionId));
-        }
-        if (i === 0 || (await owners.get(hit.sessionId)) === source) hits.push(hit);
+        // Of a duplicate id only the shown copy is listed, so only its hits are shown.
+        if (!owners.has(hit.sessionId)) owners.set(hit.sessionId, this.sourceOf(hit.sessionId));
+        if ((await owners.get(hit.sessionId)) === source) hits.push(hit);
       }
     }
     return hits.sort(compareHits).slice(0, prepareSearch(query, options).limit);

@@ -64,6 +64,14 @@ interface ErrorBody {
 
 type WireInfo = Omit<SessionInfo, "created" | "modified"> & { created: string; modified: string };
 
+/** A file the server's listing could not read (its first page names them). */
+interface WireSkipped {
+  path: string;
+  error: string;
+  line?: number;
+  reason: string;
+}
+
 /** The typed library error for an API error answer (`what` names the request). */
 function apiError(status: number, body: ErrorBody, what: string, id?: string): Error {
   const message = body.message ?? `${what}: HTTP ${status}`;
@@ -151,7 +159,12 @@ export class HttpSessionStore implements ContextLoadingStore {
     let cursor: string | null = "0";
     while (cursor !== null) {
       throwIfAborted(options.signal);
-      const page: { sessions: WireInfo[]; nextCursor: string | null; total?: number } = await this
+      const page: {
+        sessions: WireInfo[];
+        nextCursor: string | null;
+        total?: number;
+        skipped?: WireSkipped[];
+      } = await this
         .#json(
           "list",
           this.#url("sessions", {
@@ -165,6 +178,14 @@ export class HttpSessionStore implements ContextLoadingStore {
         );
       for (const row of page.sessions) {
         rows.push({ ...row, created: new Date(row.created), modified: new Date(row.modified) });
+      }
+      for (const { path, error, line, reason } of page.skipped ?? []) {
+        options.onSkipped?.({
+          path,
+          error: error === "SessionFormatError"
+            ? new SessionFormatError(reason, { source: path, line })
+            : new SessionStorageError(reason),
+        });
       }
       options.onProgress?.(rows.length, page.total ?? rows.length);
       cursor = page.nextCursor;

@@ -52,6 +52,51 @@ cliTest(
   },
 );
 
+cliTest(
+  "after migrate, what pi writes on shows: show, export and ls read the newer file",
+  async (world) => {
+    const sessions = await migrated(world);
+    const file = join(sessions, "--home-u-alpha--", `2025-01-10T09-00-00-000Z_${FLAKY_ID}.jsonl`);
+    await appendFile(
+      file,
+      JSON.stringify({
+        type: "message",
+        id: "a0000004",
+        parentId: "a0000003",
+        timestamp: "2025-01-10T10:00:00.000Z",
+        message: {
+          role: "user",
+          content: "one more thing after the migrate",
+          timestamp: 1736503200000,
+        },
+      }) + "\n",
+    );
+    const shown = await world.mu(["show", FLAKY_ID]);
+    assertEquals(shown.code, 0, shown.stderr);
+    assert(shown.stdout.includes("one more thing after the migrate"), shown.stdout);
+    const exported = await world.mu(["export", FLAKY_ID]);
+    assert(exported.stdout.includes("one more thing after the migrate"), exported.stdout);
+    const listed = await world.mu(["ls", "--all"]);
+    const store = join(world.agentDir, "sessions.db");
+    const newer = listed.stderr.split("\n").find((line) =>
+      line.startsWith("1 session of default store")
+    );
+    assert(
+      newer?.includes(`also in pi sessions folder (${sessions}), whose newer copies are shown`),
+      listed.stderr,
+    );
+    assert(newer?.includes(`mu migrate ${sessions}`), listed.stderr);
+    assert(listed.stderr.includes(`${MIGRATED - 1} sessions of pi sessions folder`), listed.stderr);
+    // The advised migrate brings the store's copy up to date; then it is shown again.
+    await world.mu(["migrate", sessions]);
+    const after = await world.mu(["ls", "--all", "--json"]);
+    const row = JSON.parse(after.stdout).sessions.find((row: { id: string }) =>
+      row.id === FLAKY_ID
+    );
+    assertEquals([row.source.location, row.messageCount], [store, 3]);
+  },
+);
+
 cliTest("rm of a migrated session blames no trash and says the pi copy remains", async (world) => {
   const sessions = await migrated(world);
   const declined = await world.mu(["rm", FLAKY_ID]);

@@ -7,6 +7,7 @@
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { packageExports } from "../../npm/exports.ts";
 import { rewriteDeclarationImports } from "../../npm/build.ts";
+import { publishedManifest, rewriteMarkdownLinks } from "../../npm/published.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const deno = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
@@ -45,7 +46,17 @@ Deno.test("npm dependencies pin the versions deno.json imports", () => {
   for (const name of Object.keys(pkg.dependencies)) {
     assertEquals(pkg.dependencies[name], pinned(name), name);
   }
-  assertEquals(pkg.peerDependencies["@sqlite.org/sqlite-wasm"], pinned("@sqlite.org/sqlite-wasm"));
+  // A peer is what the consumer installs: a caret range over the tested major version, never
+  // one exact version (two packages pinning different patches could not share one copy).
+  for (const [name, range] of Object.entries(pkg.peerDependencies) as [string, string][]) {
+    const tested: string = pkg.devDependencies[name];
+    assert(range.startsWith(`^${tested.split(".")[0]}.`), `${name}: ${range} (tested ${tested})`);
+  }
+  assertEquals(pkg.peerDependencies.postgres, `^${pinned("postgres")}`);
+  assertEquals(
+    pkg.peerDependencies["@sqlite.org/sqlite-wasm"],
+    `^${pinned("@sqlite.org/sqlite-wasm")}`,
+  );
   // Optional peers: npm installs neither, so Node 20 sees no engine warning from sqlite-wasm.
   for (const name of Object.keys(pkg.peerDependencies)) {
     assertEquals(pkg.peerDependenciesMeta[name], { optional: true }, name);
@@ -68,5 +79,39 @@ Deno.test("declaration imports of .ts files become .js, other strings stay", () 
     ),
     `export * from "./core.js";\nimport type { X } from '../../src/a.js';\n` +
       `type Y = import("./b.js").Y;\n// read(path="a.ts")\nimport "zod";`,
+  );
+});
+
+Deno.test("the published package.json carries no scripts or development dependencies", () => {
+  const published = publishedManifest(pkg);
+  for (const field of ["scripts", "devDependencies", "allowScripts"]) {
+    assertEquals(published[field], undefined, field);
+  }
+  for (const field of ["name", "version", "exports", "bin", "dependencies", "peerDependencies"]) {
+    assertEquals(published[field], pkg[field], field);
+  }
+});
+
+Deno.test("packed Markdown links go where the package holds the file; others keep their text", () => {
+  const packed = new Map([
+    ["docs/cli.md", "dist/npm/docs/cli.md"],
+    ["docs/edge.md", "dist/npm/docs/edge.md"],
+  ]);
+  const readme = "See [the CLI](docs/cli.md#ls), [bench](bench/README.md) and " +
+    "[site](https://x.dev/a.md).\n![shot](docs/viewer.png)\n```md\n[kept](docs/none.md)\n```";
+  assertEquals(
+    rewriteMarkdownLinks(readme, "README.md", "README.md", packed),
+    "See [the CLI](dist/npm/docs/cli.md#ls), bench and [site](https://x.dev/a.md).\n\n" +
+      "```md\n[kept](docs/none.md)\n```",
+  );
+  // A guide's links: its neighbours stay relative, the checkout's other files lose the link.
+  assertEquals(
+    rewriteMarkdownLinks(
+      "[edge](edge.md) [api](../api/report.md) [top](#top)",
+      "docs/cli.md",
+      "dist/npm/docs/cli.md",
+      packed,
+    ),
+    "[edge](edge.md) api [top](#top)",
   );
 });

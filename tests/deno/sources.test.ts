@@ -8,7 +8,7 @@
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { SessionManager } from "../../core.ts";
+import { loadSessionContext, SessionManager } from "../../core.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { copyFixture } from "../jsonl/helpers.ts";
@@ -115,6 +115,55 @@ test("a duplicate id: the configured store's copy is shown, the other reported",
     assertEquals((await store.load(V4_ID)).path, undefined, "read from SQLite");
     const hits = await searchSessions(store, "hello");
     assertEquals(hits.filter((hit) => hit.sessionId === V4_ID).length, 1, "one copy's hits");
+  } finally {
+    await store.close();
+  }
+});
+
+/** An entry pi appends to its file after `mu migrate` copied the session. */
+const APPENDED_LATER = JSON.stringify({
+  type: "message",
+  id: "c3d4e5f6",
+  parentId: "b2c3d4e5",
+  timestamp: "2026-03-01T11:00:00.000Z",
+  message: { role: "user", content: "written by pi after the migrate", timestamp: 1772362800000 },
+});
+
+test("a duplicate id pi wrote on after the copy: its newer file is read and written", async (root) => {
+  const { agentDir, options } = await agentWithBoth(root);
+  const file = join(agentDir, "sessions", "copy.jsonl");
+  await writeFile(
+    file,
+    await readFile(fixturePath("codec/v4.jsonl"), "utf8") + APPENDED_LATER + "\n",
+  );
+  const { store } = await openSessionSources(options);
+  try {
+    const skipped: SkippedSession[] = [];
+    const rows = await store.list({ onSkipped: (s) => skipped.push(s) }) as SourcedSessionInfo[];
+    const row = rows.find((row) => row.id === V4_ID)!;
+    assertEquals([row.source.kind, row.messageCount], ["jsonl", 3]);
+    const stale = skipped.find((s) => s.path === V4_ID);
+    assert(stale, JSON.stringify(skipped.map((s) => s.path)));
+    assert(stale.error.message.includes(join(agentDir, "sessions")), stale.error.message);
+    assert(stale.error.message.includes("mu migrate"), stale.error.message);
+    // Every read by id goes to the newer copy, not only the listing.
+    assertEquals((await store.load(V4_ID)).entries.length, 3);
+    assert((await store.exportJsonl!(V4_ID)).includes("written by pi after the migrate"));
+    const context = await loadSessionContext(store, V4_ID);
+    assertEquals(context.messages.length, 3, "the context an agent resumes with");
+    const hits = await searchSessions(store, "migrate");
+    assertEquals(hits.map((hit) => hit.sessionId), [V4_ID]);
+    // And a write lands in that file, where pi keeps writing.
+    const manager = await SessionManager.open(store, V4_ID);
+    await manager.appendMessage({
+      role: "user",
+      content: "and then by mu",
+      timestamp: 1772362900000,
+    });
+    assert((await readFile(file, "utf8")).includes("and then by mu"));
+    const sqlite = await openSqliteStore(join(agentDir, "sessions.db"));
+    assertEquals((await sqlite.load(V4_ID)).entries.length, 2, "the store's copy untouched");
+    await sqlite.close();
   } finally {
     await store.close();
   }

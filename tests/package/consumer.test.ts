@@ -14,7 +14,8 @@ import { parseSessionJsonlSync } from "../../src/jsonl.ts";
 import { buildSessionProjection } from "../../src/projection.ts";
 import { SessionIndex } from "../../src/tree.ts";
 import { entrySources, NPM_OUT_DIR } from "../../npm/exports.ts";
-import { installConsumer, packRepository, ROOT, run } from "./kit.ts";
+import { installConsumer, packedText, packRepository, ROOT, run } from "./kit.ts";
+import { isRelativeTarget } from "../../npm/published.ts";
 
 const FIXTURE = `${ROOT}fixtures/projection/interrupted-tool-call.jsonl`;
 /**
@@ -100,6 +101,7 @@ Deno.test({
   const work = await Deno.makeTempDir({ prefix: "mu-sessions-package-" });
   const project = `${work}/consumer`;
   let tarball = "";
+  let packedFiles: string[] = [];
   const step = async (name: string, fn: () => Promise<void>) => {
     if (!await t.step(name, fn)) throw new Error(`step failed: ${name} (later steps need it)`);
   };
@@ -107,6 +109,7 @@ Deno.test({
     await step("npm pack builds a tarball of the compiled package only", async () => {
       const packed = await packRepository(work);
       tarball = packed.tarball;
+      packedFiles = packed.files;
       const stray = packed.files.filter((path) =>
         !path.startsWith(`${NPM_OUT_DIR}/`) &&
         !["package.json", "README.md", "LICENSE"].includes(path)
@@ -129,6 +132,40 @@ Deno.test({
         assert(packed.files.includes(`${stem}.d.ts`), `${stem}.d.ts missing from the tarball`);
       }
     });
+
+    await step(
+      "the packed manifest and README are a user's: no dev fields, no dead link",
+      async () => {
+        const manifest = JSON.parse(await packedText(tarball, "package.json"));
+        assertEquals([manifest.scripts, manifest.devDependencies], [undefined, undefined]);
+        assertEquals(
+          manifest.exports,
+          JSON.parse(await Deno.readTextFile(`${ROOT}package.json`)).exports,
+        );
+        for (const [name, range] of Object.entries(manifest.peerDependencies)) {
+          assert(String(range).startsWith("^"), `${name}: ${range}`);
+        }
+        // Every relative link of the README and of the guides it links to is a packed file.
+        const readmes = [
+          "README.md",
+          ...packedFiles.filter((path) => path.startsWith(`${NPM_OUT_DIR}/docs/`)),
+        ];
+        assert(readmes.length > 5, `the guides are packed: ${readmes.join(", ")}`);
+        const dead: string[] = [];
+        for (const file of readmes) {
+          const text = await packedText(tarball, file);
+          for (const [, target] of text.matchAll(/\]\(([^)\s]+)/g)) {
+            if (!isRelativeTarget(target)) continue;
+            const path = new URL(target.split("#")[0], `file:///${file}`).pathname.slice(1);
+            if (!packedFiles.includes(decodeURI(path))) dead.push(`${file}: ${target}`);
+          }
+        }
+        assertEquals(dead, [], "relative links to files the package does not hold");
+        // The checkout's own files are back after the pack.
+        assert(JSON.parse(await Deno.readTextFile(`${ROOT}package.json`)).scripts.prepack);
+        assert((await Deno.readTextFile(`${ROOT}README.md`)).includes("](docs/viewer.png)"));
+      },
+    );
 
     await step("npm install of the tarball warns about nothing and runs no script", async () => {
       const { stdout, stderr } = await installConsumer(project, tarball);

@@ -90,6 +90,20 @@ export async function packRepository(
 }
 
 /**
+ * One file's text from a packed tarball (`path` inside the package).
+ *
+ * @example
+ * ```ts
+ * import { packRepository, packedText } from "./kit.ts";
+ * const { tarball } = await packRepository(await Deno.makeTempDir());
+ * const manifest = JSON.parse(await packedText(tarball, "package.json"));
+ * ```
+ */
+export async function packedText(tarball: string, path: string): Promise<string> {
+  return (await run("tar", ["-xzOf", tarball, `package/${path}`], { cwd: ROOT })).stdout;
+}
+
+/**
  * Node's version as [major, minor].
  *
  * @example

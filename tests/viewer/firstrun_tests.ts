@@ -3,7 +3,8 @@
  * only pi's own session folder (`<agentDir>/sessions/--<cwd>--/*.jsonl`, pi-written
  * fixture files), nothing imported. `mu serve` prints both places it serves, the API lists
  * pi's sessions with where each lives, the page in Chromium lists and opens one, and an
- * entry another process appends to that file shows in the open page. With no sessions at
+ * entry another process appends to that file shows in the open page; the one torn file is
+ * named in a small "could not be read" notice, not left out silently. With no sessions at
  * all, "This computer" says where it looked and what to do. Imported by
  * `tests/deno/viewer.test.ts`; runs alone too.
  */
@@ -24,6 +25,8 @@ import { assert, assertEquals, contextText, sessionTitles } from "./page.ts";
 
 const FORMAT4_ID = "66666666-6666-4666-8666-666666666666";
 const FORMAT4_TITLE = "format 4 in the same folder";
+const TORN_FILE =
+  "--home-u-gamma--/2025-02-02T02-00-00-000Z_55555555-5555-4555-8555-555555555555.jsonl";
 const WATCHDOG_MS = 180_000;
 
 Deno.test({
@@ -55,6 +58,10 @@ Deno.test({
     assertEquals(listing.total, 5, JSON.stringify(listing));
     const row = listing.sessions.find((s: { id: string }) => s.id === FORMAT4_ID);
     assertEquals(row.source.location, sessionsDir);
+    assertEquals(
+      listing.skipped.map((s: { path: string }) => s.path),
+      [join(sessionsDir, TORN_FILE)],
+    );
     const info = await (await fetch(`${server.origin}/api/info`)).json();
     assertEquals(info.sources.map((s: { location: string }) => s.location), [
       join(agentDir, "sessions.db"),
@@ -67,6 +74,13 @@ Deno.test({
     await waitReady(page);
     assertEquals(await page.getAttribute("#source-computer", "aria-selected"), "true");
     assert((await sessionTitles(page)).includes(FORMAT4_TITLE), "pi's session is listed");
+    // The torn file is not left out silently: a notice, its reason one click away.
+    assertEquals(await page.textContent("#unreadable summary"), "1 file could not be read");
+    assert(!(await page.isVisible("#unreadable .reason")), "the reasons wait to be asked for");
+    await page.click("#unreadable summary");
+    assertEquals(await page.textContent("#unreadable .path"), join(sessionsDir, TORN_FILE));
+    assert((await page.textContent("#unreadable .reason"))!.includes("torn final record"));
+    assertEquals(await page.locator("#unloadable").count(), 0, "not an import failure");
     await page.locator("#session-table .session-link", { hasText: FORMAT4_TITLE }).click();
     await page.waitForSelector(".session-page #context-view .context-item");
     assert(!(await contextText(page)).includes("appended by pi"));

@@ -7,7 +7,7 @@
  * | route | answer |
  * | --- | --- |
  * | `GET /api/info` | `{ name, store, sources, absent }`: where sessions are read from, and agent folders looked for but missing |
- * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor }`, newest first |
+ * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor, total }`, newest first; the first page also `skipped`: files that could not be read (`skipped.ts`) |
  * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }`, from the session kept open (`session_pages.ts`); how far it reaches as the `x-mu-entry-progress` header (`<end>/<total>`) |
  * | `GET /api/sessions/:id/conversation?leaf=&offset=&limit=` | `{ leafId, items, total }`: conversation items of the branch (the last entry's when no leaf), `total` `null` while the rest of the branch is unread |
  * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
@@ -31,6 +31,7 @@ import { exportSessionJsonl, type SessionStore } from "../../src/store.ts";
 import { ChangeWatcher, eventStream } from "./events.ts";
 import { importStreamed } from "./import_stream.ts";
 import { SessionPages } from "./session_pages.ts";
+import { type SkippedView, skippedView } from "./skipped.ts";
 import { CONV_PAGE } from "../conversation/model.ts";
 import { ENTRY_PROGRESS_HEADER, errorResponse, HttpError, json, limitedBody } from "./http.ts";
 
@@ -182,16 +183,22 @@ export function createSessionApi(
     }
     allow("GET, HEAD", request);
     if (id === undefined) {
+      const skipped: SkippedView[] = [];
       const all = await store.list({
         cwd: url.searchParams.get("cwd") ?? undefined,
         includeInternal: ["1", "true"].includes(url.searchParams.get("internal") ?? ""),
         signal: request.signal,
+        onSkipped: (item) => {
+          const view = skippedView(item);
+          if (view) skipped.push(view);
+        },
       });
       const cursor = intParam(url, "cursor", 0);
       const limit = intParam(url, "limit", PAGE, 1000) || PAGE;
       const sessions = all.slice(cursor, cursor + limit);
       const next = cursor + limit < all.length ? String(cursor + limit) : null;
-      return json(200, { sessions, nextCursor: next, total: all.length });
+      const page = { sessions, nextCursor: next, total: all.length };
+      return json(200, cursor === 0 ? { ...page, skipped } : page);
     }
     const sessionId = decodedId(id);
     if (sub === undefined) {

@@ -11,6 +11,7 @@ import { button, el, formatDate, hashLink } from "../dom.ts";
 import type { SessionSource } from "../session_key.ts";
 import type { ListView, SessionRowView, UnloadableView } from "../types.ts";
 import { computerEmptyState, type LookedIn } from "./computer_empty.ts";
+import { unloadableList, unreadableNotice } from "./unreadable_notice.ts";
 import {
   groupByProject,
   LIST_SORTS,
@@ -123,12 +124,6 @@ function emptyState(actions: ListActions): HTMLElement {
   );
 }
 
-function errorText(item: UnloadableView): string {
-  const error = item.error;
-  const where = error.line ? `line ${error.line}: ` : "";
-  return `${error.name}: ${where}${error.reason ?? error.message}`;
-}
-
 function unloadableSection(items: UnloadableView[], actions: ListActions): HTMLElement | null {
   if (!items.length) return null;
   return el(
@@ -141,18 +136,7 @@ function unloadableSection(items: UnloadableView[], actions: ListActions): HTMLE
       button("Clear", () => actions.clearUnloadable(), { class: "link-button" }),
     ),
     el("p", { class: "muted" }, "These were not imported. Nothing of them was stored."),
-    el(
-      "ul",
-      { class: "unloadable-list" },
-      ...items.map((item) =>
-        el(
-          "li",
-          {},
-          el("code", { class: "path" }, item.path),
-          el("span", { class: "reason" }, errorText(item)),
-        )
-      ),
-    ),
+    unloadableList(items),
   );
 }
 
@@ -285,7 +269,10 @@ export function renderList(
   onFilter: (text: string) => void,
 ): HTMLElement {
   const { list } = state;
-  const unloadable = [...state.unloadable, ...list.skipped];
+  // This computer's files are read where they are, not imported: a notice, not "Unloadable".
+  const computer = state.source === "computer";
+  const unloadable = computer ? state.unloadable : [...state.unloadable, ...list.skipped];
+  const unreadable = computer ? unreadableNotice(list.skipped) : null;
   const total = list.sessions.length + list.hiddenInternal;
   if (total === 0) {
     return el(
@@ -295,6 +282,7 @@ export function renderList(
       state.source === "computer"
         ? computerEmptyState(actions, state.lookedIn ?? [])
         : emptyState(actions),
+      unreadable,
       unloadableSection(unloadable, actions),
     );
   }
@@ -337,6 +325,7 @@ export function renderList(
     { class: "list-page" },
     sourceTabs(state, actions),
     state.search ?? null,
+    unreadable,
     el(
       "div",
       { class: "toolbar" },
