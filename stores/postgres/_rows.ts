@@ -20,9 +20,20 @@ export interface EntryRows {
   /** `contextFlags` of each entry: what a context-only load plans with. */
   flags: number[];
   json: string[];
-  /** Their searchable texts (`search_text` rows), written with them. */
-  search: SearchRows;
+  /**
+   * Their searchable texts (`search_text` rows), written with them; undefined for a bulk
+   * write, whose session is marked `search_pending` instead (see {@link SEARCH_INLINE_MAX}).
+   */
+  search?: SearchRows;
 }
+
+/**
+ * A write of more entries than this (a sync or an import) leaves its session's search rows
+ * to the next search that may read it (`search_pending`, as a migrated session is): the
+ * trigram index was most of the time of a bulk insert. An agent's appends, a few entries
+ * each, stay indexed as they are written. Hits are the same either way.
+ */
+export const SEARCH_INLINE_MAX = 64;
 
 /** Entries as rows: their ids, parents and types beside the exact JSON text of each. */
 export function toEntryRows(
@@ -35,7 +46,7 @@ export function toEntryRows(
     types: entries.map((entry) => String(entry.type)),
     flags: entries.map(contextFlags),
     json,
-    search: toSearchRows(entries),
+    search: entries.length > SEARCH_INLINE_MAX ? undefined : toSearchRows(entries),
   };
 }
 
@@ -64,7 +75,8 @@ export type Runner = Pick<PostgresClient, "unsafe">;
 
 /**
  * All rows in one statement: five parallel arrays, numbered from `firstSeq`, and their
- * search texts (a data-modifying CTE; the foreign key is checked at the statement's end).
+ * search texts, or for a bulk write the session's `search_pending` mark (a data-modifying
+ * CTE; the foreign key is checked at the statement's end).
  */
 export async function insertEntries(
   tx: Runner,
@@ -81,10 +93,14 @@ export async function insertEntries(
      SELECT $1, $2::bigint + n - 1, e, p, t, j, f
        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int[]) WITH ORDINALITY
          AS u(e, p, t, j, f, n))
-     ${SEARCH_INSERT(s, 8)}`,
+     ${
+      search
+        ? SEARCH_INSERT(s, 8)
+        : `INSERT INTO ${s}.search_pending VALUES ($1) ON CONFLICT DO NOTHING`
+    }`,
     [
       ...[sessionId, firstSeq, rows.ids, rows.parents, rows.types, rows.json, rows.flags],
-      ...[search.index, search.roles, search.ids, search.ts, search.texts],
+      ...(search ? [search.index, search.roles, search.ids, search.ts, search.texts] : []),
     ] as string[],
   );
 }

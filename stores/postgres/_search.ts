@@ -101,6 +101,9 @@ export const SEARCH_INSERT = (s: string, first: number) =>
 /** `LIKE` operand for a literal substring. */
 const contains = (part: string) => `%${storable(part).replace(/[\\%_]/g, "\\$&")}%`;
 
+/** Entry rows a pending session's indexing reads and indexes per statement. */
+const INDEX_ROWS = 2_000;
+
 /** Candidate rows read per round trip (the signal is checked between batches). */
 const BATCH = 500;
 
@@ -252,18 +255,27 @@ async function indexPending(
         );
         if (done.length === 0) return; // another process indexed it
         await tx.unsafe(`DELETE FROM ${s}.search_text WHERE session_id = $1`, [id]);
-        const rows = await tx.unsafe(
-          `SELECT seq, json FROM ${s}.entries WHERE session_id = $1 ORDER BY seq`,
-          [id],
-        );
         const source = decoding(String(id));
-        const entries = rows.map((row, i) => decodeRecord<SessionEntry>(row.json, i + 2, source));
-        const search = toSearchRows(entries);
-        search.index = search.index.map((i) => Number(rows[i].seq)); // rows by their own seq
-        await tx.unsafe(SEARCH_INSERT(s, 3), [
-          ...[id, 0],
-          ...[search.index, search.roles, search.ids, search.ts, search.texts],
-        ] as never[]);
+        // A few thousand rows at a time: a session a sync wrote in bulk can be far larger
+        // than the memory one search should take.
+        for (let after = -1;;) {
+          const rows = await tx.unsafe(
+            `SELECT seq, json FROM ${s}.entries WHERE session_id = $1 AND seq > $2
+              ORDER BY seq LIMIT ${INDEX_ROWS}`,
+            [id, after],
+          );
+          if (rows.length === 0) break;
+          after = Number(rows.at(-1)!.seq);
+          const entries = rows.map((row) =>
+            decodeRecord<SessionEntry>(row.json, Number(row.seq) + 2, source)
+          );
+          const search = toSearchRows(entries);
+          search.index = search.index.map((i) => Number(rows[i].seq)); // rows by their own seq
+          await tx.unsafe(SEARCH_INSERT(s, 3), [
+            ...[id, 0],
+            ...[search.index, search.roles, search.ids, search.ts, search.texts],
+          ] as never[]);
+        }
       });
     } catch (error) {
       if (!(error instanceof SessionFormatError)) throw error;
