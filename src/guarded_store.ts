@@ -38,6 +38,7 @@ const STORE_METHODS = [
   "loadBranch",
   "loadContext",
   "changeToken",
+  "changeTokens",
   "search",
   OPEN_LAZY,
 ] as const;

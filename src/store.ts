@@ -206,6 +206,11 @@ export interface SessionStore {
    */
   changeToken?(sessionId?: string): Promise<string>;
   /**
+   * Optional: `changeToken(id)` of many sessions at once (undefined for an id not stored),
+   * in the order asked; a server answers in one query what would be one round trip each.
+   */
+  changeTokens?(sessionIds: readonly string[]): Promise<(string | undefined)[]>;
+  /**
    * Optional: full-text search from an index. Must return what `scanSearch` (the reference,
    * used for stores without it) returns on the same data: build it from `prepareSearch`,
    * `matchFolded` and `TopHits` (`src/search.ts`) and let the index only narrow candidates.

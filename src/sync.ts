@@ -152,12 +152,16 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
   }
 }
 
-/** How many change tokens are asked for at once (a server answers them over one pipeline). */
-const TOKENS_IN_FLIGHT = 64;
+/**
+ * How many change tokens are asked for at once: one `changeTokens` call, or single calls a
+ * server answers over one pipeline.
+ */
+const TOKENS_IN_FLIGHT = 1_000;
+const SINGLE_TOKENS_IN_FLIGHT = 64;
 
 /**
- * Every session's change token (undefined for a store without them), asked for a few dozen
- * at a time: one after the other, a server's round trips would dominate a run with nothing new.
+ * Every session's change token (undefined for a store without them), many at a time: one
+ * after the other, a server's round trips would dominate a run with nothing new.
  */
 async function changeTokens(
   store: SessionStore,
@@ -165,11 +169,14 @@ async function changeTokens(
   signal: AbortSignal | undefined,
 ): Promise<(string | undefined)[]> {
   const tokens: (string | undefined)[] = [];
-  if (!store.changeToken) return tokens;
-  for (let at = 0; at < ids.length; at += TOKENS_IN_FLIGHT) {
+  const many = store.changeTokens?.bind(store);
+  const one = store.changeToken?.bind(store);
+  if (!many && !one) return tokens;
+  const step = many ? TOKENS_IN_FLIGHT : SINGLE_TOKENS_IN_FLIGHT;
+  for (let at = 0; at < ids.length; at += step) {
     signal?.throwIfAborted();
-    const slice = ids.slice(at, at + TOKENS_IN_FLIGHT);
-    tokens.push(...await Promise.all(slice.map((id) => store.changeToken!(id))));
+    const slice = ids.slice(at, at + step);
+    tokens.push(...await (many ? many(slice) : Promise.all(slice.map((id) => one!(id)))));
   }
   return tokens;
 }
