@@ -35,6 +35,7 @@ const STORE_METHODS = [
   "delete",
   "has",
   "exportJsonl",
+  "loadExact",
   "loadBranch",
   "loadContext",
   "changeToken",

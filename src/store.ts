@@ -195,6 +195,12 @@ export interface SessionStore {
   /** Optional: the session as format-4 JSONL, byte-identical for unchanged imported entries. */
   exportJsonl?(sessionId: string): Promise<string>;
   /**
+   * Optional: `load` whose entries keep their stored JSON text (`toJsonLine` gives it back
+   * byte for byte), for a store whose `exportJsonl` would parse to join them: a copy then
+   * parses the session once instead of twice.
+   */
+  loadExact?(sessionId: string): Promise<LoadedSession>;
+  /**
    * Optional: only the entries on the root-to-leaf path (default leaf: the last entry), so
    * a projection need not load the whole session. Feature-test with {@link canLoadBranch}.
    */

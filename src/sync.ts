@@ -289,11 +289,12 @@ async function appendInBatches(
 }
 
 /**
- * A session whose entries carry their stored JSON text: through `exportJsonl` where the
- * store has it (a plain `load` re-serialises, which would change bytes on the other side
- * and make equal entries look different).
+ * A session whose entries carry their stored JSON text: through `loadExact` or else
+ * `exportJsonl` where the store has them (a plain `load` re-serialises, which would change
+ * bytes on the other side and make equal entries look different).
  */
 async function readExact(store: SessionStore, sessionId: string): Promise<ParsedSession> {
+  if (store.loadExact) return await store.loadExact(sessionId);
   if (!store.exportJsonl) return await store.load(sessionId);
   return parseSessionJsonlSync(await store.exportJsonl(sessionId), { source: sessionId });
 }
