@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { SessionExistsError } from "./errors.ts";
 import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
@@ -138,18 +139,36 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
   );
   // Read before the sessions, so a write landing while one is copied changes it again.
   const tokens = await changeTokens(from, sessions.map((info) => info.id), options.signal);
+  const changed = sessions.filter(({ id }, i) => tokens[i] === undefined || sent[id] !== tokens[i]);
+  const receiving = await receivingTokens(pass.to, changed, options.signal);
   let done = 0;
   for (const [i, { id }] of sessions.entries()) {
     options.signal?.throwIfAborted();
     const token = tokens[i];
     if (token !== undefined && sent[id] === token) {
       report.sessionsUnchanged++;
-    } else if (await copySession(pass, id, report, options.signal)) {
+    } else if (await copySession(pass, id, report, options.signal, receiving?.get(id))) {
       // Recorded only after a complete copy, so an interrupted run redoes the session.
       if (token !== undefined) sent[id] = token;
     }
     options.onProgress?.(++done, sessions.length);
   }
+}
+
+/**
+ * What the receiving store holds of the sessions to copy, asked in one batch where it can
+ * (`changeTokens`): a token, or undefined for a session it lacks. Read before any session,
+ * so a write landing later only makes a later run read that session once more.
+ */
+async function receivingTokens(
+  to: SessionStore,
+  sessions: readonly SessionInfo[],
+  signal: AbortSignal | undefined,
+): Promise<Map<string, { token: string | undefined }> | undefined> {
+  if (!to.changeTokens || sessions.length === 0) return undefined;
+  const ids = sessions.map((info) => info.id);
+  const tokens = await changeTokens(to, ids, signal);
+  return new Map(ids.map((id, i) => [id, { token: tokens[i] }]));
 }
 
 /**
@@ -198,6 +217,7 @@ async function copySession(
   sessionId: string,
   report: SyncReport,
   signal: AbortSignal | undefined,
+  receiving: { token: string | undefined } | undefined,
 ): Promise<boolean> {
   const loaded = await readExact(from, sessionId);
   if (loaded.upgraded) {
@@ -208,15 +228,21 @@ async function copySession(
     });
     return false;
   }
-  if (!(await to.has(sessionId))) {
+  if (receiving ? receiving.token === undefined : !(await to.has(sessionId))) {
     const [first, ...rest] = batches(loaded.entries);
-    await to.create(loaded.header, first ?? []);
-    report.sessionsCreated++;
-    report.entriesCopied += first?.length ?? 0;
-    await appendInBatches(to, sessionId, rest, report, signal);
-    return true;
+    const created = await to.create(loaded.header, first ?? []).then(() => true, (error) => {
+      // Created meanwhile by another writer (the batch of tokens was read before): merge.
+      if (receiving && error instanceof SessionExistsError) return false;
+      throw error;
+    });
+    if (created) {
+      report.sessionsCreated++;
+      report.entriesCopied += first?.length ?? 0;
+      await appendInBatches(to, sessionId, rest, report, signal);
+      return true;
+    }
   }
-  const receiverToken = await to.changeToken?.(sessionId);
+  const receiverToken = receiving?.token ?? await to.changeToken?.(sessionId);
   const present = await readExact(to, sessionId);
   const conflicts = sessionConflicts(sessionId, loaded.header, loaded.entries, present);
   if (present.upgraded) {

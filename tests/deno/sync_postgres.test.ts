@@ -57,4 +57,26 @@ Deno.test("sync: a run with nothing new asks PostgreSQL for all change tokens in
   });
 });
 
+Deno.test("sync: a push asks PostgreSQL which sessions it holds in one call, and merges one created meanwhile", async () => {
+  await withFreshStore(async (postgres) => {
+    const laptop = await SqliteSessionStore.open(new DatabaseSync(":memory:"));
+    for (let s = 0; s < 20; s++) await laptop.create(header(`l${s}`), chain(3, `l${s}`));
+    let has = 0;
+    const { create } = postgres;
+    Object.assign(postgres, {
+      has: () => (has++, Promise.resolve(false)),
+      // Another machine creates l7 (with its first entry) after the tokens were read.
+      create: async (h: Parameters<typeof create>[0], e: Parameters<typeof create>[1]) => {
+        if (h.id === "l7") await create.call(postgres, h, (e ?? []).slice(0, 1));
+        return await create.call(postgres, h, e);
+      },
+    });
+    const report = await syncStores(laptop, postgres);
+    assertEquals(has, 0, "no per-session round trip to ask");
+    assertEquals([report.sessionsCreated, report.entriesCopied, report.conflicts], [19, 59, []]);
+    assertEquals(await postgres.exportJsonl("l7"), await laptop.exportJsonl!("l7"));
+    await laptop.close();
+  });
+});
+
 Deno.test("sync: stop the test cluster", stopSharedCluster);
