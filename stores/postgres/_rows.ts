@@ -28,12 +28,13 @@ export interface EntryRows {
 }
 
 /**
- * A write of more entries than this (a sync or an import) leaves its session's search rows
- * to the next search that may read it (`search_pending`, as a migrated session is): the
- * trigram index was most of the time of a bulk insert. An agent's appends, a few entries
- * each, stay indexed as they are written. Hits are the same either way.
+ * A write of more entries than this (a sync or an import) leaves its rows' search texts to
+ * the next search that may read the session (`search_pending` from its first seq, as a
+ * migrated session is pending from 0): the search rows and their trigram index were most
+ * of the time of writing a session. An agent's appends, a message or a few each, stay
+ * indexed as they are written. Hits are the same either way.
  */
-export const SEARCH_INLINE_MAX = 64;
+export const SEARCH_INLINE_MAX = 8;
 
 /** Entries as rows: their ids, parents and types beside the exact JSON text of each. */
 export function toEntryRows(
@@ -96,7 +97,9 @@ export async function insertEntries(
      ${
       search
         ? SEARCH_INSERT(s, 8)
-        : `INSERT INTO ${s}.search_pending VALUES ($1) ON CONFLICT DO NOTHING`
+        : `INSERT INTO ${s}.search_pending (session_id, from_seq) VALUES ($1, $2)
+           ON CONFLICT (session_id) DO UPDATE
+             SET from_seq = least(${s}.search_pending.from_seq, excluded.from_seq)`
     }`,
     [
       ...[sessionId, firstSeq, rows.ids, rows.parents, rows.types, rows.json, rows.flags],

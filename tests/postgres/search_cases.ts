@@ -120,6 +120,19 @@ export function postgresSearchCases(t: Register, runtime: string): void {
       assertEquals(await rowsOf(schema, "bulk"), 2_201);
       await store.append("bulk", [user("e1", "e0", "capybara late")]);
       assertEquals(await rowsOf(schema, "bulk"), 2_202, "a small append is indexed as written");
+      // A bulk append onto an indexed session leaves the rows already indexed as they were.
+      const firstRow = () =>
+        adminSql((sql) =>
+          sql.unsafe(
+            `SELECT ctid::text AS at FROM "${schema}".search_text WHERE session_id = $1 AND seq = 0`,
+            ["bulk"],
+          )
+        ).then((rows) => String(rows[0].at));
+      const before = await firstRow();
+      await store.append("bulk", chain("f", 20, "e1"));
+      assertEquals((await store.search("f capybara", options)).length, 20);
+      assertEquals(await rowsOf(schema, "bulk"), 2_222);
+      assertEquals(await firstRow(), before, "only the bulk append's rows were indexed");
     });
   });
 
