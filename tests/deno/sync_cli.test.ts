@@ -16,7 +16,7 @@ import { assert, assertEquals } from "../conformance/assert.ts";
 import { header, userEntry } from "../conformance/store_suite.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { freshSchema, sharedCluster, stopSharedCluster } from "../postgres/subject.ts";
-import { chain } from "./sync_chain.ts";
+import { chain } from "../conformance/sync_chain.ts";
 import { type Machine, machine } from "./sync_machines.ts";
 
 /** A test with a fresh schema on the file's cluster and a temporary root for machines. */

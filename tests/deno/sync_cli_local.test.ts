@@ -12,7 +12,7 @@ import { openSqliteStore } from "../../stores/sqlite/file.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { header } from "../conformance/store_suite.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
-import { chain } from "./sync_chain.ts";
+import { chain } from "../conformance/sync_chain.ts";
 
 interface Run {
   code: number;

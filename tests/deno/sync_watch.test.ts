@@ -12,7 +12,7 @@ import { assert, assertEquals } from "../conformance/assert.ts";
 import { header, userEntry } from "../conformance/store_suite.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { startCluster } from "../postgres/cluster.ts";
-import { chain } from "./sync_chain.ts";
+import { chain } from "../conformance/sync_chain.ts";
 import { machine } from "./sync_machines.ts";
 
 const MAIN = new URL("../../cli/mu.ts", import.meta.url).pathname;
