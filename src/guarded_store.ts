@@ -40,8 +40,10 @@ const STORE_METHODS = [
   "delete",
   "has",
   "exportJsonl",
+  "loadExact",
   "loadContext",
   "changeToken",
+  "changeTokens",
   "search",
   OPEN_LAZY,
 ] as const;

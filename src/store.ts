@@ -195,11 +195,22 @@ export interface SessionStore {
   /** Optional: the session as format-4 JSONL, byte-identical for unchanged imported entries. */
   exportJsonl?(sessionId: string): Promise<string>;
   /**
+   * Optional: `load` whose entries keep their stored JSON text (`toJsonLine` gives it back
+   * byte for byte), for a store whose `exportJsonl` would parse to join them: a copy then
+   * parses the session once instead of twice.
+   */
+  loadExact?(sessionId: string): Promise<LoadedSession>;
+  /**
    * Optional: a cheap token that changes whenever the session changes (without an id:
    * whenever anything in the store changes), including writes by other processes. Servers
    * poll it to tell open viewers about appends without reading the session.
    */
   changeToken?(sessionId?: string): Promise<string>;
+  /**
+   * Optional: `changeToken(id)` of many sessions at once (undefined for an id not stored),
+   * in the order asked; a server answers in one query what would be one round trip each.
+   */
+  changeTokens?(sessionIds: readonly string[]): Promise<(string | undefined)[]>;
   /**
    * Optional: full-text search from an index. Must return what `scanSearch` (the reference,
    * used for stores without it) returns on the same data: build it from `prepareSearch`,

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { SessionExistsError } from "./errors.ts";
 import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
@@ -138,13 +139,15 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
   );
   // Read before the sessions, so a write landing while one is copied changes it again.
   const tokens = await changeTokens(from, sessions.map((info) => info.id), options.signal);
+  const changed = sessions.filter(({ id }, i) => tokens[i] === undefined || sent[id] !== tokens[i]);
+  const receiving = await receivingTokens(pass.to, changed, options.signal);
   let done = 0;
   for (const [i, { id }] of sessions.entries()) {
     options.signal?.throwIfAborted();
     const token = tokens[i];
     if (token !== undefined && sent[id] === token) {
       report.sessionsUnchanged++;
-    } else if (await copySession(pass, id, report, options.signal)) {
+    } else if (await copySession(pass, id, report, options.signal, receiving?.get(id))) {
       // Recorded only after a complete copy, so an interrupted run redoes the session.
       if (token !== undefined) sent[id] = token;
     }
@@ -152,12 +155,32 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
   }
 }
 
-/** How many change tokens are asked for at once (a server answers them over one pipeline). */
-const TOKENS_IN_FLIGHT = 64;
+/**
+ * What the receiving store holds of the sessions to copy, asked in one batch where it can
+ * (`changeTokens`): a token, or undefined for a session it lacks. Read before any session,
+ * so a write landing later only makes a later run read that session once more.
+ */
+async function receivingTokens(
+  to: SessionStore,
+  sessions: readonly SessionInfo[],
+  signal: AbortSignal | undefined,
+): Promise<Map<string, { token: string | undefined }> | undefined> {
+  if (!to.changeTokens || sessions.length === 0) return undefined;
+  const ids = sessions.map((info) => info.id);
+  const tokens = await changeTokens(to, ids, signal);
+  return new Map(ids.map((id, i) => [id, { token: tokens[i] }]));
+}
 
 /**
- * Every session's change token (undefined for a store without them), asked for a few dozen
- * at a time: one after the other, a server's round trips would dominate a run with nothing new.
+ * How many change tokens are asked for at once: one `changeTokens` call, or single calls a
+ * server answers over one pipeline.
+ */
+const TOKENS_IN_FLIGHT = 1_000;
+const SINGLE_TOKENS_IN_FLIGHT = 64;
+
+/**
+ * Every session's change token (undefined for a store without them), many at a time: one
+ * after the other, a server's round trips would dominate a run with nothing new.
  */
 async function changeTokens(
   store: SessionStore,
@@ -165,11 +188,14 @@ async function changeTokens(
   signal: AbortSignal | undefined,
 ): Promise<(string | undefined)[]> {
   const tokens: (string | undefined)[] = [];
-  if (!store.changeToken) return tokens;
-  for (let at = 0; at < ids.length; at += TOKENS_IN_FLIGHT) {
+  const many = store.changeTokens?.bind(store);
+  const one = store.changeToken?.bind(store);
+  if (!many && !one) return tokens;
+  const step = many ? TOKENS_IN_FLIGHT : SINGLE_TOKENS_IN_FLIGHT;
+  for (let at = 0; at < ids.length; at += step) {
     signal?.throwIfAborted();
-    const slice = ids.slice(at, at + TOKENS_IN_FLIGHT);
-    tokens.push(...await Promise.all(slice.map((id) => store.changeToken!(id))));
+    const slice = ids.slice(at, at + step);
+    tokens.push(...await (many ? many(slice) : Promise.all(slice.map((id) => one!(id)))));
   }
   return tokens;
 }
@@ -191,6 +217,7 @@ async function copySession(
   sessionId: string,
   report: SyncReport,
   signal: AbortSignal | undefined,
+  receiving: { token: string | undefined } | undefined,
 ): Promise<boolean> {
   const loaded = await readExact(from, sessionId);
   if (loaded.upgraded) {
@@ -201,15 +228,21 @@ async function copySession(
     });
     return false;
   }
-  if (!(await to.has(sessionId))) {
+  if (receiving ? receiving.token === undefined : !(await to.has(sessionId))) {
     const [first, ...rest] = batches(loaded.entries);
-    await to.create(loaded.header, first ?? []);
-    report.sessionsCreated++;
-    report.entriesCopied += first?.length ?? 0;
-    await appendInBatches(to, sessionId, rest, report, signal);
-    return true;
+    const created = await to.create(loaded.header, first ?? []).then(() => true, (error) => {
+      // Created meanwhile by another writer (the batch of tokens was read before): merge.
+      if (receiving && error instanceof SessionExistsError) return false;
+      throw error;
+    });
+    if (created) {
+      report.sessionsCreated++;
+      report.entriesCopied += first?.length ?? 0;
+      await appendInBatches(to, sessionId, rest, report, signal);
+      return true;
+    }
   }
-  const receiverToken = await to.changeToken?.(sessionId);
+  const receiverToken = receiving?.token ?? await to.changeToken?.(sessionId);
   const present = await readExact(to, sessionId);
   const conflicts = sessionConflicts(sessionId, loaded.header, loaded.entries, present);
   if (present.upgraded) {
@@ -282,11 +315,12 @@ async function appendInBatches(
 }
 
 /**
- * A session whose entries carry their stored JSON text: through `exportJsonl` where the
- * store has it (a plain `load` re-serialises, which would change bytes on the other side
- * and make equal entries look different).
+ * A session whose entries carry their stored JSON text: through `loadExact` or else
+ * `exportJsonl` where the store has them (a plain `load` re-serialises, which would change
+ * bytes on the other side and make equal entries look different).
  */
 async function readExact(store: SessionStore, sessionId: string): Promise<ParsedSession> {
+  if (store.loadExact) return await store.loadExact(sessionId);
   if (!store.exportJsonl) return await store.load(sessionId);
   return parseSessionJsonlSync(await store.exportJsonl(sessionId), { source: sessionId });
 }

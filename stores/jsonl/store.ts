@@ -282,6 +282,11 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   /** The session as format-4 JSONL: the file's own text when unchanged, upgraded otherwise. */
+  /** `load` keeping each line's text, as `exportJsonl` joins them (see `SessionStore`). */
+  async loadExact(sessionId: string): Promise<LoadedSession> {
+    return await this.#load(sessionId, true);
+  }
+
   async exportJsonl(sessionId: string): Promise<string> {
     // Parsed (validated, older formats upgraded) keeping each line's text: byte-identical.
     const { header, entries } = await this.#load(sessionId, true);

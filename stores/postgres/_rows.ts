@@ -20,9 +20,21 @@ export interface EntryRows {
   /** `contextFlags` of each entry: what a context-only load plans with. */
   flags: number[];
   json: string[];
-  /** Their searchable texts (`search_text` rows), written with them. */
-  search: SearchRows;
+  /**
+   * Their searchable texts (`search_text` rows), written with them; undefined for a bulk
+   * write, whose session is marked `search_pending` instead (see {@link SEARCH_INLINE_MAX}).
+   */
+  search?: SearchRows;
 }
+
+/**
+ * A write of more entries than this (a sync or an import) leaves its rows' search texts to
+ * the next search that may read the session (`search_pending` from its first seq, as a
+ * migrated session is pending from 0): the search rows and their trigram index were most
+ * of the time of writing a session. An agent's appends, a message or a few each, stay
+ * indexed as they are written. Hits are the same either way.
+ */
+export const SEARCH_INLINE_MAX = 8;
 
 /** Entries as rows: their ids, parents and types beside the exact JSON text of each. */
 export function toEntryRows(
@@ -35,7 +47,7 @@ export function toEntryRows(
     types: entries.map((entry) => String(entry.type)),
     flags: entries.map(contextFlags),
     json,
-    search: toSearchRows(entries),
+    search: entries.length > SEARCH_INLINE_MAX ? undefined : toSearchRows(entries),
   };
 }
 
@@ -64,7 +76,8 @@ export type Runner = Pick<PostgresClient, "unsafe">;
 
 /**
  * All rows in one statement: five parallel arrays, numbered from `firstSeq`, and their
- * search texts (a data-modifying CTE; the foreign key is checked at the statement's end).
+ * search texts, or for a bulk write the session's `search_pending` mark (a data-modifying
+ * CTE; the foreign key is checked at the statement's end).
  */
 export async function insertEntries(
   tx: Runner,
@@ -81,10 +94,16 @@ export async function insertEntries(
      SELECT $1, $2::bigint + n - 1, e, p, t, j, f
        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int[]) WITH ORDINALITY
          AS u(e, p, t, j, f, n))
-     ${SEARCH_INSERT(s, 8)}`,
+     ${
+      search
+        ? SEARCH_INSERT(s, 8)
+        : `INSERT INTO ${s}.search_pending (session_id, from_seq) VALUES ($1, $2)
+           ON CONFLICT (session_id) DO UPDATE
+             SET from_seq = least(${s}.search_pending.from_seq, excluded.from_seq)`
+    }`,
     [
       ...[sessionId, firstSeq, rows.ids, rows.parents, rows.types, rows.json, rows.flags],
-      ...[search.index, search.roles, search.ids, search.ts, search.texts],
+      ...(search ? [search.index, search.roles, search.ids, search.ts, search.texts] : []),
     ] as string[],
   );
 }

@@ -66,6 +66,9 @@ export function postgresMigrations(s: string): readonly (readonly string[])[] {
     [`ALTER TABLE ${s}.entries ADD COLUMN IF NOT EXISTS flags integer`],
     // Which machine's `mu sync` created each session (`_origins.ts`).
     originsMigration(s),
+    // From which entry a pending session's search rows are missing (`_search.ts`): a bulk
+    // write onto an indexed session leaves only its own rows to index.
+    [`ALTER TABLE ${s}.search_pending ADD COLUMN IF NOT EXISTS from_seq bigint NOT NULL DEFAULT 0`],
   ];
 }
 

@@ -12,10 +12,12 @@
  * ```sql
  * search_text(session_id, seq REFERENCES entries ON DELETE CASCADE, role,
  *             entry_id, ts, text)          -- folded text; PRIMARY KEY (session_id, seq, role)
- * search_pending(session_id REFERENCES sessions ON DELETE CASCADE) -- not indexed yet
+ * search_pending(session_id REFERENCES sessions ON DELETE CASCADE,
+ *                from_seq)                 -- rows from from_seq on not indexed yet
  * ```
  * The migration cannot run the extraction (it is TypeScript), so it marks every existing
- * session pending; a search indexes the pending sessions it may read first, each in its
+ * session pending, and a bulk write (`_rows.ts`) marks its rows pending instead of writing
+ * their search rows; a search indexes the pending sessions it may read first, each in its
  * own transaction under the session's row lock. Without `pg_trgm` (not installed, or no
  * right to create it) the table has no index and the same `LIKE`s scan it.
  *
@@ -100,6 +102,9 @@ export const SEARCH_INSERT = (s: string, first: number) =>
 
 /** `LIKE` operand for a literal substring. */
 const contains = (part: string) => `%${storable(part).replace(/[\\%_]/g, "\\$&")}%`;
+
+/** Entry rows a pending session's indexing reads and indexes per statement. */
+const INDEX_ROWS = 2_000;
 
 /** Candidate rows read per round trip (the signal is checked between batches). */
 const BATCH = 500;
@@ -247,23 +252,36 @@ async function indexPending(
       await transaction(sql, "", async (tx) => {
         await tx.unsafe(`SELECT 1 FROM ${s}.sessions WHERE id = $1 FOR UPDATE`, [id]);
         const done = await tx.unsafe(
-          `DELETE FROM ${s}.search_pending WHERE session_id = $1 RETURNING 1`,
+          `DELETE FROM ${s}.search_pending WHERE session_id = $1 RETURNING from_seq`,
           [id],
         );
         if (done.length === 0) return; // another process indexed it
-        await tx.unsafe(`DELETE FROM ${s}.search_text WHERE session_id = $1`, [id]);
-        const rows = await tx.unsafe(
-          `SELECT seq, json FROM ${s}.entries WHERE session_id = $1 ORDER BY seq`,
-          [id],
-        );
+        const from = Number(done[0].from_seq);
+        await tx.unsafe(`DELETE FROM ${s}.search_text WHERE session_id = $1 AND seq >= $2`, [
+          id,
+          from,
+        ]);
         const source = decoding(String(id));
-        const entries = rows.map((row, i) => decodeRecord<SessionEntry>(row.json, i + 2, source));
-        const search = toSearchRows(entries);
-        search.index = search.index.map((i) => Number(rows[i].seq)); // rows by their own seq
-        await tx.unsafe(SEARCH_INSERT(s, 3), [
-          ...[id, 0],
-          ...[search.index, search.roles, search.ids, search.ts, search.texts],
-        ] as never[]);
+        // A few thousand rows at a time: a session a sync wrote in bulk can be far larger
+        // than the memory one search should take.
+        for (let after = from - 1;;) {
+          const rows = await tx.unsafe(
+            `SELECT seq, json FROM ${s}.entries WHERE session_id = $1 AND seq > $2
+              ORDER BY seq LIMIT ${INDEX_ROWS}`,
+            [id, after],
+          );
+          if (rows.length === 0) break;
+          after = Number(rows.at(-1)!.seq);
+          const entries = rows.map((row) =>
+            decodeRecord<SessionEntry>(row.json, Number(row.seq) + 2, source)
+          );
+          const search = toSearchRows(entries);
+          search.index = search.index.map((i) => Number(rows[i].seq)); // rows by their own seq
+          await tx.unsafe(SEARCH_INSERT(s, 3), [
+            ...[id, 0],
+            ...[search.index, search.roles, search.ids, search.ts, search.texts],
+          ] as never[]);
+        }
       });
     } catch (error) {
       if (!(error instanceof SessionFormatError)) throw error;

@@ -105,3 +105,18 @@ export async function changeTokenOf(
   if (rows.length === 0) throw new SessionNotFoundError(sessionId);
   return `${rows[0].next_seq}:${rows[0].change}`;
 }
+
+/** The change tokens of `ids`, in order (undefined for an id not stored): one query. */
+export async function changeTokensOf(
+  sql: PostgresClient,
+  s: string,
+  ids: readonly string[],
+): Promise<(string | undefined)[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql.unsafe(
+    `SELECT id, next_seq, change FROM ${s}.sessions WHERE id = ANY($1::text[])`,
+    [ids] as never[],
+  );
+  const tokens = new Map(rows.map((row) => [String(row.id), `${row.next_seq}:${row.change}`]));
+  return ids.map((id) => tokens.get(id));
+}

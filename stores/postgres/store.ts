@@ -58,6 +58,7 @@ import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
 import { postgresSearch } from "./_search.ts";
 import {
   changeTokenOf,
+  changeTokensOf,
   insertSession,
   listSessionRows,
   lockSession,
@@ -277,11 +278,8 @@ export class PostgresSessionStore implements ContextLoadingStore {
   }
 
   async has(sessionId: string): Promise<boolean> {
-    const rows = await this.#run(
-      "has",
-      (sql) => sql.unsafe(`SELECT 1 FROM ${this.#s}.sessions WHERE id = $1`, [sessionId]),
-    );
-    return rows.length > 0;
+    const found = await this.#run("has", (sql) => changeTokensOf(sql, this.#s, [sessionId]));
+    return found[0] !== undefined;
   }
 
   /**
@@ -301,6 +299,11 @@ export class PostgresSessionStore implements ContextLoadingStore {
    */
   async changeToken(sessionId?: string): Promise<string> {
     return await this.#run("changeToken", (sql) => changeTokenOf(sql, this.#s, sessionId));
+  }
+
+  /** `changeToken` of each of `sessionIds` (undefined for one not stored), in one query. */
+  async changeTokens(sessionIds: readonly string[]): Promise<(string | undefined)[]> {
+    return await this.#run("changeTokens", (sql) => changeTokensOf(sql, this.#s, sessionIds));
   }
 
   /**

@@ -11,13 +11,15 @@ import { type Register, type StoreSubject, withStore } from "./harness.ts";
 import { freshId, header, oddlySpelledSession } from "./store_suite.ts";
 import { chain } from "./sync_chain.ts";
 
-/** Counts the calls that read a session's entries (`load`, `exportJsonl`) on a store. */
+/** Counts the calls that read a session's entries (`load`, `exportJsonl`, `loadExact`) on a store. */
 export function countLoads(store: SessionStore): { loads: number } {
   const counter = { loads: 0 };
   const load = store.load.bind(store);
   store.load = (id) => (counter.loads++, load(id));
   const exportJsonl = store.exportJsonl?.bind(store);
   if (exportJsonl) store.exportJsonl = (id) => (counter.loads++, exportJsonl(id));
+  const loadExact = store.loadExact?.bind(store);
+  if (loadExact) store.loadExact = (id) => (counter.loads++, loadExact(id));
   return counter;
 }
 

@@ -172,3 +172,27 @@ Deno.test("sync: JSONL -> SQLite copies the readable sessions and skips a broken
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("sync: a JSONL session is read once (no export to parse again), its bytes kept", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const odd =
+      '{"type":"message","id":"odd","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z",' +
+      '"message":{"role":"user","content":"spaced",   "timestamp":1}}';
+    await Deno.writeTextFile(`${dir}/odd.jsonl`, `${JSON.stringify(header("odd"))}\n${odd}\n`);
+    const source = await openJsonlFsStore(dir);
+    let exports = 0;
+    const { exportJsonl } = source;
+    Object.assign(source, {
+      exportJsonl: (id: string) => (exports++, exportJsonl.call(source, id)),
+    });
+    const target = await sqlite();
+    const report = await syncStores(source, target);
+    assertEquals([report.sessionsCreated, report.entriesCopied, exports], [1, 1, 0]);
+    assertEquals(await target.exportJsonl!("odd"), await source.exportJsonl("odd"));
+    assert((await target.exportJsonl!("odd")).includes('"spaced",   "timestamp"'));
+    await source.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -32,4 +32,51 @@ Deno.test("sync: SQLite -> PostgreSQL -> SQLite keeps every session byte for byt
   });
 });
 
+Deno.test("sync: a run with nothing new asks PostgreSQL for all change tokens in one call", async () => {
+  await withFreshStore(async (postgres) => {
+    const laptop = await SqliteSessionStore.open(new DatabaseSync(":memory:"));
+    for (let s = 0; s < 150; s++) await laptop.create(header(`l${s}`), chain(2, `l${s}`));
+    // The second run compares what the first created and records that each side holds all.
+    const created = await syncStores(postgres, laptop, { direction: "both" });
+    const first = await syncStores(postgres, laptop, { direction: "both", cursor: created.cursor });
+    const ids = ["l0", "missing", "l149"];
+    assertEquals(
+      await postgres.changeTokens(ids),
+      [await postgres.changeToken("l0"), undefined, await postgres.changeToken("l149")],
+    );
+    const calls = { one: 0, many: 0 };
+    const { changeToken, changeTokens } = postgres;
+    Object.assign(postgres, {
+      changeToken: (id?: string) => (calls.one++, changeToken.call(postgres, id)),
+      changeTokens: (ids: string[]) => (calls.many++, changeTokens.call(postgres, ids)),
+    });
+    const idle = await syncStores(postgres, laptop, { direction: "both", cursor: first.cursor });
+    assertEquals([idle.sessionsUnchanged, idle.entriesCopied], [300, 0]);
+    assertEquals(calls, { one: 0, many: 1 });
+    await laptop.close();
+  });
+});
+
+Deno.test("sync: a push asks PostgreSQL which sessions it holds in one call, and merges one created meanwhile", async () => {
+  await withFreshStore(async (postgres) => {
+    const laptop = await SqliteSessionStore.open(new DatabaseSync(":memory:"));
+    for (let s = 0; s < 20; s++) await laptop.create(header(`l${s}`), chain(3, `l${s}`));
+    let has = 0;
+    const { create } = postgres;
+    Object.assign(postgres, {
+      has: () => (has++, Promise.resolve(false)),
+      // Another machine creates l7 (with its first entry) after the tokens were read.
+      create: async (h: Parameters<typeof create>[0], e: Parameters<typeof create>[1]) => {
+        if (h.id === "l7") await create.call(postgres, h, (e ?? []).slice(0, 1));
+        return await create.call(postgres, h, e);
+      },
+    });
+    const report = await syncStores(laptop, postgres);
+    assertEquals(has, 0, "no per-session round trip to ask");
+    assertEquals([report.sessionsCreated, report.entriesCopied, report.conflicts], [19, 59, []]);
+    assertEquals(await postgres.exportJsonl("l7"), await laptop.exportJsonl!("l7"));
+    await laptop.close();
+  });
+});
+
 Deno.test("sync: stop the test cluster", stopSharedCluster);

@@ -99,6 +99,43 @@ export function postgresSearchCases(t: Register, runtime: string): void {
     });
   });
 
+  t(name("a bulk write is indexed by the next search, which finds all of it"), async () => {
+    await withFreshStore(async (store, schema) => {
+      // More rows than one indexing statement reads, so the backfill spans several.
+      const chain = (prefix: string, length: number, from: string | null) =>
+        Array.from(
+          { length },
+          (_, i) =>
+            user(`${prefix}${i}`, i ? `${prefix}${i - 1}` : from, `${prefix} capybara ${i}`),
+        );
+      await store.create(head("bulk"), chain("c", 2_100, null));
+      await store.append("bulk", chain("d", 100, "c2099"));
+      assertEquals(await rowsOf(schema, "bulk"), 0, "a bulk write leaves the index to search");
+      await store.append("bulk", [user("e0", "d99", "axolotl")]);
+      const options = { limit: 2_500 };
+      const hits = await store.search("capybara", options);
+      assertEquals(hits.length, 2_200);
+      assertEquals(hits, await scanSearch(store, "capybara", options));
+      assertEquals((await store.search("axolotl")).map((hit) => hit.entryId), ["e0"]);
+      assertEquals(await rowsOf(schema, "bulk"), 2_201);
+      await store.append("bulk", [user("e1", "e0", "capybara late")]);
+      assertEquals(await rowsOf(schema, "bulk"), 2_202, "a small append is indexed as written");
+      // A bulk append onto an indexed session leaves the rows already indexed as they were.
+      const firstRow = () =>
+        adminSql((sql) =>
+          sql.unsafe(
+            `SELECT ctid::text AS at FROM "${schema}".search_text WHERE session_id = $1 AND seq = 0`,
+            ["bulk"],
+          )
+        ).then((rows) => String(rows[0].at));
+      const before = await firstRow();
+      await store.append("bulk", chain("f", 20, "e1"));
+      assertEquals((await store.search("f capybara", options)).length, 20);
+      assertEquals(await rowsOf(schema, "bulk"), 2_222);
+      assertEquals(await firstRow(), before, "only the bulk append's rows were indexed");
+    });
+  });
+
   t(name("deletion and replace take the session's search rows with them"), async () => {
     await withFreshStore(async (store, schema) => {
       await store.create(head("s"), [user("x1", null, "capybara one")]);
