@@ -18,7 +18,7 @@ import {
   resolveDefaultStore,
   resolvePostgresChoice,
 } from "../stores/default/mod.ts";
-import { type OpenedSources, openSessionSources } from "../stores/default/sources.ts";
+import { type OpenedSources, openSessionSources } from "../stores/default/default_sources.ts";
 import { openSqliteStore } from "../stores/sqlite/file.ts";
 import type { Invocation } from "./args.ts";
 import { type CliContext, resolvePath, UsageError } from "./context.ts";

@@ -10,9 +10,9 @@ import { resolvePath } from "../context.ts";
 import { cliAdvice, counted, shortDate, table, visible } from "../format.ts";
 import { openSources } from "../target.ts";
 import type { SessionInfo } from "../../src/store.ts";
+import type { OpenedSources } from "../../stores/default/default_sources.ts";
 import {
   DuplicateSessionSourceError,
-  type OpenedSources,
   type SessionSource,
   type SourcedSessionInfo,
 } from "../../stores/default/sources.ts";

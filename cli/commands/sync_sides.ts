@@ -23,7 +23,7 @@ import {
 } from "../../stores/default/mod.ts";
 import { POSTGRES_URL_ENV } from "../../stores/default/_postgres_env.ts";
 import { findProjectSettings, readSettingsFile } from "../../stores/default/settings.ts";
-import type { OpenedSources } from "../../stores/default/sources.ts";
+import type { OpenedSources } from "../../stores/default/default_sources.ts";
 import { openSqliteStore } from "../../stores/sqlite/file.ts";
 import type { Invocation } from "../args.ts";
 import { type CliContext, resolvePath, UsageError } from "../context.ts";
