@@ -7,6 +7,7 @@
  */
 import { el, formatCount } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
+import type { SessionTab } from "./reading_prefs.ts";
 
 /**
  * A status line saying `text`, then `text N s` each second until `stop` is called.
@@ -54,3 +55,19 @@ export function treeLoadingNotice(
   });
   return { element, stop };
 }
+
+/**
+ * What a session page's right side says while the first rows of a tab load.
+ *
+ * @example
+ * ```ts
+ * import { loadingNotice, TAB_LOADING_TEXT } from "./loading.ts";
+ * const notice = loadingNotice("pane-loading", TAB_LOADING_TEXT.conversation);
+ * notice.stop();
+ * ```
+ */
+export const TAB_LOADING_TEXT: Record<SessionTab, string> = {
+  context: "Loading the context…",
+  conversation: "Loading the conversation…",
+  usage: "Loading usage…",
+};

@@ -19,7 +19,7 @@ import { TreeView } from "./tree.ts";
 import { renderUsage } from "./usage.ts";
 import type { ConversationList } from "../conversation/list.ts";
 import { hitTerms } from "./search.ts";
-import { loadingNotice, treeLoadingNotice } from "./loading.ts";
+import { loadingNotice, TAB_LOADING_TEXT, treeLoadingNotice } from "./loading.ts";
 import { rawToggle, showRaw } from "./raw_toggle.ts";
 import { clampedTitle } from "./clamped_title.ts";
 import { preferredTab, rememberTab, type SessionTab, tabName } from "./reading_prefs.ts";
@@ -326,7 +326,7 @@ export class SessionPage {
     this.#raw = undefined;
     this.#conversation = undefined;
     // The old branch or tab never stays on screen while the new one loads.
-    const loading = loadingNotice("pane-loading", LOADING_TEXT[this.#tab]);
+    const loading = loadingNotice("pane-loading", TAB_LOADING_TEXT[this.#tab]);
     replaceChildren(this.#right, loading.element);
     const source = { client: this.client, sessionId: this.overview.key, leafId: this.#leafId };
     try {
@@ -393,10 +393,3 @@ export class SessionPage {
     }
   }
 }
-
-/** What the right side says while its first rows load. */
-const LOADING_TEXT: Record<SessionTab, string> = {
-  context: "Loading the context…",
-  conversation: "Loading the conversation…",
-  usage: "Loading usage…",
-};
