@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { concatBytes } from "./_bytes.ts";
 import { checkExportBlock, type ExportIndex, ExportIndexError } from "./export_index.ts";
 import { readableChunks } from "./jsonl.ts";
 
@@ -172,16 +173,17 @@ export class BlockCache {
 
   /** A verified line's bytes, checked to sit between newlines where the index says. */
   line(offset: number, size: number): Uint8Array {
-    const out = new Uint8Array(size);
     const { blockSize, length } = this.index;
+    const blockAt = (at: number) => this.blocks.get(Math.floor(at / blockSize))!;
+    const parts: Uint8Array[] = [];
     for (let at = offset; at < offset + size;) {
-      const block = this.blocks.get(Math.floor(at / blockSize))!;
       const from = at % blockSize;
-      const take = Math.min(block.length - from, offset + size - at);
-      out.set(block.subarray(from, from + take), at - offset);
-      at += take;
+      const part = blockAt(at).subarray(from, from + offset + size - at);
+      parts.push(part);
+      at += part.length;
     }
-    const byteAt = (at: number) => this.blocks.get(Math.floor(at / blockSize))![at % blockSize];
+    const out = concatBytes(parts);
+    const byteAt = (at: number) => blockAt(at)[at % blockSize];
     const before = offset === 0 || byteAt(offset - 1) === NEWLINE;
     const after = offset + size === length || byteAt(offset + size) === NEWLINE;
     if (!before || !after || out.includes(NEWLINE)) {
@@ -197,24 +199,19 @@ export async function readAtMost(
   limit: number,
   tooLarge: boolean,
 ): Promise<Uint8Array> {
-  const reader = response.body!.getReader();
+  const body = response.body!;
   const chunks: Uint8Array[] = [];
   let size = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel();
-      throw new RangeReadError(tooLarge, `an answer passed ${limit} bytes`);
-    }
-    chunks.push(value);
+  for await (const chunk of readableChunks(body)) {
+    size += chunk.length;
+    if (size > limit) break;
+    chunks.push(chunk);
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) out.set(chunk, at), at += chunk.length;
-  return out;
+  if (size > limit) {
+    await body.cancel(); // the loop above has let go of it
+    throw new RangeReadError(tooLarge, `an answer passed ${limit} bytes`);
+  }
+  return concatBytes(chunks);
 }
 
 /**
@@ -240,9 +237,7 @@ async function* verifiedBlocks(
   let pending: Uint8Array[] = [];
   let size = 0;
   const flush = async () => {
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of pending) bytes.set(chunk, at), at += chunk.length;
+    const bytes = concatBytes(pending);
     await checkExportBlock(index, block++, bytes);
     pending = [];
     size = 0;
