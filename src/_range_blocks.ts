@@ -117,36 +117,10 @@ export class BlockCache {
     this.requests++;
     const response = await this.request.get(this.request.url, headers, this.request.signal);
     if (response.status === 200) throw new WholeBody(response);
-    if (response.status !== 206) {
+    const refusal = this.#refusal(response, start, end);
+    if (refusal) {
       await response.body?.cancel();
-      if (response.status === 412) {
-        throw new ExportChangedError("the export changed while it was read (If-Match failed)");
-      }
-      if (response.status === 416) {
-        throw new ExportIndexError("the export is shorter than its index describes");
-      }
-      throw new RangeReadError(false, `a range of the export answered HTTP ${response.status}`);
-    }
-    this.#checkEtag(response.headers.get("etag"));
-    const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(
-      response.headers.get("content-range")?.trim() ?? "",
-    );
-    if (!range) {
-      await response.body?.cancel();
-      throw new RangeReadError(false, "a 206 answer without a single Content-Range");
-    }
-    if (range[3] !== "*" && Number(range[3]) !== this.index.length) {
-      await response.body?.cancel();
-      throw new ExportIndexError(
-        `the export has ${range[3]} bytes, its index describes ${this.index.length}`,
-      );
-    }
-    if (Number(range[1]) !== start || Number(range[2]) !== end - 1) {
-      await response.body?.cancel();
-      throw new RangeReadError(
-        false,
-        `asked for bytes ${start}-${end - 1}, got ${range[1]}-${range[2]}`,
-      );
+      throw refusal;
     }
     const bytes = await readAtMost(response, end - start, false);
     this.bytesFetched += bytes.length;
@@ -163,11 +137,34 @@ export class BlockCache {
     }
   }
 
-  #checkEtag(etag: string | null) {
-    if (etag === null) return;
-    if (this.etag === undefined) this.etag = etag;
-    else if (this.etag !== etag) {
-      throw new ExportChangedError("the export changed while it was read (its ETag changed)");
+  /** What is wrong with a range answer's status and headers, if anything. */
+  #refusal(response: Response, start: number, end: number): ExportIndexError | undefined {
+    const { status, headers } = response;
+    if (status === 412) {
+      return new ExportChangedError("the export changed while it was read (If-Match failed)");
+    }
+    if (status === 416) {
+      return new ExportIndexError("the export is shorter than its index describes");
+    }
+    if (status !== 206) {
+      return new RangeReadError(false, `a range of the export answered HTTP ${status}`);
+    }
+    const etag = headers.get("etag");
+    if (etag !== null && etag !== (this.etag ??= etag)) {
+      return new ExportChangedError("the export changed while it was read (its ETag changed)");
+    }
+    const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(headers.get("content-range")?.trim() ?? "");
+    if (!range) return new RangeReadError(false, "a 206 answer without a single Content-Range");
+    if (range[3] !== "*" && Number(range[3]) !== this.index.length) {
+      return new ExportIndexError(
+        `the export has ${range[3]} bytes, its index describes ${this.index.length}`,
+      );
+    }
+    if (Number(range[1]) !== start || Number(range[2]) !== end - 1) {
+      return new RangeReadError(
+        false,
+        `asked for bytes ${start}-${end - 1}, got ${range[1]}-${range[2]}`,
+      );
     }
   }
 
