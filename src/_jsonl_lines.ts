@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { concatBytes } from "./_bytes.ts";
 import { SessionFormatError } from "./errors.ts";
 
 /** One non-blank record of a JSONL source. */
@@ -65,8 +66,7 @@ export class JsonlLineSplitter {
   readonly #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   readonly #strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   readonly #onRecord: (record: JsonlRecord) => void;
-  #parts: Uint8Array[] = [];
-  #partsLength = 0;
+  #parts: Uint8Array[] = []; // never empty ones: a line's bytes so far
   #line = 1;
   #offset = 0; // byte offset of the current line's start
   #source?: string;
@@ -100,7 +100,6 @@ export class JsonlLineSplitter {
       const newline = chunk.indexOf(10, start);
       if (newline === -1) {
         this.#parts.push(chunk.subarray(start));
-        this.#partsLength += chunk.length - start;
         return;
       }
       this.#emit(this.#take(chunk.subarray(start, newline)), true);
@@ -110,20 +109,13 @@ export class JsonlLineSplitter {
 
   /** Flush the final line (one without a newline after it). */
   end(): void {
-    if (this.#partsLength > 0) this.#emit(this.#take(new Uint8Array(0)), false);
+    if (this.#parts.length > 0) this.#emit(this.#take(new Uint8Array(0)), false);
   }
 
   #take(tail: Uint8Array): Uint8Array {
     if (this.#parts.length === 0) return tail;
-    const bytes = new Uint8Array(this.#partsLength + tail.length);
-    let at = 0;
-    for (const part of this.#parts) {
-      bytes.set(part, at);
-      at += part.length;
-    }
-    bytes.set(tail, at);
+    const bytes = concatBytes([...this.#parts, tail]);
     this.#parts = [];
-    this.#partsLength = 0;
     return bytes;
   }
 

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { concatBytes } from "./_bytes.ts";
 import { checkExportBlock, type ExportIndex, ExportIndexError } from "./export_index.ts";
 import { readableChunks } from "./jsonl.ts";
 
@@ -116,36 +117,10 @@ export class BlockCache {
     this.requests++;
     const response = await this.request.get(this.request.url, headers, this.request.signal);
     if (response.status === 200) throw new WholeBody(response);
-    if (response.status !== 206) {
+    const refusal = this.#refusal(response, start, end);
+    if (refusal) {
       await response.body?.cancel();
-      if (response.status === 412) {
-        throw new ExportChangedError("the export changed while it was read (If-Match failed)");
-      }
-      if (response.status === 416) {
-        throw new ExportIndexError("the export is shorter than its index describes");
-      }
-      throw new RangeReadError(false, `a range of the export answered HTTP ${response.status}`);
-    }
-    this.#checkEtag(response.headers.get("etag"));
-    const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(
-      response.headers.get("content-range")?.trim() ?? "",
-    );
-    if (!range) {
-      await response.body?.cancel();
-      throw new RangeReadError(false, "a 206 answer without a single Content-Range");
-    }
-    if (range[3] !== "*" && Number(range[3]) !== this.index.length) {
-      await response.body?.cancel();
-      throw new ExportIndexError(
-        `the export has ${range[3]} bytes, its index describes ${this.index.length}`,
-      );
-    }
-    if (Number(range[1]) !== start || Number(range[2]) !== end - 1) {
-      await response.body?.cancel();
-      throw new RangeReadError(
-        false,
-        `asked for bytes ${start}-${end - 1}, got ${range[1]}-${range[2]}`,
-      );
+      throw refusal;
     }
     const bytes = await readAtMost(response, end - start, false);
     this.bytesFetched += bytes.length;
@@ -162,26 +137,50 @@ export class BlockCache {
     }
   }
 
-  #checkEtag(etag: string | null) {
-    if (etag === null) return;
-    if (this.etag === undefined) this.etag = etag;
-    else if (this.etag !== etag) {
-      throw new ExportChangedError("the export changed while it was read (its ETag changed)");
+  /** What is wrong with a range answer's status and headers, if anything. */
+  #refusal(response: Response, start: number, end: number): ExportIndexError | undefined {
+    const { status, headers } = response;
+    if (status === 412) {
+      return new ExportChangedError("the export changed while it was read (If-Match failed)");
+    }
+    if (status === 416) {
+      return new ExportIndexError("the export is shorter than its index describes");
+    }
+    if (status !== 206) {
+      return new RangeReadError(false, `a range of the export answered HTTP ${status}`);
+    }
+    const etag = headers.get("etag");
+    if (etag !== null && etag !== (this.etag ??= etag)) {
+      return new ExportChangedError("the export changed while it was read (its ETag changed)");
+    }
+    const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(headers.get("content-range")?.trim() ?? "");
+    if (!range) return new RangeReadError(false, "a 206 answer without a single Content-Range");
+    if (range[3] !== "*" && Number(range[3]) !== this.index.length) {
+      return new ExportIndexError(
+        `the export has ${range[3]} bytes, its index describes ${this.index.length}`,
+      );
+    }
+    if (Number(range[1]) !== start || Number(range[2]) !== end - 1) {
+      return new RangeReadError(
+        false,
+        `asked for bytes ${start}-${end - 1}, got ${range[1]}-${range[2]}`,
+      );
     }
   }
 
   /** A verified line's bytes, checked to sit between newlines where the index says. */
   line(offset: number, size: number): Uint8Array {
-    const out = new Uint8Array(size);
     const { blockSize, length } = this.index;
+    const blockAt = (at: number) => this.blocks.get(Math.floor(at / blockSize))!;
+    const parts: Uint8Array[] = [];
     for (let at = offset; at < offset + size;) {
-      const block = this.blocks.get(Math.floor(at / blockSize))!;
       const from = at % blockSize;
-      const take = Math.min(block.length - from, offset + size - at);
-      out.set(block.subarray(from, from + take), at - offset);
-      at += take;
+      const part = blockAt(at).subarray(from, from + offset + size - at);
+      parts.push(part);
+      at += part.length;
     }
-    const byteAt = (at: number) => this.blocks.get(Math.floor(at / blockSize))![at % blockSize];
+    const out = concatBytes(parts);
+    const byteAt = (at: number) => blockAt(at)[at % blockSize];
     const before = offset === 0 || byteAt(offset - 1) === NEWLINE;
     const after = offset + size === length || byteAt(offset + size) === NEWLINE;
     if (!before || !after || out.includes(NEWLINE)) {
@@ -197,24 +196,19 @@ export async function readAtMost(
   limit: number,
   tooLarge: boolean,
 ): Promise<Uint8Array> {
-  const reader = response.body!.getReader();
+  const body = response.body!;
   const chunks: Uint8Array[] = [];
   let size = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel();
-      throw new RangeReadError(tooLarge, `an answer passed ${limit} bytes`);
-    }
-    chunks.push(value);
+  for await (const chunk of readableChunks(body)) {
+    size += chunk.length;
+    if (size > limit) break;
+    chunks.push(chunk);
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) out.set(chunk, at), at += chunk.length;
-  return out;
+  if (size > limit) {
+    await body.cancel(); // the loop above has let go of it
+    throw new RangeReadError(tooLarge, `an answer passed ${limit} bytes`);
+  }
+  return concatBytes(chunks);
 }
 
 /**
@@ -240,9 +234,7 @@ async function* verifiedBlocks(
   let pending: Uint8Array[] = [];
   let size = 0;
   const flush = async () => {
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of pending) bytes.set(chunk, at), at += chunk.length;
+    const bytes = concatBytes(pending);
     await checkExportBlock(index, block++, bytes);
     pending = [];
     size = 0;

@@ -27,6 +27,7 @@ import {
   planContextLoad,
   projectLoadedContext,
 } from "./context_load.ts";
+import { concatBytes } from "./_bytes.ts";
 import { EntryNotFoundError } from "./errors.ts";
 import {
   EXPORT_INDEX_FORMAT,
@@ -99,18 +100,6 @@ async function fetchIndex(request: RangeReadRequest): Promise<ExportIndex | unde
   // a torn or altered index still names its format, and is refused below.
   if (probe && !text.includes(`"${EXPORT_INDEX_FORMAT}"`)) return undefined;
   return parseExportIndex(text);
-}
-
-/** Joins lines into JSONL text for the parser, header first. */
-function jsonlOf(lines: Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const line of lines) size += line.length + 1;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const line of lines) {
-    out.set(line, at), out[at + line.length] = NEWLINE, at += line.length + 1;
-  }
-  return out;
 }
 
 /**
@@ -217,7 +206,7 @@ async function answerFromRanges(
  */
 function parsedLines(lines: Uint8Array[], what: string): ParsedSession {
   try {
-    return parseSessionJsonlSync(jsonlOf(lines), { retainRaw: false });
+    return parseSessionJsonlSync(concatBytes(lines, NEWLINE), { retainRaw: false });
   } catch (cause) {
     throw new ExportIndexError(`${what} does not parse as the index says`, { cause });
   }

@@ -10,7 +10,8 @@
 const rawBytes = new WeakMap<object, Uint8Array>();
 // The bytes were checked to be valid UTF-8 when the line was split (`_jsonl_lines.ts`);
 // ignoreBOM: a U+FEFF the bytes hold is part of the text.
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+// Pure: a bundle that never decodes kept bytes drops it.
+const decoder = /* @__PURE__ */ new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * Remember the exact UTF-8 bytes `value` was parsed from (valid UTF-8; never changed later).

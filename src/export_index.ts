@@ -77,7 +77,8 @@ export interface ExportIndex {
   missing: string[];
 }
 
-const encoder = new TextEncoder();
+// Pure: a reader that never builds an index (the edge handler) drops it.
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 /**
  * Build the export index of an exported session's JSONL bytes.

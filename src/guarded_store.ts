@@ -4,9 +4,11 @@
  * `replace` and `updateHeader` refuse a session id that could escape a folder; `create`
  * refuses an invalid header; writes refuse entries some store could not keep exactly, and a
  * batch that names one entry id twice or whose parent links close a cycle; `list` and
- * `search` reject at once with an aborted signal. A driver class calls {@link guardStoreClass} once after its declaration and keeps
- * only its own work: the conformance suite checks every store it runs is guarded
- * ({@link isGuardedStore}), so a new driver cannot forget a guard.
+ * `search` reject at once with an aborted signal. A driver class calls {@link guardStoreClass}
+ * once after its declaration (a class the core exports does it in its constructor, so a
+ * bundle that never constructs it can drop it) and keeps only its own work: the conformance
+ * suite checks every store it runs is guarded ({@link isGuardedStore}), so a new driver
+ * cannot forget a guard.
  *
  * @module
  */
@@ -83,7 +85,7 @@ const guardedPrototypes = new WeakSet<object>();
  * Put the shared guards in front of a store class's methods: the {@link SessionStore}
  * methods it has, its own `extraMethods` (which then also refuse after `close()`), and
  * `close` (which marks the store closed before the driver releases anything). Call once,
- * right after the class declaration.
+ * right after the class declaration, or at the top of its constructor (later calls do nothing).
  *
  * @example
  * ```ts

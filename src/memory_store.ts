@@ -74,6 +74,10 @@ export class MemorySessionStore implements SessionStore {
   readonly #sessions: Map<string, SessionRecords>;
 
   constructor(options: MemoryStoreOptions = {}) {
+    // Guarded on first construction rather than by a call after the class: a top-level call
+    // is a side effect every bundle of the core keeps, so code that never makes a memory
+    // store (the edge handler) would still carry this class and the guards.
+    guardStoreClass(MemorySessionStore);
     this.#sessions = options.sessions ?? new Map();
   }
 
@@ -189,8 +193,6 @@ export class MemorySessionStore implements SessionStore {
     }
   }
 }
-
-guardStoreClass(MemorySessionStore);
 
 /** The number of the write that stored a record object (drawn on first ask, never reused). */
 const writeNumbers = new WeakMap<SessionRecords, number>();

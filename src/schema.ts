@@ -360,7 +360,11 @@ export interface UnknownSessionEntry extends EntryBase {
 export type SessionEntry = KnownSessionEntry;
 
 /** Entry types this library knows; anything else is kept as an inert unknown entry. */
-export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set(KNOWN_ENTRY_TYPE_NAMES);
+// Pure: building a set from an array is, but a bundler cannot tell (the array could be any
+// iterable), and every bundle of the core would keep it.
+export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = /* @__PURE__ */ new Set(
+  KNOWN_ENTRY_TYPE_NAMES,
+);
 
 /**
  * Whether a header classifies its session as workflow-owned: `internal` is exactly `true`

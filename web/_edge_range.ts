@@ -44,19 +44,13 @@ export async function readIndexed(
   // Ours pass as they are; a stall is the time limit; anything else is the upstream's failure.
   const failed = (error: unknown) =>
     indexRefusal(error) ??
-      (error instanceof HttpError || error instanceof SessionError
-        ? error
-        : signal.aborted
-        ? new HttpError(
-          502,
-          "FetchFailed",
-          `the session did not arrive within ${settings.timeoutMs} ms`,
-        )
-        : new HttpError(
-          502,
-          "FetchFailed",
-          `reading the session failed: ${(error as Error)?.message}`,
-        ));
+      (error instanceof HttpError || error instanceof SessionError ? error : new HttpError(
+        502,
+        "FetchFailed",
+        signal.aborted
+          ? `the session did not arrive within ${settings.timeoutMs} ms`
+          : `reading the session failed: ${(error as Error)?.message}`,
+      ));
   try {
     const read = await readExportContext({
       url,

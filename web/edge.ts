@@ -60,7 +60,9 @@ import {
   EntryNotFoundError,
   parseSessionJsonl,
   SessionFormatError,
+  type SessionHeader,
   SessionIndex,
+  type SessionProjection,
 } from "../core.ts";
 import { Gate, projectionJson } from "./_edge_response.ts";
 import { isPublicHttpsUrl } from "./_url_guard.ts";
@@ -211,7 +213,8 @@ export function createProjectionHandler(
         await request.body?.cancel().catch(() => {});
         throw new HttpError(503, "Busy", "too many sessions are being projected; retry shortly");
       }
-      let body: AsyncIterable<Uint8Array>;
+      let answer: SessionAnswer | undefined;
+      let body: AsyncIterable<Uint8Array> | undefined;
       if (request.method === "POST") {
         if (target !== null) {
           throw new HttpError(400, "BadRequest", "send either a JSONL body or ?url=, not both");
@@ -236,44 +239,27 @@ export function createProjectionHandler(
           );
         }
         const read = await readIndexed(target, params.get("index"), leaf, settings);
-        if (read.kind === "answer") {
-          const { answer } = read;
-          const fields = {
-            sessionId: answer.header.id,
-            header: answer.header,
-            sourceVersion: answer.sourceVersion,
-            upgraded: answer.upgraded,
-            leafId: answer.projection.leafId,
-            missingParentIds: answer.missingParentIds,
-          };
-          const stream = projectionJson(fields, answer.projection, form === "compact", leave);
-          leave = undefined;
-          return new Response(stream, { status: 200, headers: jsonHeaders() });
+        if (read.kind === "answer") answer = read.answer;
+        else {
+          body = read.kind === "whole" ? read.body : guardBody(
+            await fetchSession(target, settings),
+            settings.maxBytes,
+            FETCHED_BODY,
+            settings.timeoutMs,
+          );
         }
-        body = read.kind === "whole" ? read.body : guardBody(
-          await fetchSession(target, settings),
-          settings.maxBytes,
-          FETCHED_BODY,
-          settings.timeoutMs,
-        );
       }
-      // Projection only: keeping each line's text for re-serialising would double memory.
-      const parsed = await parseSessionJsonl(body, {
-        source: "request",
-        retainRaw: false,
-      });
-      const index = SessionIndex.build(parsed.entries, { source: "request" });
-      const projection = buildSessionProjection(parsed.entries, leaf ?? undefined, index);
+      answer ??= await projectBody(body!, leaf ?? undefined);
       const fields = {
-        sessionId: parsed.header.id,
-        header: parsed.header,
-        sourceVersion: parsed.sourceVersion,
-        upgraded: parsed.upgraded,
-        leafId: projection.leafId,
-        missingParentIds: index.missingParentIds(),
+        sessionId: answer.header.id,
+        header: answer.header,
+        sourceVersion: answer.sourceVersion,
+        upgraded: answer.upgraded,
+        leafId: answer.projection.leafId,
+        missingParentIds: answer.missingParentIds,
       };
       // Streamed, so the answer is never one big string; the slot is held until it is sent.
-      const stream = projectionJson(fields, projection, form === "compact", leave);
+      const stream = projectionJson(fields, answer.projection, form === "compact", leave);
       leave = undefined;
       return new Response(stream, { status: 200, headers: jsonHeaders() });
     } catch (error) {
@@ -304,6 +290,32 @@ export function createProjectionHandler(
     } finally {
       leave?.();
     }
+  };
+}
+
+/** What an answer says of the session, read whole or through its index. */
+interface SessionAnswer {
+  header: SessionHeader;
+  sourceVersion: number;
+  upgraded: boolean;
+  missingParentIds: string[];
+  projection: SessionProjection;
+}
+
+/** A whole session body parsed and projected at `leaf`. */
+async function projectBody(
+  body: AsyncIterable<Uint8Array>,
+  leaf: string | undefined,
+): Promise<SessionAnswer> {
+  // Projection only: keeping each line's text for re-serialising would double memory.
+  const parsed = await parseSessionJsonl(body, { source: "request", retainRaw: false });
+  const index = SessionIndex.build(parsed.entries, { source: "request" });
+  return {
+    header: parsed.header,
+    sourceVersion: parsed.sourceVersion,
+    upgraded: parsed.upgraded,
+    missingParentIds: index.missingParentIds(),
+    projection: buildSessionProjection(parsed.entries, leaf, index),
   };
 }
 

@@ -2,8 +2,9 @@
  * What browser and edge users ship: the core, the IndexedDB store, the viewer's worker and
  * the edge handler, each bundled as a user's bundler would (`tools/bundle_size.ts`), hold no
  * zod module: the library validates without it, and only `@mu/sessions/schema` loads it.
- * The edge handler reaches the library through `core.ts`, as any user does. Their sizes are
- * bench rows (`bench/cases/bundles.ts`), not asserted here.
+ * The edge handler reaches the library through `core.ts`, as any user does, and ships none
+ * of the core's store code: importing the core has no side effect that keeps it. Their sizes
+ * are bench rows (`bench/cases/bundles.ts`), not asserted here.
  */
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { bundleEntry, RUNTIME_BUNDLES, stopBundler, zodInputs } from "../../tools/bundle_size.ts";
@@ -28,6 +29,20 @@ Deno.test("@mu/sessions/schema: its bundle is where zod goes (the check above ca
       platform: "browser",
     });
     assert(zodInputs(measure).length > 0, "zod not found in the schema entry's bundle");
+  } finally {
+    await stopBundler();
+  }
+});
+
+Deno.test("@mu/sessions/edge: no store code in its bundle (the core keeps none by side effect)", async () => {
+  try {
+    const edge = RUNTIME_BUNDLES.find((subject) => subject.file === "web/edge.ts")!;
+    const measure = await bundleEntry(edge);
+    // The memory store, the guards every store passes and the stored-record layer: the
+    // handler parses and projects, it never stores.
+    const storeModules = ["src/memory_store.ts", "src/guarded_store.ts", "src/_records.ts"];
+    assertEquals(measure.inputs.filter((path) => storeModules.includes(path)), []);
+    assert(measure.inputs.includes("src/projection.ts"), "the bundle holds no projection");
   } finally {
     await stopBundler();
   }
