@@ -43,6 +43,7 @@ function argumentsOf(command: string, world: CliWorld, root: string): string[] {
     migrate: [join(root, "pi")],
     stats: [],
     serve: ["--port", "0", "--root", join(root, "viewer")],
+    sync: ["--to", join(root, "backup")],
   };
   const args = cases[command];
   if (!args) throw new Error(`no command line for mu ${command}: add one here`);
