@@ -24,6 +24,7 @@ import {
   CONTEXT_VERBATIM,
   contextFlags,
   type ContextPlan,
+  type LoadedContext,
   planContextLoad,
   projectLoadedContext,
 } from "./context_load.ts";
@@ -64,6 +65,8 @@ export interface RangeAnswer {
   upgraded: boolean;
   missingParentIds: string[];
   projection: SessionProjection;
+  /** The entries the projection was built from, as a store's context-only load answers them. */
+  context: LoadedContext;
   /** Bytes of the export fetched (the index not counted), and the requests that fetched them. */
   bytesFetched: number;
   requests: number;
@@ -179,15 +182,21 @@ async function answerFromRanges(
   await cache.ensure(wanted.map(lineOf));
   const entries = parsedEntries(index, cache, headerLine, wanted);
   const prefixLength = plan.prefix.length;
-  let projection = projectLoadedContext({
+  let context: LoadedContext = {
     header: header.header,
     prefix: entries.slice(0, prefixLength),
     entries: entries.slice(prefixLength),
-  });
+  };
+  let projection = projectLoadedContext(context);
   if (!projection) {
     // A kept-tail tool result answers a call from before the tail: only the path decides.
     await cache.ensure(path.map(lineOf));
-    projection = projectPath(parsedEntries(index, cache, headerLine, path));
+    context = {
+      header: header.header,
+      prefix: [],
+      entries: parsedEntries(index, cache, headerLine, path),
+    };
+    projection = projectPath(context.entries);
   }
   return {
     header: header.header,
@@ -195,6 +204,7 @@ async function answerFromRanges(
     upgraded: header.upgraded,
     missingParentIds: index.missing,
     projection,
+    context,
     bytesFetched: cache.bytesFetched,
     requests: cache.requests,
   };

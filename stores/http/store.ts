@@ -348,3 +348,5 @@ export async function isSessionServer(
     return false;
   }
 }
+
+export { HostedSessionStore, type HostedSessionStoreOptions } from "./hosted.ts";

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { serveHttp } from "../../cli/http_server.ts";
 
 /** An object and its version (the ETag changes with every replacement). */
 interface StoredObject {
@@ -39,8 +40,26 @@ export interface RangeStorage {
 
 const encoder = new TextEncoder();
 
-/** Starts the storage on a free loopback port. */
+/** Starts the storage on a free loopback port (`Deno.serve`). */
 export function startRangeStorage(): RangeStorage {
+  const storage = rangeObjects();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, storage.fetch);
+  storage.origin = `http://127.0.0.1:${server.addr.port}`;
+  storage.stop = () => server.shutdown();
+  return storage;
+}
+
+/** The same storage served over `node:http`, which Deno and Node both run. */
+export async function serveRangeStorage(): Promise<RangeStorage> {
+  const storage = rangeObjects();
+  const running = await serveHttp(async (request) => storage.fetch(request), "127.0.0.1", 0);
+  storage.origin = `http://127.0.0.1:${running.port}`;
+  storage.stop = () => running.close();
+  return storage;
+}
+
+/** The objects and their answers, not yet served. */
+function rangeObjects(): RangeStorage {
   const objects = new Map<string, StoredObject>();
   let stats = new Map<string, Served>();
   let generation = 0;
@@ -60,7 +79,7 @@ export function startRangeStorage(): RangeStorage {
     reset() {
       stats = new Map();
     },
-    stop: () => server.shutdown(),
+    stop: () => Promise.resolve(),
     fetch: (request) => answer(request),
   };
   const answer = (request: Request): Response => {
@@ -96,7 +115,5 @@ export function startRangeStorage(): RangeStorage {
     headers.set("content-range", `bytes ${start}-${end}/${size}`);
     return send(206, object.bytes.subarray(start, end + 1));
   };
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, answer);
-  storage.origin = `http://127.0.0.1:${server.addr.port}`;
   return storage;
 }
