@@ -30,7 +30,7 @@ import {
   storeOrigins,
 } from "./local_memory.ts";
 import { saveExport } from "./export/save.ts";
-import { parseSessionKey, sessionKey, type SessionSource } from "./session_key.ts";
+import { hostedKey, parseSessionKey, sessionKey, type SessionSource } from "./session_key.ts";
 
 const app = document.getElementById("app")!;
 const toastArea = document.getElementById("toasts")!;
@@ -366,6 +366,13 @@ document.getElementById("open-folder")!.addEventListener("click", () => void imp
 addEventListener("hashchange", () => void route());
 
 async function start(): Promise<void> {
+  // `?url=<export>`: open a session exported next to the page where it is (its index makes
+  // that cheap); the page's CSP lets it fetch from its own origin only.
+  const hostedUrl = new URLSearchParams(location.search).get("url");
+  if (hostedUrl && !parseHash().sessionId) {
+    const key = hostedKey(new URL(hostedUrl, location.href).href);
+    history.replaceState(null, "", sessionUrl(key, undefined, "context"));
+  }
   try {
     const pinned = new URLSearchParams(location.search).get("storage") ?? undefined;
     const view = await client.call("init", { storage: pinned });

@@ -179,6 +179,11 @@ export interface SessionOverview {
    * counts are 0 and there is no tree yet; `sessionComplete` answers the full overview.
    */
   pending?: true;
+  /**
+   * The URL of a hosted export read in place (`hosted/<url>` keys): its full load fetches
+   * the whole file, so the page starts it only when the reader asks.
+   */
+  hostedUrl?: string;
 }
 
 /** A content block of a projected message. */

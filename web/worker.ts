@@ -20,7 +20,7 @@ import { rowView, ViewerSources } from "./worker/sources.ts";
 import type { AskConflict } from "./worker/import_merge.ts";
 import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
 import { exportDoc, exportFileName, exportHtml } from "./export/html.ts";
-import { parseSessionKey } from "./session_key.ts";
+import { hostedExportUrl, parseSessionKey } from "./session_key.ts";
 import { outlineRows } from "./conversation/outline_model.ts";
 import type { OpenedSession } from "./worker/opened_session.ts";
 import { SessionHandle } from "./worker/session_handle.ts";
@@ -181,12 +181,12 @@ const api: ViewerApi = {
 
   async openSession(key) {
     const { source } = await sources.resolve(key);
-    return { ...(await handle(key)).overview(), key, source };
+    return { ...(await handle(key)).overview(), key, source, ...hosted(key) };
   },
 
   async sessionComplete(key) {
     const { source } = await sources.resolve(key);
-    return { ...(await session(key)).overview(), key, source };
+    return { ...(await session(key)).overview(), key, source, ...hosted(key) };
   },
 
   async reopenSession(key) {
@@ -284,6 +284,12 @@ const api: ViewerApi = {
     await s.delete(id); // a computer session: the HTTP store refuses (read-only)
   },
 };
+
+/** The overview field naming a hosted export's URL. */
+function hosted(key: string): { hostedUrl?: string } {
+  const url = hostedExportUrl(key);
+  return url === undefined ? {} : { hostedUrl: url };
+}
 
 const send = serveViewerApi(self as unknown as MessageEndpoint, api);
 

@@ -42,6 +42,7 @@ import "../viewer/window_tests.ts"; // context and raw panes hold a window of ro
 import "../viewer/diff_freeze_tests.ts"; // a 100k-character edit does not freeze the page
 import "../viewer/reader_tests.ts"; // a new reader: Conversation first, raw off, clamped titles
 import "../viewer/serve_order_tests.ts"; // mu serve: the first conversation page before the entry pages
+import "../viewer/hosted_tests.ts"; // ?url= of an export with its index: a few ranges, not the file
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

@@ -63,6 +63,8 @@ export class SessionPage {
   /** The entry to scroll to and highlight once the raw entries are shown (a search hit). */
   #focus: string | undefined;
   #raw: RawPane | undefined;
+  /** The raw pane whose first page waits for a hosted export's full load. */
+  #rawDeferred: RawPane | undefined;
   #paneTabs: PaneTabs | undefined;
   /** The conversation shown (on the Conversation tab), where a hit is revealed. */
   #conversation: ConversationList | undefined;
@@ -203,11 +205,21 @@ export class SessionPage {
     // asked for once that page is shown, so the two do not share the server meanwhile.
     const firstShown = new Promise<void>((resolve) => this.#firstShown = resolve);
     this.#rendered = this.#renderRight();
-    if (overview.pending) {
+    const loadTree = () => {
       const loading = treeLoadingNotice(client, overview.key);
-      this.#treeSlot.append(loading.element);
+      replaceChildren(this.#treeSlot, loading.element);
       void firstShown.then(() => this.#complete()).finally(loading.stop);
-    } else this.#mountTree(overview);
+    };
+    // A hosted export's tree needs the whole file, perhaps hundreds of MB: fetched when asked.
+    if (overview.pending && overview.hostedUrl !== undefined) {
+      this.#treeSlot.append(el(
+        "p",
+        { class: "muted", attrs: { id: "tree-hosted" } },
+        "Only this branch's context was read from the hosted export. ",
+        button("Load the whole session", loadTree, { attrs: { id: "load-hosted" } }),
+      ));
+    } else if (overview.pending) loadTree();
+    else this.#mountTree(overview);
   }
 
   /** The overview: the full one once the session is loaded (see `pending`). */
@@ -224,6 +236,9 @@ export class SessionPage {
       this.#facts.replaceWith(facts);
       this.#facts = facts;
       this.#mountTree(full);
+      const raw = this.#rawDeferred;
+      this.#rawDeferred = undefined;
+      if (raw && raw === this.#raw) void raw.more();
     } catch (error) {
       replaceChildren(
         this.#treeSlot,
@@ -379,6 +394,11 @@ export class SessionPage {
       // has a fixed width, so nothing moves when it fills.
       await afterNextFrame();
       if (token !== this.#renderToken) return;
+      // A hosted export's raw entries need its whole file: hidden, they wait for its load.
+      if (this.#overview.pending && this.#overview.hostedUrl !== undefined && !showRaw()) {
+        this.#rawDeferred = raw;
+        return;
+      }
       await raw.more();
       if (this.#focus) await raw.reveal(this.#focus);
     } catch (error) {

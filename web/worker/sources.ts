@@ -9,7 +9,13 @@ import { SessionNotFoundError } from "../../src/errors.ts";
 import type { SessionInfo } from "../../src/_listing.ts";
 import type { SessionStore } from "../../src/store.ts";
 import { HttpSessionStore, isSessionServer } from "../../stores/http/store.ts";
-import { parseSessionKey, sessionKey, type SessionSource } from "../session_key.ts";
+import {
+  hostedExportUrl,
+  parseSessionKey,
+  sessionKey,
+  type SessionSource,
+} from "../session_key.ts";
+import { openHostedExport } from "./hosted.ts";
 import type { SessionRowView } from "../types.ts";
 import type { ConvItem } from "../conversation/model.ts";
 import { ENTRY_PROGRESS_HEADER } from "../api/http.ts";
@@ -25,6 +31,8 @@ export interface ResolvedSession {
 /** Resolves keys (`session_key.ts`) to the browser's store or the server's. */
 export class ViewerSources {
   #computer: Promise<HttpSessionStore | undefined> | undefined;
+  /** The hosted export last opened (one at a time, as the worker keeps one session open). */
+  #hosted: { key: string; resolved: Promise<ResolvedSession> } | undefined;
 
   /**
    * `onLoadProgress(sessionKey, entries, total)` is told of each entry page a computer
@@ -70,6 +78,15 @@ export class ViewerSources {
 
   /** The store and session id a key names. */
   async resolve(key: string): Promise<ResolvedSession> {
+    const url = hostedExportUrl(key);
+    if (url !== undefined) {
+      if (this.#hosted?.key !== key) {
+        const resolved = openHostedExport(url);
+        this.#hosted = { key, resolved };
+        resolved.catch(() => this.#hosted?.resolved === resolved && (this.#hosted = undefined));
+      }
+      return await this.#hosted.resolved;
+    }
     const { source, sessionId } = parseSessionKey(key);
     return { store: await this.store(source), sessionId, source };
   }
