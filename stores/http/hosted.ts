@@ -24,6 +24,7 @@ import {
 } from "../../src/context_load.ts";
 import { SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
 import { guardStoreClass } from "../../src/guarded_store.ts";
+import { ReadOnlyWrites } from "./_read_only.ts";
 import { type ParsedSession, parseSessionJsonl } from "../../src/jsonl.ts";
 import { listingStateOf, listingToInfo, type SessionInfo } from "../../src/_listing.ts";
 import { readExportContext } from "../../src/_range_reader.ts";
@@ -80,8 +81,9 @@ const NO_LIMIT = Number.MAX_SAFE_INTEGER;
  * const projection = await loadSessionProjection(store, context.header.id);
  * ```
  */
-export class HostedSessionStore implements ContextLoadingStore {
+export class HostedSessionStore extends ReadOnlyWrites implements ContextLoadingStore {
   readonly kind = "hosted";
+  protected readonly readOnlyWhere = "on a hosted export";
   readonly url: string;
   readonly #indexUrl?: string;
   readonly #fetch: (request: Request) => Promise<Response>;
@@ -91,6 +93,7 @@ export class HostedSessionStore implements ContextLoadingStore {
   bytesFetched = 0;
 
   constructor(options: HostedSessionStoreOptions) {
+    super();
     this.url = String(options.url);
     this.#indexUrl = options.indexUrl === undefined ? undefined : String(options.indexUrl);
     this.#fetch = options.fetch ?? ((request) => fetch(request));
@@ -195,34 +198,8 @@ export class HostedSessionStore implements ContextLoadingStore {
     }
   }
 
-  #readOnly(what: string): Promise<never> {
-    return Promise.reject(
-      new SessionStorageError(`read-only: ${what} is not possible on a hosted export`),
-    );
-  }
-
   create(_header: SessionHeader, _entries?: readonly SessionEntry[]): Promise<never> {
-    return this.#readOnly("create");
-  }
-
-  append(_sessionId: string, _entries: readonly SessionEntry[]): Promise<void> {
-    return this.#readOnly("append");
-  }
-
-  replace(_header: SessionHeader, _entries: readonly SessionEntry[]): Promise<void> {
-    return this.#readOnly("replace");
-  }
-
-  updateHeader(_header: SessionHeader): Promise<void> {
-    return this.#readOnly("updateHeader");
-  }
-
-  delete(_sessionId: string): Promise<void> {
-    return this.#readOnly("delete");
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
+    return this.readOnly("create");
   }
 }
 

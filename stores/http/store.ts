@@ -25,6 +25,7 @@ import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/sea
 import type { SessionInfo } from "../../src/_listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { guardStoreClass } from "../../src/guarded_store.ts";
+import { ReadOnlyWrites } from "./_read_only.ts";
 import {
   assertValidSessionId,
   type CreatedSession,
@@ -104,14 +105,16 @@ function apiError(status: number, body: ErrorBody, what: string, id?: string): E
  * for (const row of await store.list()) console.log(row.id, row.firstMessage);
  * ```
  */
-export class HttpSessionStore implements ContextLoadingStore {
+export class HttpSessionStore extends ReadOnlyWrites implements ContextLoadingStore {
   readonly kind = "http";
+  protected readonly readOnlyWhere = "through the HTTP API";
   readonly #base: URL;
   readonly #fetch: (request: Request) => Promise<Response>;
   readonly #listPage?: number;
   readonly #entryPage?: number;
 
   constructor(options: HttpSessionStoreOptions) {
+    super();
     this.#base = new URL("/api/", options.baseUrl);
     this.#fetch = options.fetch ?? ((request) => fetch(request));
     this.#listPage = options.listPageSize;
@@ -290,32 +293,6 @@ export class HttpSessionStore implements ContextLoadingStore {
     }
     await response.body?.cancel();
     return { id: header.id };
-  }
-
-  #readOnly(what: string): Promise<never> {
-    return Promise.reject(
-      new SessionStorageError(`read-only: ${what} is not possible through the HTTP API`),
-    );
-  }
-
-  append(_sessionId: string, _entries: readonly SessionEntry[]): Promise<void> {
-    return this.#readOnly("append");
-  }
-
-  replace(_header: SessionHeader, _entries: readonly SessionEntry[]): Promise<void> {
-    return this.#readOnly("replace");
-  }
-
-  updateHeader(_header: SessionHeader): Promise<void> {
-    return this.#readOnly("updateHeader");
-  }
-
-  delete(_sessionId: string): Promise<void> {
-    return this.#readOnly("delete");
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }
 
