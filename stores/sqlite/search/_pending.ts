@@ -156,7 +156,8 @@ export class PendingIndexer {
           throw error;
         }
         if (listable) searchEntries(sessionId, entries, prepared, own);
-        await chunkDone(rows.length);
+        // Indexed before anything is awaited: an append meanwhile is not indexed (its
+        // session is pending), so "last" must still hold when the pending mark goes.
         const last = rows.length < PENDING_CHUNK;
         if (indexing && (seqs.length === 0 || seqs.at(-1)! >= indexFrom)) {
           indexing = this.#indexChunk(sessionId, seqs, entries, {
@@ -166,6 +167,7 @@ export class PendingIndexer {
           });
           if (!indexing) indexFrom = Infinity;
         }
+        await chunkDone(rows.length);
         if (last) return true;
         from = seqs.at(-1)! + 1;
         await nextTurn();
