@@ -10,6 +10,7 @@ import { PENDING_CHUNK } from "../../stores/sqlite/search/_pending.ts";
 import type { SqliteDatabase } from "../../stores/sqlite/_schema.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
+import { indexRows, pending } from "./search_cases.ts";
 
 type Test = (name: string, fn: () => Promise<void>) => void;
 
@@ -59,16 +60,6 @@ function counting(raw: SqliteDatabase): { db: SqliteDatabase; docsWritten: () =>
   };
   return { db, docsWritten: () => written };
 }
-
-function indexRows(db: SqliteDatabase): string[] {
-  return db.prepare(
-    `SELECT d.session_id, d.seq, d.entry_id, d.role, d.ts, f.text
-     FROM search_docs d JOIN search_fts f ON f.rowid = d.id`,
-  ).all().map((row) => JSON.stringify(Object.values(row))).sort();
-}
-
-const pending = (db: SqliteDatabase) =>
-  db.prepare("SELECT session_id FROM search_pending").all().map((row) => String(row.session_id));
 
 const OPTIONS = { deferSearchIndexAbove: 10, searchIndexIdleMs: Infinity };
 
