@@ -92,12 +92,13 @@ export class PendingIndexer {
     let reportedHits = false;
     const report = async (own: TopHits, force: boolean) => {
       if (!onProgress) return;
-      const merged = new TopHits(prepared.limit);
-      for (const candidate of [...top.candidates(), ...own.candidates()]) merged.offer(candidate);
-      const firstHits = !reportedHits && merged.candidates().length > 0;
+      const firstHits = !reportedHits &&
+        top.candidates().length + own.candidates().length > 0;
       if (!force && !firstHits && Date.now() - reportedAt < REPORT_EVERY_MS) return;
       reportedAt = Date.now();
       reportedHits ||= firstHits;
+      const merged = new TopHits(prepared.limit);
+      for (const candidate of [...top.candidates(), ...own.candidates()]) merged.offer(candidate);
       onProgress({ hits: await snapshot(merged), entriesDone, entries });
     };
     await report(new TopHits(prepared.limit), true);

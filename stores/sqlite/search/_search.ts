@@ -18,8 +18,9 @@
  * savepoint: when indexing fails the savepoint is undone, the entries still commit, and
  * the session is marked pending. Small writes only record their session's backlog in their
  * transaction (`_backlog.ts`), indexed when the writer is idle and before every
- * search. Pending sessions are (re)indexed before the next search and searched by scanning
- * until they are; the migrations to steps 5 and 7 mark every existing session pending,
+ * search. Pending sessions are matched and (re)indexed by the next search a chunk at a time
+ * (`_pending.ts`), and searched by scanning until they are; the migrations to steps 5 and 7
+ * mark every existing session pending,
  * step 8 fills the word index from the indexed texts.
  *
  * @module
