@@ -1,7 +1,8 @@
 /**
  * The SQLite search's pass over pending sessions (`_search.ts`): sessions whose index is
  * missing (an import of more than `deferSearchIndexAbove` entries, a migrated database)
- * are read `PENDING_CHUNK` entries at a time; each chunk is matched (as the scan matches:
+ * are read in chunks (the first `PENDING_CHUNK` entries, then larger ones while a step
+ * stays short: each transaction commit costs, on OPFS most of all); each chunk is matched (as the scan matches:
  * the hits are the scan's) and then indexed in its own write transaction, and the search
  * reports the best hits so far after each chunk. So the first hits of a search that has a
  * large session to index show after one chunk instead of after the whole session, and
@@ -29,8 +30,21 @@ import {
 import { throwIfAborted } from "../../../src/store.ts";
 import type { SqliteStatement } from "../_schema.ts";
 
-/** Entries matched and indexed per step (a step stays well under a tenth of a second). */
+/** Entries matched and indexed in the first step (a step stays well under a tenth of a second). */
 export const PENDING_CHUNK = 256;
+
+/** Most entries per step, reached by doubling while steps stay under `STEP_MS`. */
+const MAX_CHUNK = 16 * 1024;
+
+/** A step's time budget in ms: longer steps halve the chunk, shorter ones double it. */
+const STEP_MS = 50;
+
+/** The next chunk's size from the last one's and how long its step took. */
+function nextChunk(size: number, tookMs: number): number {
+  if (tookMs < STEP_MS) return Math.min(size * 2, MAX_CHUNK);
+  if (tookMs > 2 * STEP_MS) return Math.max(size >> 1, PENDING_CHUNK);
+  return size;
+}
 
 /** Least time between two partial results, in ms (the first one goes out at once). */
 const REPORT_EVERY_MS = 200;
@@ -145,9 +159,10 @@ export class PendingIndexer {
         "SELECT seq, json FROM entries WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
       );
       const source = { source: `sqlite:${sessionId}` };
-      for (let from = 0, first = true;; first = false) {
+      for (let from = 0, first = true, size = PENDING_CHUNK;; first = false) {
         throwIfAborted(signal);
-        const rows = read.all(sessionId, from, PENDING_CHUNK);
+        const started = Date.now();
+        const rows = read.all(sessionId, from, size);
         const seqs = rows.map((row) => Number(row.seq));
         let entries: SessionEntry[];
         try {
@@ -159,7 +174,7 @@ export class PendingIndexer {
         if (listable) searchEntries(sessionId, entries, prepared, own);
         // Indexed before anything is awaited: an append meanwhile is not indexed (its
         // session is pending), so "last" must still hold when the pending mark goes.
-        const last = rows.length < PENDING_CHUNK;
+        const last = rows.length < size;
         if (indexing && (seqs.length === 0 || seqs.at(-1)! >= indexFrom)) {
           indexing = this.#indexChunk(sessionId, seqs, entries, {
             from: indexFrom,
@@ -168,6 +183,7 @@ export class PendingIndexer {
           });
           if (!indexing) indexFrom = Infinity;
         }
+        size = nextChunk(size, Date.now() - started);
         await chunkDone(rows.length);
         if (last) return true;
         from = seqs.at(-1)! + 1;
