@@ -41,6 +41,12 @@ export interface SearchOptions {
   limit?: number;
   /** Abort the search; the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Partial results while a search runs in steps (a SQLite store indexing sessions imported
+   * in bulk as it searches them): the best hits found so far, and how many of the entries
+   * still being indexed are searched. Not called by a search that answers at once.
+   */
+  onProgress?: (progress: { hits: SearchHit[]; entriesDone: number; entries: number }) => void;
 }
 
 /**
@@ -179,6 +185,11 @@ export class TopHits<Ref = unknown> {
     const last = this.#kept.at(-1);
     return this.#kept.length >= this.#limit && last !== undefined && last.score >= best &&
       time < timeOf(last.timestamp);
+  }
+
+  /** The kept candidates, best first (to merge them into another list). */
+  candidates(): readonly SearchCandidate<Ref>[] {
+    return this.#kept;
   }
 
   offer(candidate: SearchCandidate<Ref>): void {

@@ -21,6 +21,7 @@ import type {
   ListView,
   LoadProgressView,
   RawPageView,
+  SearchProgressView,
   SearchView,
   SessionOverview,
   StorageView,
@@ -156,7 +157,8 @@ export type ViewerMethod = keyof ViewerApi;
 export type RpcEvent =
   | { kind: "event"; type: "import-progress"; data: ImportProgressView }
   | { kind: "event"; type: "import-conflict"; data: ImportConflictView }
-  | { kind: "event"; type: "load-progress"; data: LoadProgressView };
+  | { kind: "event"; type: "load-progress"; data: LoadProgressView }
+  | { kind: "event"; type: "search-progress"; data: SearchProgressView };
 
 /**
  * Describe any thrown value as an {@link ErrorView} (what the lists of unloadable files

@@ -317,6 +317,17 @@ export interface SearchView {
   more?: boolean;
 }
 
+/** Partial results of a search still running (`ViewerSearchOptions.progressId`). */
+export interface SearchProgressView {
+  /** The search's `progressId`. */
+  id: number;
+  /** The best hits found so far. */
+  view: SearchView;
+  /** Entries of the sessions being indexed for this search: searched so far, and in all. */
+  entriesDone: number;
+  entries: number;
+}
+
 /** Where the page shows an entry without cutting the branch (`ViewerApi.locateEntry`). */
 export interface EntryPlace {
   /** The leaf whose branch holds the entry. */

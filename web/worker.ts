@@ -12,6 +12,7 @@ import type {
   ImportConflictChoice,
   ImportProgressView,
   ListView,
+  SearchProgressView,
   SessionRowView,
   StorageView,
   UnloadableView,
@@ -40,6 +41,26 @@ function store(): Promise<SessionStore> {
 const sources = new ViewerSources(store, self.location.origin, (key, entries, total) => {
   send({ kind: "event", type: "load-progress", data: { key, entries, total } });
 });
+
+/** The search box's search still running: a newer one aborts it (its progress stays). */
+let runningSearch: AbortController | undefined;
+
+/**
+ * A search box search (`progressId`): aborts the one before it and posts its partial
+ * results as `search-progress` events.
+ */
+function searchProgress(id: number | undefined) {
+  if (id === undefined) return { abort: undefined };
+  runningSearch?.abort(new DOMException("A newer search replaced this one", "AbortError"));
+  const abort = new AbortController();
+  runningSearch = abort;
+  return {
+    abort,
+    signal: abort.signal,
+    onProgress: (data: Omit<SearchProgressView, "id">) =>
+      send({ kind: "event", type: "search-progress", data: { id, ...data } }),
+  };
+}
 
 /**
  * The opened session of a key (`session_key.ts`): a browser id or `computer/<id>`. Opening
@@ -171,12 +192,22 @@ const api: ViewerApi = {
       : (await sources.computer())
       ? ["computer", "browser"] as const
       : ["browser"] as const;
-    const views = await Promise.all(
-      which.map(async (source) =>
-        searchViews(await sources.store(source), query, { ...options, source, limit })
-      ),
-    );
-    return views.length === 1 ? views[0] : mergeSearchViews(query, views, limit);
+    const progress = searchProgress(options.progressId);
+    try {
+      const views = await Promise.all(
+        which.map(async (source) =>
+          searchViews(await sources.store(source), query, {
+            ...options,
+            source,
+            limit,
+            ...progress,
+          })
+        ),
+      );
+      return views.length === 1 ? views[0] : mergeSearchViews(query, views, limit);
+    } finally {
+      if (runningSearch === progress.abort) runningSearch = undefined;
+    }
   },
 
   async openSession(key) {

@@ -81,20 +81,24 @@ export function browserImportTargets(rows: Row[]): Evaluation[] {
       (v) => v > 0 ? `${v.toFixed(0)} ms (${count} tasks ≥ 50 ms)` : "no task ≥ 50 ms",
     );
   }
-  // The first search after the import builds the session's deferred search index before it
-  // answers: until hits arrive as they are found, its first hits come with all of them.
+  // The first search after the import indexes the session's deferred search index as it
+  // searches it, reporting hits as they are found: timed to its first hits.
   const searched = find("import into OPFS SQLite (worker)");
-  const firstSearch = typeof searched?.facts?.firstSearchMs === "number"
-    ? searched.facts.firstSearchMs
+  const firstHits = typeof searched?.facts?.firstHitsMs === "number"
+    ? searched.facts.firstHitsMs
     : undefined;
+  const allHits = searched?.facts?.firstSearchMs;
   add(
     searched,
     "viewer-first-search",
     "Viewer: first search after the import, time to first hits (issue 31)",
     "≤ 1 s",
-    firstSearch,
+    firstHits,
     (v) => v <= 1000,
-    (v) => `${(v / 1000).toFixed(1)} s (no partial hits: the first hits come with the last)`,
+    (v) =>
+      `${(v / 1000).toFixed(1)} s (all hits, the index built: ${
+        typeof allHits === "number" ? (allHits / 1000).toFixed(1) : "?"
+      } s)`,
   );
   const place = find(PLACE_ROW);
   const lost = typeof place?.facts?.stepsLost === "number" ? place.facts.stepsLost : undefined;

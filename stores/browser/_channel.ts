@@ -188,7 +188,9 @@ function dispatch(
     }
     case "search": {
       if (!store.search) throw new SessionStorageError("search is not supported");
-      return store.search(a as string, { ...(b as SearchOptions), signal: context.signal });
+      const options: SearchOptions = { ...(b as SearchOptions), signal: context.signal };
+      if (context.events) options.onProgress = (progress) => context.emit(progress);
+      return store.search(a as string, options);
     }
     case "close":
       return store.close();

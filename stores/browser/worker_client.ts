@@ -197,8 +197,13 @@ export class WorkerSessionStore implements SessionStore {
     if (description.capabilities.includes("search")) {
       this.search = async (query, options = {}) => {
         throwIfAborted(options.signal); // an own property: the class guards do not cover it
-        const { signal, ...rest } = options; // the signal crosses as a cancellation message
-        return await this.#call<SearchHit[]>("search", [query, rest], { signal });
+        // The signal crosses as a cancellation message, partial results as events.
+        const { signal, onProgress, ...rest } = options;
+        type Progress = Parameters<NonNullable<typeof onProgress>>[0];
+        return await this.#call<SearchHit[]>("search", [query, rest], {
+          signal,
+          onEvent: onProgress && ((data) => onProgress(data as Progress)),
+        });
       };
     }
   }

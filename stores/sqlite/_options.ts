@@ -38,9 +38,10 @@ export interface SqliteStoreOptions {
   durability?: "durable" | "relaxed";
   /**
    * A write of more entries than this (an import) leaves the session's search index to be
-   * built before the next search, as a migrated database's sessions are, instead of in the
-   * write: indexing was most of the time of importing a large session into sqlite-wasm.
-   * Hits stay the same. Default: every write indexes its entries.
+   * built by the next search (a chunk at a time, reporting hits as it goes), as a migrated
+   * database's sessions are, instead of in the write: indexing was most of the time of
+   * importing a large session into sqlite-wasm. Hits stay the same. Default: every write
+   * indexes its entries.
    */
   deferSearchIndexAbove?: number;
   /**

@@ -295,8 +295,10 @@ export class SqliteSessionStore implements ContextLoadingStore {
 
   /**
    * Full-text search through the FTS5 index (see `search/_search.ts`); the same hits as
-   * `scanSearch` on the same data. Sessions not yet indexed (an existing database after
-   * the upgrade, or after an indexing failure) are indexed first, and scanned if that fails.
+   * `scanSearch` on the same data. Sessions not yet indexed (an import above
+   * `deferSearchIndexAbove`, an existing database after the upgrade, an indexing failure)
+   * are matched and indexed a chunk at a time, with `options.onProgress` told the hits so
+   * far, and scanned where indexing fails.
    *
    * @example
    * ```ts

@@ -33,3 +33,27 @@ Deno.test("worker channel: search runs in the served store and can be aborted", 
     await client.close();
   }
 });
+
+Deno.test("worker channel: a search's partial results cross as events", async () => {
+  // Indexing deferred: the first search indexes the session as it searches it.
+  const served = await SqliteSessionStore.open(new DatabaseSync(":memory:"), {
+    deferSearchIndexAbove: 1,
+  });
+  await served.create(header("s1"), [
+    userEntry("the refreshToken expired", null),
+    userEntry("renew the refreshToken", null),
+  ]);
+  const { port1, port2 } = new MessageChannel();
+  serveSessionStore(port2, served);
+  const client = await WorkerSessionStore.overPort(port1);
+  try {
+    const reports: { hits: unknown[]; entriesDone: number; entries: number }[] = [];
+    const hits = await client.search!("refreshTok", { onProgress: (p) => reports.push(p) });
+    assertEquals(hits.length, 2);
+    assert(reports.length > 0, "progress reached the page");
+    assertEquals(reports.at(-1)!.entries, 2);
+    assert(reports.some((report) => report.hits.length > 0), "with the hits found so far");
+  } finally {
+    await client.close();
+  }
+});

@@ -22,6 +22,7 @@ import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 import { concurrencyCase } from "./concurrency.ts";
 import { searchCases } from "./search_cases.ts";
 import { searchOrderCases } from "./search_order_cases.ts";
+import { searchPendingCases } from "./search_pending_cases.ts";
 import { searchBacklogCases } from "./search_backlog_cases.ts";
 import { contextCases, dropSearchTables } from "./context_cases.ts";
 import { lazyCases } from "./lazy_cases.ts";
@@ -334,6 +335,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
   searchCases(t, runtime);
   searchOrderCases(t, runtime);
   searchBacklogCases(t, runtime);
+  searchPendingCases(t, runtime);
   contextCases(t, runtime);
   lazyCases(t, runtime);
   walkCases(t, runtime);

@@ -60,7 +60,7 @@ function words(seed: number): () => string {
 }
 
 /** Every row of the index as comparable text, independent of row ids. */
-function indexRows(db: SqliteDatabase): string[] {
+export function indexRows(db: SqliteDatabase): string[] {
   return db.prepare(
     `SELECT d.session_id, d.seq, d.entry_id, d.role, d.ts, f.text
      FROM search_docs d JOIN search_fts f ON f.rowid = d.id`,
@@ -73,7 +73,8 @@ const docRows = (db: SqliteDatabase) =>
 const backlogRows = (db: SqliteDatabase) =>
   Number(db.prepare("SELECT count(*) AS n FROM search_backlog").get()?.n);
 
-const pending = (db: SqliteDatabase) =>
+/** The pending sessions, by id. */
+export const pending = (db: SqliteDatabase) =>
   db.prepare("SELECT session_id FROM search_pending ORDER BY session_id").all()
     .map((row) => String(row.session_id));
 

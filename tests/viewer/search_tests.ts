@@ -159,3 +159,77 @@ Deno.test({
     await Deno.remove(work, { recursive: true });
   }
 });
+
+/** Entries of the session whose search index the import leaves to the first search. */
+const DEFERRED_ENTRIES = 3000;
+
+/** A chain of messages, every third one holding `word` (far more hits than the limit). */
+function deferredSession(word: string): string {
+  const at = (n: number) => new Date(Date.UTC(2026, 1, 1, 0, 0, n)).toISOString();
+  const records: unknown[] = [
+    { type: "session", version: 4, id: "search-deferred-1", timestamp: at(0), cwd: "/work" },
+  ];
+  for (let i = 0; i < DEFERRED_ENTRIES; i++) {
+    const text = i % 3 ? `ordinary line ${i}` : `a ${word} sighting ${i}`;
+    records.push({
+      type: "message",
+      id: `d${String(i).padStart(7, "0")}`,
+      parentId: i ? `d${String(i - 1).padStart(7, "0")}` : null,
+      timestamp: at(i + 1),
+      message: { role: "user", content: text, timestamp: i },
+    });
+  }
+  return records.map((record) => JSON.stringify(record)).join("\n") + "\n";
+}
+
+Deno.test({
+  name: "viewer: the first search after a large import shows hits and progress before the end",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const work = await Deno.makeTempDir({ prefix: "mu-viewer-search-progress-" });
+  try {
+    const file = `${work}/deferred.jsonl`;
+    await Deno.writeTextFile(file, deferredSession("pelican"));
+    await withViewerBrowser({}, 180_000, async (viewer, browser) => {
+      const { page, watch } = await openWithImported(viewer, browser, [file]);
+      // Every state the results pass through, in order (a partial one may last one frame).
+      await page.evaluate(() => {
+        const results = document.querySelector("#search-results")!;
+        const seen: string[] = [];
+        (globalThis as unknown as { seenResults: string[] }).seenResults = seen;
+        new MutationObserver(() => seen.push(results.textContent ?? "")).observe(results, {
+          childList: true,
+          subtree: true,
+          characterData: true,
+        });
+      });
+      await page.fill("#session-search", "pelican");
+      await page.press("#session-search", "Enter");
+      await page.waitForFunction(() => {
+        const count = document.querySelector("#search-results .count")?.textContent ?? "";
+        return count !== "" && !count.includes("so far") &&
+          !document.querySelector("#search-progress");
+      });
+      const seen = await page.evaluate(() =>
+        (globalThis as unknown as { seenResults: string[] }).seenResults
+      );
+      const total = DEFERRED_ENTRIES.toLocaleString("en-US");
+      const partial = seen.find((text) => text.includes("so far"));
+      assert(partial !== undefined, `no partial results before the last: ${seen.join(" | ")}`);
+      assert(
+        new RegExp(`Searching… [\\d,]+ of ${total} entries`).test(partial),
+        `the progress line counts the entries searched: ${partial}`,
+      );
+      assert(partial.includes("pelican sighting"), `partial hits are shown: ${partial}`);
+      assertEquals(
+        await page.textContent("#search-results .count"),
+        "100+ matches in 1+ sessions",
+        "more hits than the limit say so",
+      );
+      assertEquals(watch.errors, [], "page errors");
+    });
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});

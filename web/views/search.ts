@@ -7,10 +7,10 @@
  *
  * @module
  */
-import { el, hashLink, replaceChildren } from "../dom.ts";
+import { el, formatCount, hashLink, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
 import type { SessionSource } from "../session_key.ts";
-import type { SearchHitView, SearchView } from "../types.ts";
+import type { SearchHitView, SearchProgressView, SearchView } from "../types.ts";
 import { sessionHash } from "./list.ts";
 import { loadingNotice } from "./loading.ts";
 
@@ -69,7 +69,8 @@ function hitItem(key: string, hit: SearchHitView): HTMLElement {
   );
 }
 
-function renderResults(view: SearchView): HTMLElement {
+function renderResults(view: SearchView, partial = false): HTMLElement {
+  if (!view.groups.length && partial) return el("div");
   if (!view.groups.length) {
     return el("p", { class: "muted", attrs: { id: "search-empty" } }, "No matches.");
   }
@@ -83,7 +84,8 @@ function renderResults(view: SearchView): HTMLElement {
         view.total === 1 && !view.more ? "match" : "matches"
       }` +
         ` in ${view.groups.length}${view.more ? "+" : ""} ` +
-        (view.groups.length === 1 && !view.more ? "session" : "sessions"),
+        (view.groups.length === 1 && !view.more ? "session" : "sessions") +
+        (partial ? " so far" : ""),
     ),
     ...view.groups.map((group) =>
       el(
@@ -113,6 +115,8 @@ export class SearchPanel {
   readonly #results: HTMLElement;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #token = 0;
+  /** The running search's progress line. */
+  #searching: { element: HTMLElement; stop(): void } | undefined;
   /** The scope of the shown results, so a source switch searches again. */
   #searched = "";
 
@@ -145,6 +149,24 @@ export class SearchPanel {
       this.#timer = setTimeout(() => void this.run(), DEBOUNCE_MS);
     });
     this.element = el("div", { class: "search-panel" }, form, this.#results);
+    client.onEvent((event) => {
+      if (event.type === "search-progress") this.#partial(event.data);
+    });
+  }
+
+  /** The search still runs (the store indexes what it searches): what it found so far. */
+  #partial(progress: SearchProgressView): void {
+    if (progress.id !== this.#token || !this.#searching) return;
+    this.#searching.stop();
+    const { entriesDone, entries } = progress;
+    this.#searching.element.textContent = `Searching… ${formatCount(entriesDone)} of ${
+      formatCount(entries)
+    } entries`;
+    replaceChildren(
+      this.#results,
+      this.#searching.element,
+      renderResults(progress.view, true),
+    );
   }
 
   /** Search again if the scope (the internal toggle) changed since the last search. */
@@ -166,10 +188,17 @@ export class SearchPanel {
       return;
     }
     // Something on screen at once: the first search of a large store can take a while.
+    // Partial results replace it as the worker reports them (`#partial`).
+    this.#searching?.stop();
     const searching = loadingNotice("search-progress", "Searching…");
+    this.#searching = searching;
     replaceChildren(this.#results, searching.element);
     try {
-      const view = await this.client.call("search", query, { ...scope, limit: 100 });
+      const view = await this.client.call("search", query, {
+        ...scope,
+        limit: 100,
+        progressId: token,
+      });
       if (token === this.#token) replaceChildren(this.#results, renderResults(view));
     } catch (error) {
       if (token !== this.#token) return;
@@ -177,6 +206,7 @@ export class SearchPanel {
       replaceChildren(this.#results, el("p", { class: "error" }, `Search failed: ${text}`));
     } finally {
       searching.stop();
+      if (this.#searching === searching) this.#searching = undefined;
     }
   }
 }

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { searchSessions } from "../../src/search.ts";
+import { type SearchHit, searchSessions } from "../../src/search.ts";
 import type { SessionStore } from "../../src/store.ts";
 import { sessionKey, type SessionSource } from "../session_key.ts";
-import type { SearchGroupView, SearchView } from "../types.ts";
+import type { SearchGroupView, SearchProgressView, SearchView } from "../types.ts";
 import { rowView } from "./sources.ts";
 
 /** Options of the worker's `search`. */
@@ -20,6 +20,11 @@ export interface ViewerSearchOptions {
   includeInternal?: boolean;
   /** Only this session (find in session); its key names the source. */
   sessionKey?: string;
+  /**
+   * Report partial results as `search-progress` events with this id (the search box's),
+   * and abort the search an earlier call with an id still runs.
+   */
+  progressId?: number;
 }
 
 /**
@@ -37,25 +42,68 @@ export interface ViewerSearchOptions {
 export async function searchViews(
   store: SessionStore,
   query: string,
-  options: ViewerSearchOptions & { source: SessionSource; sessionId?: string },
+  options: ViewerSearchOptions & {
+    source: SessionSource;
+    sessionId?: string;
+    signal?: AbortSignal;
+    /** Partial results while the store indexes what it searches (`SearchOptions.onProgress`). */
+    onProgress?: (progress: Omit<SearchProgressView, "id">) => void;
+  },
 ): Promise<SearchView> {
   const limit = options.limit ?? 100;
+  const titles = new SessionTitles(store, options.source);
+  const onProgress = options.onProgress;
+  // Partial results are posted one after the other, however long their titles take.
+  let posted = Promise.resolve();
   // One hit past the limit tells "100" from "more than 100".
   const found = await searchSessions(store, query, {
     limit: limit + 1,
     // A session searched by id is searched whatever its kind.
     includeInternal: options.includeInternal || options.sessionId !== undefined,
     sessionId: options.sessionId,
+    signal: options.signal,
+    onProgress: onProgress &&
+      (({ hits, entriesDone, entries }) => {
+        posted = posted.then(async () => {
+          const view = await groupHits(query, hits, limit, options.source, titles);
+          onProgress({ view, entriesDone, entries });
+        }).catch(() => {});
+      }),
   });
+  await posted;
+  return await groupHits(query, found, limit, options.source, titles);
+}
+
+/** The titles of sessions as the list shows them, read once per search. */
+class SessionTitles {
+  #titles: Promise<Map<string, string>> | undefined;
+  constructor(readonly store: SessionStore, readonly source: SessionSource) {}
+
+  async of(sessionId: string): Promise<string | undefined> {
+    this.#titles ??= this.store.list({ includeInternal: true }).then((infos) =>
+      new Map(infos.map((info) => [info.id, rowView(info, this.source).title || "(untitled)"]))
+    );
+    return (await this.#titles).get(sessionId);
+  }
+}
+
+/** `found` (up to one past the limit) as the view: grouped by session, titled. */
+async function groupHits(
+  query: string,
+  found: readonly SearchHit[],
+  limit: number,
+  source: SessionSource,
+  titles: SessionTitles,
+): Promise<SearchView> {
   const hits = found.slice(0, limit);
   const groups = new Map<string, SearchGroupView>();
   for (const hit of hits) {
     let group = groups.get(hit.sessionId);
     if (!group) {
       group = {
-        key: sessionKey(options.source, hit.sessionId),
+        key: sessionKey(source, hit.sessionId),
         sessionId: hit.sessionId,
-        source: options.source,
+        source,
         title: hit.sessionId,
         hits: [],
       };
@@ -64,12 +112,9 @@ export async function searchViews(
     const { entryId, role, snippet, ranges, timestamp, score } = hit;
     group.hits.push({ entryId, role, snippet, ranges, timestamp, score });
   }
-  if (groups.size) {
-    // Titles as the list shows them (name, summary or first message).
-    for (const info of await store.list({ includeInternal: true })) {
-      const group = groups.get(info.id);
-      if (group) group.title = rowView(info, options.source).title || "(untitled)";
-    }
+  // Titles as the list shows them (name, summary or first message).
+  for (const group of groups.values()) {
+    group.title = await titles.of(group.sessionId) ?? group.title;
   }
   return { query, groups: [...groups.values()], total: hits.length, more: found.length > limit };
 }

@@ -18,8 +18,9 @@
  * savepoint: when indexing fails the savepoint is undone, the entries still commit, and
  * the session is marked pending. Small writes only record their session's backlog in their
  * transaction (`_backlog.ts`), indexed when the writer is idle and before every
- * search. Pending sessions are (re)indexed before the next search and searched by scanning
- * until they are; the migrations to steps 5 and 7 mark every existing session pending,
+ * search. Pending sessions are matched and (re)indexed by the next search a chunk at a time
+ * (`_pending.ts`), and searched by scanning until they are; the migrations to steps 5 and 7
+ * mark every existing session pending,
  * step 8 fills the word index from the indexed texts.
  *
  * @module
@@ -45,6 +46,7 @@ import { indexedForm, sessionFilter } from "./_sql.ts";
 import { type SqliteHitRef, walkCandidates } from "./_walk.ts";
 import { WORDS_TOKENIZER } from "./_bound.ts";
 import { BACKLOG_SESSIONS, SearchBacklog, writeText } from "./_backlog.ts";
+import { PendingIndexer } from "./_pending.ts";
 
 export type { SqliteHitRef };
 
@@ -127,6 +129,7 @@ export class SqliteSearchIndex {
 
   readonly #deferAbove: number;
   readonly #backlog: SearchBacklog;
+  readonly #pending: PendingIndexer;
 
   /**
    * `deferSearchIndexAbove`: writes of more entries only mark the session pending;
@@ -141,6 +144,13 @@ export class SqliteSearchIndex {
     this.#statement = connection.statement;
     this.#exec = connection.exec;
     this.#transaction = connection.transaction;
+    this.#pending = new PendingIndexer({
+      ...connection,
+      isPending: (sessionId) => this.isPending(sessionId),
+      removeRows: (sessionId) => this.#removeRows(sessionId),
+      index: (sessionId, seq, entry) => this.#insert(sessionId, seq, [entry]),
+      listable: (sessionId) => this.#listable(sessionId),
+    });
   }
 
   /** The connection is closing: index the backlog now, no more idle turns. */
@@ -149,8 +159,10 @@ export class SqliteSearchIndex {
   }
 
   /**
-   * A search: index pending sessions, collect candidates from FTS, scan the sessions still
-   * pending (through `load`), then make the kept hits' snippets.
+   * A search: collect candidates from FTS, match and index the pending sessions a chunk at
+   * a time (`_pending.ts`, reporting partial results), scan what that could not read and
+   * the backlog a read-only connection could not index (through `load`), then make the kept
+   * hits' snippets.
    */
   async search(
     prepared: PreparedSearch,
@@ -159,11 +171,22 @@ export class SqliteSearchIndex {
     const signal = prepared.options.signal;
     throwIfAborted(signal);
     const backlogIndexed = this.#backlog.indexAll();
-    this.#indexPending(prepared, signal, false);
-    throwIfAborted(signal);
+    const pending = this.#pendingOrNone(prepared);
     const top = new TopHits<SqliteHitRef>(prepared.limit);
     this.collect(prepared, top, backlogIndexed);
-    for (const sessionId of this.pending(prepared, backlogIndexed)) {
+    const finish = (kept: TopHits) =>
+      kept.finish(
+        prepared.query,
+        (candidate) => this.textOf(candidate as SearchCandidate<SqliteHitRef>),
+      );
+    const unread = pending.length
+      ? await this.#pending.run(pending, prepared, top as TopHits, finish)
+      : [];
+    const pendingSet = new Set(pending);
+    const backlogged = backlogIndexed
+      ? []
+      : this.pending(prepared, false).filter((sessionId) => !pendingSet.has(sessionId));
+    for (const sessionId of [...unread, ...backlogged]) {
       throwIfAborted(signal);
       let loaded: LoadedSession;
       try {
@@ -174,51 +197,40 @@ export class SqliteSearchIndex {
       }
       searchEntries(sessionId, loaded.entries, prepared, top as TopHits);
     }
-    return await top.finish(prepared.query, (candidate) => this.textOf(candidate));
+    return await finish(top as TopHits);
   }
 
-  /** Empty the index and index every session again; resolves with the sessions indexed. */
-  rebuild(signal?: AbortSignal): number {
-    throwIfAborted(signal);
-    this.#transaction(() => this.clear());
-    return this.#indexPending(undefined, signal, true);
+  /** The pending sessions the search's filters pass; none when the table cannot be read. */
+  #pendingOrNone(prepared: PreparedSearch): string[] {
+    try {
+      return this.pending(prepared);
+    } catch {
+      return [];
+    }
   }
 
   /**
-   * Index pending sessions, each in its own write transaction. A failure leaves the session
-   * pending (searched by scanning) unless `strict`, where it throws.
+   * Empty the index and index every session again, each in its own write transaction;
+   * returns the sessions indexed. A failure throws (the sessions not yet indexed stay
+   * pending).
    */
-  #indexPending(
-    prepared: PreparedSearch | undefined,
-    signal: AbortSignal | undefined,
-    strict: boolean,
-  ): number {
+  rebuild(signal?: AbortSignal): number {
+    throwIfAborted(signal);
+    this.#transaction(() => this.clear());
     let done = 0;
-    let pending: string[];
-    try {
-      pending = this.pending(prepared);
-    } catch (error) {
-      if (strict) throw error;
-      return 0;
-    }
-    for (const sessionId of pending) {
+    for (const sessionId of this.pending()) {
       throwIfAborted(signal);
-      try {
-        this.#transaction(() => {
-          if (!this.isPending(sessionId)) return; // another connection indexed it
-          const rows = this.#statement(
-            "SELECT json FROM entries WHERE session_id = ? ORDER BY seq",
-          ).all(sessionId);
-          const source = { source: `sqlite:${sessionId}` };
-          this.reindex(
-            sessionId,
-            rows.map((row, i) => decodeRecord<SessionEntry>(row.json, i + 2, source)),
-          );
-        });
-        done++;
-      } catch (error) {
-        if (strict) throw error;
-      }
+      this.#transaction(() => {
+        if (!this.isPending(sessionId)) return; // another connection indexed it
+        const rows = this.#statement("SELECT json FROM entries WHERE session_id = ? ORDER BY seq")
+          .all(sessionId);
+        const source = { source: `sqlite:${sessionId}` };
+        this.reindex(
+          sessionId,
+          rows.map((row, i) => decodeRecord<SessionEntry>(row.json, i + 2, source)),
+        );
+      });
+      done++;
     }
     return done;
   }
@@ -266,13 +278,19 @@ export class SqliteSearchIndex {
 
   /** Drop a session's rows (delete, replace, reindex). */
   remove(sessionId: string): void {
+    this.#removeRows(sessionId);
+    this.#statement("DELETE FROM search_pending WHERE session_id = ?").run(sessionId);
+  }
+
+  /** Drop a session's index rows and backlog, not its pending mark. */
+  #removeRows(sessionId: string): void {
     const docs = "SELECT id FROM search_docs WHERE session_id = ?";
+    this.#pending.forget(sessionId);
     this.#statement("DELETE FROM search_backlog WHERE session_id = ?").run(sessionId);
     for (const table of ["search_words", "search_fts"]) {
       this.#statement(`DELETE FROM ${table} WHERE rowid IN (${docs})`).run(sessionId);
     }
     this.#statement("DELETE FROM search_docs WHERE session_id = ?").run(sessionId);
-    this.#statement("DELETE FROM search_pending WHERE session_id = ?").run(sessionId);
   }
 
   /** Replace a session's rows with the index of `entries` (its whole, committed list). */
@@ -292,6 +310,7 @@ export class SqliteSearchIndex {
 
   /** Mark every session pending and empty the index (the start of a rebuild). */
   clear(): void {
+    this.#pending.forget();
     this.#exec("DELETE FROM search_fts");
     this.#exec("INSERT INTO search_words (search_words) VALUES ('delete-all')");
     this.#exec("DELETE FROM search_backlog");
