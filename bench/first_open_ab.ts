@@ -33,13 +33,22 @@ async function run(command: string, args: string[], cwd = REPO): Promise<string>
   return text;
 }
 
+/** Point `dir`'s `node_modules` at this checkout's (a copy made from a removed checkout dangles). */
+async function linkNodeModules(dir: string): Promise<void> {
+  const link = `${dir}/node_modules`;
+  const target = `${REPO}node_modules`;
+  if ((await Deno.readLink(link).catch(() => undefined)) === target) return;
+  await Deno.remove(link).catch(() => {});
+  await Deno.symlink(target, link);
+}
+
 const sha = (await run("git", ["rev-parse", "--short=12", `${ref}^{commit}`])).trim();
 const refDir = `/tmp/mu-bench-ref-${sha}`;
 if (!(await Deno.stat(`${refDir}/core.ts`).catch(() => null))) {
   await Deno.mkdir(refDir, { recursive: true });
   await run("sh", ["-c", `git archive ${sha} | tar -x -C ${refDir}`]);
-  await Deno.symlink(`${REPO}node_modules`, `${refDir}/node_modules`).catch(() => {});
 }
+await linkNodeModules(refDir);
 
 // The ref without the ISO-8859-1 line path: the one line that lends it to the pass removed.
 const BYTE_TEXT_LINE = "  readonly byteText: ByteText = nodeByteText;\n";
@@ -50,12 +59,13 @@ if (withNoByteText && !(await Deno.stat(`${noByteTextDir}/core.ts`).catch(() => 
   if (!fsSource.includes(BYTE_TEXT_LINE)) throw new Error(`${ref} lends no byteText to remove`);
   await Deno.mkdir(noByteTextDir, { recursive: true });
   await run("sh", ["-c", `git archive ${sha} | tar -x -C ${noByteTextDir}`]);
-  await Deno.symlink(`${REPO}node_modules`, `${noByteTextDir}/node_modules`).catch(() => {});
   await Deno.writeTextFile(
     `${noByteTextDir}/stores/jsonl/fs.ts`,
     fsSource.replace(BYTE_TEXT_LINE, ""),
   );
 }
+
+if (withNoByteText) await linkNodeModules(noByteTextDir);
 
 // One 231 MB file, linked into one folder per tree (a link, not a copy: same bytes, no space).
 const data = await ensureSession(100000, DEFAULT_SEED);
