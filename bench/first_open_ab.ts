@@ -135,8 +135,10 @@ for (const runtime of runtimes) {
   const loadAverage = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
   results.push({ ...result, loadAverage });
   const m = result.medianMs;
-  const pairs = Object.entries(result.pairRatios)
-    .map(([pair, ratios]) => `${pair} ${median(ratios).toFixed(3)}`).join(", ");
+  const medians = (pairRatios: Record<string, number[]>) =>
+    Object.entries(pairRatios)
+      .map(([pair, ratios]) => `${pair} ${median(ratios).toFixed(3)}`).join(", ");
+  const pairs = `${medians(result.pairRatios)}; of CPU time: ${medians(result.cpuPairRatios)}`;
   console.log(
     `${runtime}: floor ${m.floor.toFixed(0)} ms, current ${m.current.toFixed(0)} ms (${
       (m.current / m.floor).toFixed(2)
@@ -154,7 +156,8 @@ if (!Deno.args.includes("--no-write")) {
     what: "First open of the 100k JSONL session (SessionManager.open + buildSessionContext(), " +
       "no resume index): this tree against a git ref, alternated in one process per runtime " +
       "(bench/first_open_ab.ts); with --byte-text also the ref without its byteText path. " +
-      "Rows: the median of per-round ratios (pairRatios). Target: current/ref <= 1.05; " +
+      "Rows: the median of per-round ratios (pairRatios; cpuPairRatios the same of the " +
+      "process's CPU time, steadier when other processes share the cores). Target: current/ref <= 1.05; " +
       "byteText comes back only if it saves >= 10 % (refNoByteText/ref >= 1.11) on Deno and Node.",
     ref: sha,
     runs: [
