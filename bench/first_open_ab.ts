@@ -33,13 +33,22 @@ async function run(command: string, args: string[], cwd = REPO): Promise<string>
   return text;
 }
 
+/** Point `dir`'s `node_modules` at this checkout's (a copy made from a removed checkout dangles). */
+async function linkNodeModules(dir: string): Promise<void> {
+  const link = `${dir}/node_modules`;
+  const target = `${REPO}node_modules`;
+  if ((await Deno.readLink(link).catch(() => undefined)) === target) return;
+  await Deno.remove(link).catch(() => {});
+  await Deno.symlink(target, link);
+}
+
 const sha = (await run("git", ["rev-parse", "--short=12", `${ref}^{commit}`])).trim();
 const refDir = `/tmp/mu-bench-ref-${sha}`;
 if (!(await Deno.stat(`${refDir}/core.ts`).catch(() => null))) {
   await Deno.mkdir(refDir, { recursive: true });
   await run("sh", ["-c", `git archive ${sha} | tar -x -C ${refDir}`]);
-  await Deno.symlink(`${REPO}node_modules`, `${refDir}/node_modules`).catch(() => {});
 }
+await linkNodeModules(refDir);
 
 // The ref without the ISO-8859-1 line path: the one line that lends it to the pass removed.
 const BYTE_TEXT_LINE = "  readonly byteText: ByteText = nodeByteText;\n";
@@ -50,12 +59,13 @@ if (withNoByteText && !(await Deno.stat(`${noByteTextDir}/core.ts`).catch(() => 
   if (!fsSource.includes(BYTE_TEXT_LINE)) throw new Error(`${ref} lends no byteText to remove`);
   await Deno.mkdir(noByteTextDir, { recursive: true });
   await run("sh", ["-c", `git archive ${sha} | tar -x -C ${noByteTextDir}`]);
-  await Deno.symlink(`${REPO}node_modules`, `${noByteTextDir}/node_modules`).catch(() => {});
   await Deno.writeTextFile(
     `${noByteTextDir}/stores/jsonl/fs.ts`,
     fsSource.replace(BYTE_TEXT_LINE, ""),
   );
 }
+
+if (withNoByteText) await linkNodeModules(noByteTextDir);
 
 // One 231 MB file, linked into one folder per tree (a link, not a copy: same bytes, no space).
 const data = await ensureSession(100000, DEFAULT_SEED);
@@ -125,8 +135,10 @@ for (const runtime of runtimes) {
   const loadAverage = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
   results.push({ ...result, loadAverage });
   const m = result.medianMs;
-  const pairs = Object.entries(result.pairRatios)
-    .map(([pair, ratios]) => `${pair} ${median(ratios).toFixed(3)}`).join(", ");
+  const medians = (pairRatios: Record<string, number[]>) =>
+    Object.entries(pairRatios)
+      .map(([pair, ratios]) => `${pair} ${median(ratios).toFixed(3)}`).join(", ");
+  const pairs = `${medians(result.pairRatios)}; of CPU time: ${medians(result.cpuPairRatios)}`;
   console.log(
     `${runtime}: floor ${m.floor.toFixed(0)} ms, current ${m.current.toFixed(0)} ms (${
       (m.current / m.floor).toFixed(2)
@@ -144,7 +156,8 @@ if (!Deno.args.includes("--no-write")) {
     what: "First open of the 100k JSONL session (SessionManager.open + buildSessionContext(), " +
       "no resume index): this tree against a git ref, alternated in one process per runtime " +
       "(bench/first_open_ab.ts); with --byte-text also the ref without its byteText path. " +
-      "Rows: the median of per-round ratios (pairRatios). Target: current/ref <= 1.05; " +
+      "Rows: the median of per-round ratios (pairRatios; cpuPairRatios the same of the " +
+      "process's CPU time, steadier when other processes share the cores). Target: current/ref <= 1.05; " +
       "byteText comes back only if it saves >= 10 % (refNoByteText/ref >= 1.11) on Deno and Node.",
     ref: sha,
     runs: [

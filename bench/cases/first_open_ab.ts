@@ -4,12 +4,14 @@
  * of every tree): `SessionManager.open` + `buildSessionContext()` with no resume index
  * (removed, untimed, before each call), beside the floor of `open.ts`. The calls alternate,
  * the order rotating every round, with a full GC before each, so the ratios of the trees
- * share the machine's noise; {@link FirstOpenAbResult.pairRatios} keeps them per round. Each
+ * share the machine's noise; {@link FirstOpenAbResult.pairRatios} keeps them per round, and
+ * `cpuPairRatios` the same of CPU time (a busy machine stretches the wall clock more). Each
  * tree opens its own folder holding a hard link of the same file, so none reads another's
  * side files. Driven by `bench/first_open_ab.ts`.
  * @module
  */
 import { rmSync } from "node:fs";
+import { cpuUsage } from "node:process";
 import { join } from "node:path";
 import { collectGarbage, median, runtimeName } from "../rt.ts";
 import { floorFn } from "./open.ts";
@@ -39,6 +41,12 @@ export interface FirstOpenAbResult {
   runtime: string;
   samplesMs: Record<string, number[]>;
   medianMs: Record<string, number>;
+  /**
+   * The same calls' CPU time (ms, every thread of the process): what the code costs, less
+   * swayed than the wall clock by other processes waiting for the same cores.
+   */
+  cpuSamplesMs: Record<string, number[]>;
+  cpuMedianMs: Record<string, number>;
   messages: Record<string, number>;
   /**
    * Per tree other than `ref`: its time over the ref's in each round (`"current/ref"`), and
@@ -46,6 +54,8 @@ export interface FirstOpenAbResult {
    * calls share its noise, where two medians each take their own).
    */
   pairRatios: Record<string, number[]>;
+  /** {@link pairRatios} of the CPU times. */
+  cpuPairRatios: Record<string, number[]>;
 }
 
 function firstOpen(tree: FirstOpenTree, dir: string, sessionId: string) {
@@ -75,24 +85,38 @@ export async function firstOpenAb(
     ]),
   ];
   const samplesMs: Record<string, number[]> = Object.fromEntries(fns.map(([name]) => [name, []]));
+  const cpuSamplesMs: Record<string, number[]> = Object.fromEntries(
+    fns.map(([name]) => [name, []]),
+  );
   const messages: Record<string, number> = {};
   // One warm-up round (discarded), then the measured ones, the order rotating each round.
   for (let round = -1; round < params.rounds; round++) {
     const shift = Math.max(0, round) % fns.length;
     for (const [name, fn] of [...fns.slice(shift), ...fns.slice(0, shift)]) {
       collectGarbage();
+      const cpuStart = cpuUsage();
       const start = performance.now();
       const count = await fn();
       const ms = performance.now() - start;
+      const cpu = cpuUsage(cpuStart);
       if (round < 0) continue;
       samplesMs[name].push(Math.round(ms * 10) / 10);
+      cpuSamplesMs[name].push(Math.round((cpu.user + cpu.system) / 100) / 10);
       messages[name] = count;
     }
   }
-  const medianMs = Object.fromEntries(
-    Object.entries(samplesMs).map(([name, samples]) => [name, median(samples)]),
-  );
-  return { runtime: runtimeName, samplesMs, medianMs, messages, pairRatios: pairRatios(samplesMs) };
+  const medians = (samples: Record<string, number[]>) =>
+    Object.fromEntries(Object.entries(samples).map(([name, all]) => [name, median(all)]));
+  return {
+    runtime: runtimeName,
+    samplesMs,
+    medianMs: medians(samplesMs),
+    cpuSamplesMs,
+    cpuMedianMs: medians(cpuSamplesMs),
+    messages,
+    pairRatios: pairRatios(samplesMs),
+    cpuPairRatios: pairRatios(cpuSamplesMs),
+  };
 }
 
 /** Each tree against the ref, and this tree against every other, round by round. */

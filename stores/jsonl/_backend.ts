@@ -1,7 +1,7 @@
 /**
  * What a folder backend offers the JSONL store beyond the public {@link JsonlFolderFs}: the
  * fast paths of the checking pass and the lazy open (synchronous reads, a faster SHA-256,
- * the file's identity) and the key resume indexes are
+ * the file's identity, native byte-to-text conversions) and the key resume indexes are
  * sealed with. Kept off the public interface so a backend author implements the file
  * operations only; the file-system backend (`fs.ts`) attaches its own here, and any other
  * folder (File System Access, a wrapper in a test) gets the defaults: no fast paths, and a
@@ -11,6 +11,7 @@
  */
 import type { JsonlFolderFs } from "./_folder.ts";
 import type { Digest, FileIdentity } from "./scan/_resume_index.ts";
+import type { ByteText } from "./scan/_line_checks.ts";
 
 /**
  * A backend's private extras.
@@ -28,6 +29,8 @@ export interface FolderBackend {
   digest?: Digest;
   /** What names the file's content without reading it (an unchanged file goes unhashed). */
   fileIdentity?(path: string): Promise<FileIdentity | undefined>;
+  /** Native ISO-8859-1 text and UTF-8 check for the checking pass (`ByteText`). */
+  byteText?: ByteText;
   /** The HMAC-SHA-256 key this user's resume indexes are sealed with. */
   indexKey(): Promise<CryptoKey>;
 }

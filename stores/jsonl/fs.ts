@@ -27,6 +27,7 @@ import { acquireLockFile } from "./_lockfile.ts";
 import { findOnPath, moveToFreedesktopTrash } from "./_trash.ts";
 import { readAhead } from "./_read_ahead.ts";
 import { nodeDigest } from "./scan/_digest.ts";
+import { nodeByteText } from "./_byte_text.ts";
 import { attachBackend } from "./_backend.ts";
 import { userIndexKey } from "./_index_key.ts";
 import { releaseParked } from "./_park.ts";
@@ -85,6 +86,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       // `node:crypto` hashes about twice as fast as `crypto.subtle` on Node; Deno's
       // `crypto.subtle` hashes on another thread beside the checking pass, which paid more.
       digest: ON_DENO ? undefined : nodeDigest,
+      byteText: nodeByteText,
       indexKey: userIndexKey,
     });
   }

@@ -17,6 +17,8 @@ import {
 } from "../../core.ts";
 import { projectLoadedContext } from "../../src/context_load.ts";
 import { scanContext } from "../../stores/jsonl/scan/_scan.ts";
+import type { ByteText } from "../../stores/jsonl/scan/_line_checks.ts";
+import { nodeByteText } from "../../stores/jsonl/_byte_text.ts";
 import { mutate } from "../stress/_mutate.ts";
 import { Rng } from "../stress/_shared.ts";
 import { generatedSession, handMadeSessions, parseableFixtures } from "./context_sessions.ts";
@@ -24,11 +26,16 @@ import { fixtureBytes } from "./fixtures.ts";
 
 const encoder = new TextEncoder();
 
-/** A file for scanContext: the bytes streamed in uneven chunks (lines span chunk borders). */
-function reader(bytes: Uint8Array, size = 977) {
+/**
+ * A file for scanContext: the bytes streamed in uneven chunks (lines span chunk borders);
+ * with `text`, most lines are parsed from ISO-8859-1 text (`ByteText`, the Deno and Node
+ * backends' shortcut), which must not change any answer.
+ */
+function reader(bytes: Uint8Array, size = 977, text?: ByteText) {
   const counts = { streams: 0, reads: 0 };
   return {
     counts,
+    text,
     stream: async function* (start = 0) {
       counts.streams++;
       for (let at = start; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
@@ -55,8 +62,9 @@ async function agrees(
   leaf: string | null | undefined,
   what: string,
   full = fullParse(bytes),
+  text?: ByteText,
 ) {
-  const scanned = await scanContext(reader(bytes, 977), leaf);
+  const scanned = await scanContext(reader(bytes, 977, text), leaf);
   if (scanned === undefined) return "declined";
   assert.ok(!full.error, `${what}: the scan accepted what the full parser rejects: ${full.error}`);
   const projected = projectLoadedContext(scanned);
@@ -73,6 +81,8 @@ test("the JSONL pass answers like the full parser on every fixture and every lea
     for (const leaf of [undefined, null, ...full.entries!.map((e) => e.id)]) {
       const verdict = await agrees(bytes, leaf, `${name}, leaf ${leaf}`, full);
       counts[verdict] = (counts[verdict] ?? 0) + 1;
+      const shortcut = await agrees(bytes, leaf, `${name}, leaf ${leaf}`, full, nodeByteText);
+      assert.equal(shortcut, verdict, `${name}, leaf ${leaf}, from ISO-8859-1 text`);
     }
   }
   assert.ok(counts.answered > 300, JSON.stringify(counts));
@@ -152,6 +162,9 @@ test("seeded mutations: the JSONL pass never accepts what the full parser reject
     }
     const verdict = await agrees(bytes, undefined, `round ${round}: ${what}`);
     verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
+    const full = fullParse(bytes);
+    const shortcut = await agrees(bytes, undefined, `round ${round}: ${what}`, full, nodeByteText);
+    assert.equal(shortcut, verdict, `round ${round}: ${what}, from ISO-8859-1 text`);
   }
   assert.ok(verdicts.declined > 50 && verdicts.answered > 20, JSON.stringify(verdicts));
 });

@@ -19,7 +19,7 @@ import {
   CONTEXT_WINDOW,
   contextFlags,
 } from "../../../src/context_load.ts";
-import { JsonlLineSplitter, type JsonlRecord } from "../../../src/_jsonl_lines.ts";
+import { type ByteText, JsonlLineSplitter, type JsonlRecord } from "../../../src/_jsonl_lines.ts";
 import {
   applyEntryToListing,
   emptyListingState,
@@ -29,6 +29,8 @@ import { upgradeRecords } from "../../../src/_migrate.ts";
 import type { SessionEntry } from "../../../src/schema.ts";
 import { validateEntry } from "../../../src/_entry_check.ts";
 import type { ScanColumns } from "./_resume_index.ts";
+
+export type { ByteText } from "../../../src/_jsonl_lines.ts";
 
 /**
  * Thrown inside the pass to stop it; never escapes `scanContext` or the lazy scan.
@@ -87,6 +89,8 @@ export interface RangeScan extends ScanColumns {
   header?: Record<string, unknown>;
   /** Entries kept whole, by position in this range (rare and listing-ordered ones). */
   kept: [number, SessionEntry][];
+  /** Lines checked from their ISO-8859-1 text (`RangeReader.text`), when any were. */
+  taken?: number;
 }
 
 /** How a range's bytes are read. */
@@ -95,6 +99,23 @@ export interface RangeReader {
   stream(from: number): AsyncIterable<Uint8Array>;
   /** The file as shown to people (error messages). */
   source?: string;
+  /**
+   * Native conversions of bytes to text. With them, a line that is valid UTF-8 is parsed
+   * from its ISO-8859-1 text (one char per byte: a one-byte string, no UTF-8 decoding),
+   * which parses exactly when its UTF-8 text does: JSON's syntax is ASCII, and every other
+   * byte only ever stands inside a string. Such a line is taken when what the pass keeps
+   * of it is ASCII (its id, parent, timestamp) and its text is not read (the listing's
+   * first message, the entries kept whole); every other line is decoded as UTF-8. Kept
+   * because it saves more than a tenth of a large file's first open on Deno and Node
+   * (`bench/first_open_ab.ts`; the figures are in bench/README.md).
+   */
+  text?: ByteText;
+}
+
+/** Whether `value` is an ASCII string (a short one: ids, timestamps). */
+function ascii(value: string): boolean {
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /** The per-line work of a range: parse, validate, keep the columns. */
@@ -134,6 +155,33 @@ class RangeScanner {
     if (validateEntry(entry)) throw new Unsure();
     const flags = contextFlags(entry);
     this.#add(entry, flags, record.byteOffset);
+  };
+
+  /**
+   * A line of valid UTF-8 parsed from its ISO-8859-1 text (`RangeReader.text`); `false`
+   * when anything the pass keeps could differ from its UTF-8 text, or it does not check
+   * (then the decoded line decides, and words any error).
+   */
+  readonly take = (latin1: string, byteOffset: number): boolean => {
+    if (this.#expectHeader) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(latin1);
+    } catch {
+      return false;
+    }
+    if (validateEntry(value)) return false; // not an object too
+    const entry = value as SessionEntry;
+    // Messages only: the listing reads other entries' text (names, summaries).
+    if (entry.type !== "message" || !ascii(entry.id) || !ascii(entry.timestamp)) return false;
+    if (entry.parentId !== null && !ascii(entry.parentId)) return false;
+    const listing = this.scan.listing;
+    if (listing.firstMessage === undefined && entry.message.role === "user") return false;
+    const flags = contextFlags(entry);
+    if (flags & RARE) return false; // kept whole
+    this.#add(entry, flags, byteOffset);
+    this.scan.taken = (this.scan.taken ?? 0) + 1;
+    return true;
   };
 
   #add(entry: SessionEntry, flags: number, byteOffset: number): void {
@@ -177,13 +225,14 @@ export async function scanRange(
   onBytes?: (chunk: Uint8Array) => void,
 ): Promise<RangeScan> {
   const { start } = job;
-  const { source } = reader;
+  const { source, text } = reader;
   const scanner = new RangeScanner(start, start === 0);
+  const shortcut = text && { text, take: scanner.take };
   const scan = scanner.scan;
   // Line numbers only word errors, which the full parser words; 1 is the header's line.
   const firstLine = job.line ?? 1;
   const from = { byteOffset: start, line: firstLine };
-  const splitter = new JsonlLineSplitter(scanner.onRecord, source, from);
+  const splitter = new JsonlLineSplitter(scanner.onRecord, source, from, shortcut);
   let last = 10;
   for await (const chunk of reader.stream(start)) {
     onBytes?.(chunk);

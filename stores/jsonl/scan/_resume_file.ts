@@ -79,6 +79,7 @@ export function scanFileOf(fs: JsonlFolderFs, path: string, withIndex: boolean):
     stream: (start) => fs.readStream(path, start),
     read: (start, end) => fs.read(path, start, end),
     index: withIndex ? indexFile(fs, path) : undefined,
+    text: backendOf(fs).byteText,
   };
 }
 

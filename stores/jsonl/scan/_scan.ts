@@ -36,7 +36,13 @@ import {
   type ScanSnapshot,
   verifyBlocks,
 } from "./_resume_index.ts";
-import { type RangeReader, type RangeScan, scanRange, Unsure } from "./_line_checks.ts";
+import {
+  type ByteText,
+  type RangeReader,
+  type RangeScan,
+  scanRange,
+  Unsure,
+} from "./_line_checks.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../../src/schema.ts";
 import { headerProblem, validateEntry } from "../../../src/_entry_check.ts";
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from "../../../src/_wellformed.ts";
@@ -187,6 +193,8 @@ export interface ScanFile {
   index?: ResumeIndexFile;
   /** Sees every byte read, in file order; `clear` forgets them (an index that did not match). */
   keep?: { add(chunk: Uint8Array): void; clear(): void };
+  /** The runtime's native conversions of bytes to text, which spare most lines a decode. */
+  text?: ByteText;
 }
 
 /**
@@ -240,6 +248,7 @@ export async function scanFile(
   const reader: RangeReader = {
     stream: (at) => file.stream(at),
     source: file.source,
+    text: file.text,
   };
   const hashed = !file.index
     ? undefined
