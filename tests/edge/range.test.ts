@@ -117,6 +117,47 @@ Deno.test("a generated 10k-entry session: same answers, a fraction of the bytes"
   }
 });
 
+/**
+ * Lines that parse to the same entry as `JSON.stringify` writes it but are not written that
+ * way, one rewrite per line in turn: the answer must re-serialise these, never copy them.
+ */
+const NON_CANONICAL: Array<(line: string) => string> = [
+  (line) => line.replace('{"type":', '{ "type" :'), // whitespace between tokens
+  (line) => line.replace('"id":', '"\\u0069d":'), // an escaped key
+  (line) => line.replace('{"type":', '{"7":0,"type":'), // an integer-like key, moved first by parse
+  (line) => line.replace('{"type":', '{"type":"x","type":'), // a repeated key
+  (line) => line.replace(/"timestamp":(\d+)/, '"timestamp":$1.0'), // a number not in its shortest form
+  (line) => line.replace(/"timestamp":(\d+)/, '"timestamp":$1e0'), // a number with an exponent
+  (line) => line.replace(/"text":"(\w)/, '"text":"\\u0041$1'), // a needless \u escape
+  (line) => line.replace(/"text":"(\w)/, '"text":"\\/$1'), // an escaped solidus
+  (line) => line.replace(/\}$/, " }"), // whitespace before the end
+];
+
+Deno.test("lines not in JSON.stringify's form: the same answers as the whole body", async () => {
+  const storage = startRangeStorage();
+  try {
+    const ask = handlerFor(storage);
+    const session = generatedSession(400, 8);
+    const lines = [session.header, ...session.entries].map((line) => JSON.stringify(line));
+    let rewritten = 0;
+    const text = lines.map((line, i) => {
+      const out = i === 0 ? line : NON_CANONICAL[i % NON_CANONICAL.length](line);
+      if (out !== line) rewritten++;
+      return out;
+    }).join("\n") + "\n";
+    assert(rewritten > 250, `${rewritten} lines rewritten`);
+    const bytes = encoder.encode(text);
+    putPair(storage, "odd.jsonl", bytes, serializeExportIndex(await buildExportIndex(bytes)));
+    const ids = session.entries.map((entry) => entry.id);
+    await assertSameAsWhole(ask, storage, "odd.jsonl", [
+      undefined,
+      ...ids.filter((_, i) => i % 7 === 0),
+    ]);
+  } finally {
+    await storage.stop();
+  }
+});
+
 /** A 3,000-entry generated export (several blocks, one boundary) and its index. */
 async function generatedExport() {
   const bytes = jsonlOf(generatedSession(3000, 5));
