@@ -83,7 +83,8 @@ async function parseFile(
   return { ...parsed, path: fs.describe(path) };
 }
 
-function isTornRecord(error: unknown): boolean {
+/** Whether `error` is the parser's "torn final record" (a cut-off or unfinished append). */
+export function isTornRecord(error: unknown): boolean {
   return error instanceof Error && error.name === "SessionFormatError" &&
     String((error as { reason?: string }).reason).startsWith("torn final record");
 }
