@@ -7,7 +7,7 @@
  * @module
  */
 import { SessionNotFoundError } from "../../src/errors.ts";
-import { JsonlLineSplitter, SessionAssembler } from "../../src/jsonl.ts";
+import { JsonlLineSplitter, type JsonlRecord, SessionAssembler } from "../../src/jsonl.ts";
 import type { SessionHeader } from "../../src/schema.ts";
 import type { LoadedSession } from "../../src/store.ts";
 import type { JsonlFolderFs } from "./_folder.ts";
@@ -41,33 +41,51 @@ export async function* streamSessionFile(
   const source = fs.describe(path);
   const assembler = new SessionAssembler({ source, retainRaw: how.retainRaw });
   let header: SessionHeader | undefined;
-  let checkedId = false;
   let whole = false; // an older format: upgraded as a whole at the end
-  /** The batch collected so far, once the header allows streaming and enough has come. */
-  const ready = (atEnd: boolean): LoadedSession | undefined => {
-    if (!checkedId && assembler.header) {
-      checkedId = true;
+  /** Parts cut as records come (a chunk may hold many), handed out after each chunk. */
+  const cut: LoadedSession[] = [];
+  let handedOut = false;
+  const flush = () => {
+    handedOut ||= cut.length > 0;
+    return cut.splice(0);
+  };
+  const take = (): LoadedSession => {
+    const entries = assembler.takeEntries();
+    return {
+      header: header!,
+      entries,
+      sourceVersion: header!.version,
+      upgraded: false,
+      path: source,
+    };
+  };
+  const onRecord = (record: JsonlRecord) => {
+    assembler.onRecord(record);
+    if (!header && !whole && assembler.header) {
       if (assembler.header.id !== sessionId) {
         how.forget(path);
         throw new SessionNotFoundError(sessionId);
       }
-    }
-    if (!header && !whole && assembler.header) {
       header = assembler.streamableHeader();
       whole = header === undefined;
     }
-    if (!header || (!atEnd && assembler.pendingChars < batchChars)) return undefined;
-    const entries = assembler.takeEntries();
-    return { header, entries, sourceVersion: header.version, upgraded: false, path: source };
+    if (header && assembler.pendingChars >= batchChars) cut.push(take());
   };
-  let splitter = new JsonlLineSplitter(assembler.onRecord, source);
-  for await (const chunk of fs.readStream(path)) {
-    splitter.push(chunk);
-    const batch = ready(false);
-    if (batch) yield batch;
+  /** Feeds bytes; the parts cut before a failure are handed out before it rejects. */
+  async function* feed(bytes: () => void): AsyncGenerator<LoadedSession> {
+    let failure: { error: unknown } | undefined;
+    try {
+      bytes();
+    } catch (error) {
+      failure = { error };
+    }
+    yield* flush();
+    if (failure) throw failure.error;
   }
+  let splitter = new JsonlLineSplitter(onRecord, source);
+  for await (const chunk of fs.readStream(path)) yield* feed(() => splitter.push(chunk));
   try {
-    splitter.end();
+    yield* feed(() => splitter.end());
   } catch (error) {
     if (!isTornRecord(error)) throw error;
     // A writer in another process may be mid-append: read the rest once more under its
@@ -81,15 +99,19 @@ export async function* streamSessionFile(
       throw error;
     }
     try {
-      splitter = new JsonlLineSplitter(assembler.onRecord, source, { byteOffset, line });
+      splitter = new JsonlLineSplitter(onRecord, source, { byteOffset, line });
       for await (const chunk of fs.readStream(path, byteOffset)) splitter.push(chunk);
       splitter.end();
     } finally {
       await release();
     }
+    yield* flush();
   }
-  const last = ready(true);
-  if (last) return yield last;
+  if (header) {
+    // The rest, or the header alone: every session has at least one part.
+    if (assembler.entries.length > 0 || !handedOut) yield take();
+    return;
+  }
   // An older format, or no header at all: checked and upgraded as a whole load does.
   yield { ...assembler.finish(), path: source };
 }
