@@ -1,9 +1,12 @@
 /**
  * `streamExact` of the JSONL store: a session read in checked parts, in file order, each
  * entry keeping its exact text; an older format upgraded as one part; a bad line rejecting
- * after the parts before it; a torn final line read again under the writer's lock.
+ * after the parts before it; a torn final line read again under the writer's lock. And the
+ * SQLite store's, paged by seq.
  */
-import { SessionFormatError } from "../../core.ts";
+import { DatabaseSync } from "node:sqlite";
+import { importSession, SessionFormatError } from "../../core.ts";
+import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import type { LoadedSession } from "../../src/store.ts";
 import { NodeJsonlFolderFs, openJsonlFsStore } from "../../stores/jsonl/fs.ts";
@@ -135,4 +138,18 @@ Deno.test("streamExact: a torn last line is read again under the writer's lock",
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("streamExact (SQLite): parts paged by seq, each entry's stored text kept", async () => {
+  const store = await SqliteSessionStore.open(new DatabaseSync(":memory:"));
+  const odd = '{"type":"message","id":"odd","parentId":null,' +
+    '"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"x",  "timestamp":1}}';
+  await importSession(store, `${JSON.stringify(header("s"))}\n${odd}\n`);
+  await store.append("s", chain(700, "a", "odd"));
+  const parts = await collect(await store.streamExact("s", { batchChars: 10_000 }));
+  assert(parts.length > 3, `${parts.length} parts`);
+  const text = (await store.exportJsonl("s")).split("\n").filter(Boolean);
+  assertEquals(toJsonLine(parts[0].header), text[0]);
+  assertEquals(lines(parts.flatMap((part) => part.entries)), text.slice(1));
+  await store.close();
 });
