@@ -9,12 +9,16 @@
  * call and skips entries already stored byte for byte, so a sync killed anywhere and run
  * again converges without losing or duplicating an entry.
  *
+ * Past 400 lines: the copy path (streamed creates, merges, batching) and the bookkeeping
+ * that lets a later run skip sessions (cursor, change tokens) read as one algorithm.
+ *
  * @module
  */
 import { SessionExistsError } from "./errors.ts";
 import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
+import { inFlight, readAhead } from "./_in_flight.ts";
 
 /**
  * Options of {@link syncStores}.
@@ -175,31 +179,6 @@ type SessionFindings = Pick<SyncReport, "conflicts" | "skipped">;
 const SESSIONS_IN_FLIGHT = 4;
 
 /**
- * `run(0)` ... `run(count - 1)`, at most `limit` at a time; after a failure no new one
- * starts, the running ones settle, and the first failure rejects.
- */
-async function inFlight(
-  count: number,
-  limit: number,
-  run: (index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (!failure && next < count) {
-      const index = next++;
-      try {
-        await run(index);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
-  if (failure) throw failure.error;
-}
-
-/**
  * What the receiving store holds of the sessions to copy, asked in one batch where it can
  * (`changeTokens`): a token, or undefined for a session it lacks. Read before any session,
  * so a write landing later only makes a later run read that session once more.
@@ -355,28 +334,6 @@ async function createStreaming(
   } finally {
     await source.return();
   }
-}
-
-/**
- * The iterator with its next step always asked for ahead: the source reads the next batch
- * while the caller writes this one. `return` lets the source release what it holds.
- */
-function readAhead<T>(iterator: AsyncIterator<T>) {
-  let pending: Promise<IteratorResult<T>> | undefined = iterator.next();
-  // A step failing while nobody awaits it yet is reported when it is awaited.
-  pending.catch(() => {});
-  return {
-    async next(): Promise<IteratorResult<T>> {
-      const step = await pending!;
-      pending = step.done ? undefined : iterator.next();
-      pending?.catch(() => {});
-      return step;
-    },
-    async return(): Promise<void> {
-      await pending?.catch(() => {});
-      await iterator.return?.();
-    },
-  };
 }
 
 /** At most this many entries, or about this many bytes of JSON, per store call. */
