@@ -11,7 +11,7 @@ import { JsonlLineSplitter, type JsonlRecord, SessionAssembler } from "../../src
 import type { SessionHeader } from "../../src/schema.ts";
 import type { LoadedSession } from "../../src/store.ts";
 import type { JsonlFolderFs } from "./_folder.ts";
-import { isTornRecord, type LoadHow } from "./_load.ts";
+import { isTornRecord, type LoadHow, underWritersLock } from "./_load.ts";
 
 /** Entry JSON per batch unless the caller asks otherwise. */
 export const DEFAULT_BATCH_CHARS = 4 * 1024 * 1024;
@@ -92,19 +92,11 @@ export async function* streamSessionFile(
     // lock, from the start of the torn line (what came before it was complete).
     const { byteOffset, line } = error as { byteOffset?: number; line?: number };
     if (byteOffset === undefined || line === undefined) throw error;
-    let release;
-    try {
-      release = await fs.lock(path, how.lockOptions);
-    } catch {
-      throw error;
-    }
-    try {
+    await underWritersLock(fs, path, how, error, async () => {
       splitter = new JsonlLineSplitter(onRecord, source, { byteOffset, line });
       for await (const chunk of fs.readStream(path, byteOffset)) splitter.push(chunk);
       splitter.end();
-    } finally {
-      await release();
-    }
+    });
     yield* flush();
   }
   if (header) {

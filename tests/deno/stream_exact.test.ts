@@ -16,8 +16,14 @@ import { assert, assertEquals } from "../conformance/assert.ts";
 import { header } from "../conformance/store_suite.ts";
 import { chain } from "../conformance/sync_chain.ts";
 
-async function folder(): Promise<string> {
-  return await Deno.makeTempDir({ prefix: "mu-stream-exact-" });
+/** Run `body` with a fresh folder, removed after it. */
+async function inFolder(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "mu-stream-exact-" });
+  try {
+    await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 async function collect(parts: AsyncIterable<LoadedSession>): Promise<LoadedSession[]> {
@@ -28,9 +34,8 @@ async function collect(parts: AsyncIterable<LoadedSession>): Promise<LoadedSessi
 
 const lines = (entries: readonly object[]) => entries.map((entry) => toJsonLine(entry));
 
-Deno.test("streamExact: parts in file order with each entry's exact text", async () => {
-  const dir = await folder();
-  try {
+Deno.test("streamExact: parts in file order with each entry's exact text", () =>
+  inFolder(async (dir) => {
     const store = await openJsonlFsStore(dir);
     await store.create(header("s"), chain(40, "a"));
     // Odd spacing survives only if the line's own text is kept.
@@ -47,14 +52,10 @@ Deno.test("streamExact: parts in file order with each entry's exact text", async
     assertEquals(lines(parts.flatMap((part) => part.entries)), lines(whole.entries));
     assertEquals(lines(parts.at(-1)!.entries).at(-1), odd);
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("streamExact: an older format comes upgraded in one part", async () => {
-  const dir = await folder();
-  try {
+Deno.test("streamExact: an older format comes upgraded in one part", () =>
+  inFolder(async (dir) => {
     await Deno.copyFile(
       new URL("../../fixtures/codec/v3.jsonl", import.meta.url),
       `${dir}/v3.jsonl`,
@@ -67,14 +68,10 @@ Deno.test("streamExact: an older format comes upgraded in one part", async () =>
     assertEquals([parts[0].upgraded, parts[0].sourceVersion], [true, 3]);
     assertEquals(lines(parts[0].entries), lines(whole.entries));
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("streamExact: a bad line rejects after the parts before it", async () => {
-  const dir = await folder();
-  try {
+Deno.test("streamExact: a bad line rejects after the parts before it", () =>
+  inFolder(async (dir) => {
     const store = await openJsonlFsStore(dir);
     await store.create(header("s"), chain(30, "a"));
     const path = (await store.pathOf("s"))!;
@@ -91,14 +88,10 @@ Deno.test("streamExact: a bad line rejects after the parts before it", async () 
     const before = seen.flatMap((part) => part.entries);
     assert(before.length < 31 && before.every((entry) => entry.id !== "bad"));
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("streamExact: a torn last line is read again under the writer's lock", async () => {
-  const dir = await folder();
-  try {
+Deno.test("streamExact: a torn last line is read again under the writer's lock", () =>
+  inFolder(async (dir) => {
     const store = await openJsonlFsStore(dir);
     const first = chain(3, "a");
     await store.create(header("s"), first);
@@ -135,10 +128,7 @@ Deno.test("streamExact: a torn last line is read again under the writer's lock",
     assert(error instanceof SessionFormatError && error.reason.startsWith("torn final record"));
     await store.close();
     real.idle?.();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
 Deno.test("streamExact (SQLite): parts paged by seq, each entry's stored text kept", async () => {
   const store = await SqliteSessionStore.open(new DatabaseSync(":memory:"));
