@@ -43,6 +43,7 @@ const STORE_METHODS = [
   "has",
   "exportJsonl",
   "loadExact",
+  "streamExact",
   "loadContext",
   "changeToken",
   "changeTokens",

@@ -132,13 +132,18 @@ export interface ParseOptions {
   signal?: AbortSignal;
 }
 
-/** Collects records into a session; shared by the sync and async entry points. */
-class SessionAssembler {
+/**
+ * Collects records into a session; shared by the sync and async entry points and by a
+ * streaming read (`streamableHeader`, `takeEntries`), which hands entries over as they come.
+ */
+export class SessionAssembler {
   header?: Record<string, unknown>;
   headerLine = 0;
-  readonly entries: Record<string, unknown>[] = [];
-  readonly lines: number[] = [];
-  readonly offsets: number[] = [];
+  entries: Record<string, unknown>[] = [];
+  lines: number[] = [];
+  offsets: number[] = [];
+  /** Characters of the entries collected since the last `takeEntries`. */
+  pendingChars = 0;
   constructor(readonly options: ParseOptions) {}
 
   readonly onRecord = (record: JsonlRecord): void => {
@@ -179,35 +184,80 @@ class SessionAssembler {
     this.entries.push(value as Record<string, unknown>);
     this.lines.push(record.line);
     this.offsets.push(record.byteOffset);
+    this.pendingChars += record.text.length;
   };
+
+  /**
+   * The checked header once it has been read, when the session is in the current format
+   * (its entries can then be handed over unchanged as they come); undefined before the
+   * header or for an older format, which is upgraded as a whole by `finish`.
+   */
+  streamableHeader(): SessionHeader | undefined {
+    if (!this.header) return undefined;
+    const upgrade = this.#upgrade(this.header, []);
+    if (upgrade.upgraded) return undefined;
+    this.#checkHeader(upgrade.header);
+    return upgrade.header as SessionHeader;
+  }
+
+  /** The entries collected so far, checked as `finish` checks them, and forgotten here. */
+  takeEntries(): SessionEntry[] {
+    const entries = this.entries;
+    this.#checkEntries(entries);
+    this.entries = [];
+    this.lines = [];
+    this.offsets = [];
+    this.pendingChars = 0;
+    return entries as unknown as SessionEntry[];
+  }
 
   finish(): ParsedSession {
     const { source } = this.options;
     if (!this.header) throw new SessionFormatError("empty source: no session header", { source });
-    const upgrade = (() => {
-      try {
-        return upgradeRecords(this.header!, this.entries, source);
-      } catch (error) {
-        if (error instanceof SessionFormatError) {
-          throw new SessionFormatError(error.reason, { line: this.headerLine, source });
-        }
-        throw error;
+    const upgrade = this.#upgrade(this.header, this.entries);
+    this.#checkHeader(upgrade.header);
+    this.#checkEntries(upgrade.entries);
+    return {
+      header: upgrade.header as SessionHeader,
+      entries: upgrade.entries as unknown as SessionEntry[],
+      sourceVersion: upgrade.sourceVersion,
+      upgraded: upgrade.upgraded,
+    };
+  }
+
+  #upgrade(header: Record<string, unknown>, entries: Record<string, unknown>[]) {
+    try {
+      return upgradeRecords(header, entries, this.options.source);
+    } catch (error) {
+      if (error instanceof SessionFormatError) {
+        throw new SessionFormatError(error.reason, {
+          line: this.headerLine,
+          source: this.options.source,
+        });
       }
-    })();
-    if (nestsDeeperThan(upgrade.header, MAX_NESTING_DEPTH)) {
+      throw error;
+    }
+  }
+
+  #checkHeader(header: Record<string, unknown>): void {
+    const { source } = this.options;
+    if (nestsDeeperThan(header, MAX_NESTING_DEPTH)) {
       throw new SessionFormatError(
         `invalid session header: nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`,
         { line: this.headerLine, source },
       );
     }
-    const problem = headerProblem(upgrade.header);
+    const problem = headerProblem(header);
     if (problem) {
       throw new SessionFormatError(`invalid session header: ${problem}`, {
         line: this.headerLine,
         source,
       });
     }
-    const entries = upgrade.entries;
+  }
+
+  /** Entry `i` is the one read at `this.lines[i]`. */
+  #checkEntries(entries: readonly Record<string, unknown>[]): void {
     for (let i = 0; i < entries.length; i++) {
       const problem = validateEntry(entries[i]);
       if (problem) {
@@ -216,17 +266,11 @@ class SessionAssembler {
           {
             line: this.lines[i],
             byteOffset: this.offsets[i],
-            source,
+            source: this.options.source,
           },
         );
       }
     }
-    return {
-      header: upgrade.header as SessionHeader,
-      entries: entries as unknown as SessionEntry[],
-      sourceVersion: upgrade.sourceVersion,
-      upgraded: upgrade.upgraded,
-    };
   }
 }
 

@@ -201,6 +201,18 @@ export interface SessionStore {
    */
   loadExact?(sessionId: string): Promise<LoadedSession>;
   /**
+   * Optional: the session as `loadExact` gives it, in parts of about `batchChars`
+   * characters of entry JSON (default 4 MiB) in stored order, so a copy holds one batch and
+   * not the session: each part has the header and the next entries; there is at least one.
+   * A session in an older format comes upgraded in memory as one part (`upgraded`). Each
+   * part is checked as `load` checks the session, so a bad line rejects the iteration after
+   * the parts before it.
+   */
+  streamExact?(
+    sessionId: string,
+    options?: { batchChars?: number },
+  ): Promise<AsyncIterable<LoadedSession>>;
+  /**
    * Optional: a cheap token that changes whenever the session changes (without an id:
    * whenever anything in the store changes), including writes by other processes. Servers
    * poll it to tell open viewers about appends without reading the session.

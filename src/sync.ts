@@ -9,12 +9,16 @@
  * call and skips entries already stored byte for byte, so a sync killed anywhere and run
  * again converges without losing or duplicating an entry.
  *
+ * Past 400 lines: the copy path (streamed creates, merges, batching) and the bookkeeping
+ * that lets a later run skip sessions (cursor, change tokens) read as one algorithm.
+ *
  * @module
  */
 import { SessionExistsError } from "./errors.ts";
 import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
+import { inFlight, readAhead } from "./_in_flight.ts";
 
 /**
  * Options of {@link syncStores}.
@@ -36,8 +40,9 @@ export interface SyncOptions {
    */
   cursor?: SyncReport["cursor"];
   /**
-   * Abort between sessions (and between the store calls of a long session, each of which
-   * leaves a prefix of it); the promise rejects with the signal's reason.
+   * Abort: no session starts after it, and those in flight (a few are copied at once) stop
+   * before their next store call, each leaving a prefix of itself; the promise rejects with
+   * the signal's reason once they have stopped, and `onProgress` is not called after it.
    */
   signal?: AbortSignal;
   /** Called after each session: `(done, total)` for the current direction. */
@@ -141,19 +146,37 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
   const tokens = await changeTokens(from, sessions.map((info) => info.id), options.signal);
   const changed = sessions.filter(({ id }, i) => tokens[i] === undefined || sent[id] !== tokens[i]);
   const receiving = await receivingTokens(pass.to, changed, options.signal);
+  // Each session's conflicts and skips, joined in listing order whatever order they finish.
+  const found = sessions.map(() => ({ conflicts: [], skipped: [] } as SessionFindings));
   let done = 0;
-  for (const [i, { id }] of sessions.entries()) {
+  await inFlight(sessions.length, SESSIONS_IN_FLIGHT, async (i) => {
     options.signal?.throwIfAborted();
+    const { id } = sessions[i];
     const token = tokens[i];
     if (token !== undefined && sent[id] === token) {
       report.sessionsUnchanged++;
-    } else if (await copySession(pass, id, report, options.signal, receiving?.get(id))) {
+    } else if (await copySession(pass, id, report, found[i], options.signal, receiving?.get(id))) {
       // Recorded only after a complete copy, so an interrupted run redoes the session.
       if (token !== undefined) sent[id] = token;
     }
+    // Sessions in flight when the signal fired stop at their next store call or here.
+    options.signal?.throwIfAborted();
     options.onProgress?.(++done, sessions.length);
+  });
+  for (const { conflicts, skipped } of found) {
+    report.conflicts.push(...conflicts);
+    report.skipped.push(...skipped);
   }
 }
+
+/** What one session's copy found; joined into the report in listing order. */
+type SessionFindings = Pick<SyncReport, "conflicts" | "skipped">;
+
+/**
+ * Sessions copied at once: a server's round trips and commits of one session overlap the
+ * reading of the next (each session's own writes stay in order).
+ */
+const SESSIONS_IN_FLIGHT = 4;
 
 /**
  * What the receiving store holds of the sessions to copy, asked in one batch where it can
@@ -216,44 +239,31 @@ async function copySession(
   { from, to, received }: Pass,
   sessionId: string,
   report: SyncReport,
+  found: SessionFindings,
   signal: AbortSignal | undefined,
   receiving: { token: string | undefined } | undefined,
 ): Promise<boolean> {
+  if (receiving ? receiving.token === undefined : !(await to.has(sessionId))) {
+    const created = await createStreaming(from, to, sessionId, report, found, signal, receiving);
+    if (created !== "exists") return created;
+  }
   const loaded = await readExact(from, sessionId);
   if (loaded.upgraded) {
-    // Copying the in-memory upgrade would change the entries' bytes; the owner persists it.
-    report.skipped.push({
-      sessionId,
-      reason: `stored in format ${loaded.sourceVersion}; open it once to upgrade it to format 4`,
-    });
+    found.skipped.push(upgradeSkip(sessionId, loaded.sourceVersion));
     return false;
-  }
-  if (receiving ? receiving.token === undefined : !(await to.has(sessionId))) {
-    const [first, ...rest] = batches(loaded.entries);
-    const created = await to.create(loaded.header, first ?? []).then(() => true, (error) => {
-      // Created meanwhile by another writer (the batch of tokens was read before): merge.
-      if (receiving && error instanceof SessionExistsError) return false;
-      throw error;
-    });
-    if (created) {
-      report.sessionsCreated++;
-      report.entriesCopied += first?.length ?? 0;
-      await appendInBatches(to, sessionId, rest, report, signal);
-      return true;
-    }
   }
   const receiverToken = receiving?.token ?? await to.changeToken?.(sessionId);
   const present = await readExact(to, sessionId);
   const conflicts = sessionConflicts(sessionId, loaded.header, loaded.entries, present);
   if (present.upgraded) {
-    report.skipped.push({
+    found.skipped.push({
       sessionId,
       reason: `the receiving copy is in format ${present.sourceVersion}; open it once to upgrade`,
     });
     return false;
   }
   if (conflicts.length > 0) {
-    report.conflicts.push(...conflicts);
+    found.conflicts.push(...conflicts);
     return false;
   }
   const storedIds = new Set(present.entries.map((entry) => entry.id));
@@ -269,13 +279,72 @@ async function copySession(
       received[sessionId] = receiverToken;
     }
   }
-  await appendInBatches(to, sessionId, batches(missing), report, signal);
+  for (const batch of batches(missing)) await appendBatch(to, sessionId, batch, report, signal);
   return true;
+}
+
+function upgradeSkip(sessionId: string, sourceVersion: number) {
+  // Copying the in-memory upgrade would change the entries' bytes; the owner persists it.
+  return {
+    sessionId,
+    reason: `stored in format ${sourceVersion}; open it once to upgrade it to format 4`,
+  };
+}
+
+/**
+ * A session the receiving side lacks, created from its first batch and appended to batch
+ * by batch as the source streams it (the next batch is read while one is written): a long
+ * session is never held whole. "exists" when another writer created it meanwhile (merge).
+ */
+async function createStreaming(
+  from: SessionStore,
+  to: SessionStore,
+  sessionId: string,
+  report: SyncReport,
+  found: SessionFindings,
+  signal: AbortSignal | undefined,
+  receiving: { token: string | undefined } | undefined,
+): Promise<boolean | "exists"> {
+  const source = readAhead(streamExact(from, sessionId)[Symbol.asyncIterator]());
+  try {
+    let step = await source.next();
+    if (step.done) throw new Error(`${from.kind} streamed no batch of ${sessionId}`);
+    const { header, upgraded, sourceVersion } = step.value;
+    if (upgraded) {
+      found.skipped.push(upgradeSkip(sessionId, sourceVersion));
+      return false;
+    }
+    let calls = batches(step.value.entries);
+    const first = calls.shift() ?? [];
+    signal?.throwIfAborted();
+    const created = await to.create(header, first).then(() => true, (error) => {
+      // Created meanwhile by another writer (the batch of tokens was read before): merge.
+      if (receiving && error instanceof SessionExistsError) return false;
+      throw error;
+    });
+    if (!created) return "exists";
+    report.sessionsCreated++;
+    report.entriesCopied += first.length;
+    while (true) {
+      for (const batch of calls) await appendBatch(to, sessionId, batch, report, signal);
+      step = await source.next();
+      if (step.done) return true;
+      calls = batches(step.value.entries);
+    }
+  } finally {
+    await source.return();
+  }
 }
 
 /** At most this many entries, or about this many bytes of JSON, per store call. */
 const BATCH_ENTRIES = 2_000;
 const BATCH_BYTES = 4 * 1024 * 1024;
+/**
+ * Entry JSON per part of a streamed session: each part is one store call, and with the next
+ * part read ahead two are held at a time; smaller parts keep the heap of a long copy small
+ * (the garbage collector lets it grow with what is live), larger ones save round trips.
+ */
+const STREAM_CHARS = 1024 * 1024;
 
 /**
  * Entries in order, cut into store calls of bounded size: one call per entry would be one
@@ -300,18 +369,16 @@ function batches(entries: readonly SessionEntry[]): SessionEntry[][] {
   return result;
 }
 
-async function appendInBatches(
+async function appendBatch(
   to: SessionStore,
   sessionId: string,
-  calls: readonly SessionEntry[][],
+  batch: SessionEntry[],
   report: SyncReport,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  for (const batch of calls) {
-    signal?.throwIfAborted();
-    await to.append(sessionId, batch);
-    report.entriesCopied += batch.length;
-  }
+  signal?.throwIfAborted();
+  await to.append(sessionId, batch);
+  report.entriesCopied += batch.length;
 }
 
 /**
@@ -323,6 +390,12 @@ async function readExact(store: SessionStore, sessionId: string): Promise<Parsed
   if (store.loadExact) return await store.loadExact(sessionId);
   if (!store.exportJsonl) return await store.load(sessionId);
   return parseSessionJsonlSync(await store.exportJsonl(sessionId), { source: sessionId });
+}
+
+/** The session in batches where the store streams it, else whole as one batch. */
+async function* streamExact(store: SessionStore, sessionId: string): AsyncGenerator<ParsedSession> {
+  if (!store.streamExact) return yield await readExact(store, sessionId);
+  yield* await store.streamExact(sessionId, { batchChars: STREAM_CHARS });
 }
 
 function sessionConflicts(

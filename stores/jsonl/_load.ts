@@ -51,17 +51,41 @@ export async function loadSessionFile(
   } catch (error) {
     if (!isTornRecord(error)) throw error;
     // A writer in another process may be mid-append: read once more under its lock.
-    let release;
-    try {
-      release = await fs.lock(path, how.lockOptions);
-    } catch {
-      throw error;
-    }
-    try {
-      return await parseFile(fs, path, sessionId, how);
-    } finally {
-      await release();
-    }
+    return await underWritersLock(fs, path, how, error, () => parseFile(fs, path, sessionId, how));
+  }
+}
+
+/**
+ * `read` again under the lock of the file's writers, after `torn` (a torn final record):
+ * a writer mid-append holds it until its line is whole. When the lock cannot be taken,
+ * `torn` stands.
+ *
+ * @example
+ * ```ts
+ * import { underWritersLock } from "./_load.ts";
+ * import type { JsonlFolderFs } from "./_folder.ts";
+ * declare const fs: JsonlFolderFs;
+ * const how = { retainRaw: false, lockOptions: { timeoutMs: 10_000 }, forget() {} };
+ * await underWritersLock(fs, "a.jsonl", how, new Error("torn"), async () => "read again");
+ * ```
+ */
+export async function underWritersLock<T>(
+  fs: JsonlFolderFs,
+  path: string,
+  how: LoadHow,
+  torn: unknown,
+  read: () => Promise<T>,
+): Promise<T> {
+  let release;
+  try {
+    release = await fs.lock(path, how.lockOptions);
+  } catch {
+    throw torn;
+  }
+  try {
+    return await read();
+  } finally {
+    await release();
   }
 }
 
@@ -83,7 +107,8 @@ async function parseFile(
   return { ...parsed, path: fs.describe(path) };
 }
 
-function isTornRecord(error: unknown): boolean {
+/** Whether `error` is the parser's "torn final record" (a cut-off or unfinished append). */
+export function isTornRecord(error: unknown): boolean {
   return error instanceof Error && error.name === "SessionFormatError" &&
     String((error as { reason?: string }).reason).startsWith("torn final record");
 }

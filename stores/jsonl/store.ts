@@ -38,7 +38,8 @@ import { type AppendContext, appendEntries } from "./_append.ts";
 import { AppendGroups } from "./_batch.ts";
 import { JsonlListingCache } from "./_cache.ts";
 import { KnownFiles } from "./_known.ts";
-import { loadSessionFile } from "./_load.ts";
+import { type LoadHow, loadSessionFile } from "./_load.ts";
+import { streamSessionFile } from "./_stream.ts";
 import { readHeader } from "./_head_line.ts";
 import { type RepairReport, repairSessionFile } from "./_tail.ts";
 import { listFolder } from "./_listing.ts";
@@ -171,12 +172,17 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async #load(sessionId: string, retainRaw: boolean): Promise<LoadedSession> {
-    const how = {
+    const path = await this.#files.require(sessionId);
+    return await loadSessionFile(this.#fs, path, sessionId, this.#how(retainRaw));
+  }
+
+  /** How a read of one file reaches this store (`_load.ts`, `_stream.ts`). */
+  #how(retainRaw: boolean): LoadHow {
+    return {
       retainRaw,
       lockOptions: this.#lockOptions(),
       forget: (path: string) => this.#files.forget(path),
     };
-    return await loadSessionFile(this.#fs, await this.#files.require(sessionId), sessionId, how);
   }
 
   /**
@@ -285,6 +291,15 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   /** `load` keeping each line's text, as `exportJsonl` joins them (see `SessionStore`). */
   async loadExact(sessionId: string): Promise<LoadedSession> {
     return await this.#load(sessionId, true);
+  }
+
+  /** `loadExact` in batches, the file read in chunks (see `SessionStore`, `_stream.ts`). */
+  async streamExact(
+    sessionId: string,
+    options: { batchChars?: number } = {},
+  ): Promise<AsyncIterable<LoadedSession>> {
+    const path = await this.#files.require(sessionId);
+    return streamSessionFile(this.#fs, path, sessionId, this.#how(true), options.batchChars);
   }
 
   async exportJsonl(sessionId: string): Promise<string> {

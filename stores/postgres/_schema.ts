@@ -69,6 +69,15 @@ export function postgresMigrations(s: string): readonly (readonly string[])[] {
     // From which entry a pending session's search rows are missing (`_search.ts`): a bulk
     // write onto an indexed session leaves only its own rows to index.
     [`ALTER TABLE ${s}.search_pending ADD COLUMN IF NOT EXISTS from_seq bigint NOT NULL DEFAULT 0`],
+    // Entry texts past TOAST's threshold compress with lz4 rather than pglz, several times
+    // faster to write (a first push spends much of the server's time there). Rows already
+    // stored keep theirs; a server without lz4 (before 14, or built without it) keeps pglz.
+    [
+      `DO $$ BEGIN
+         EXECUTE 'ALTER TABLE ${s}.entries ALTER COLUMN json SET COMPRESSION lz4';
+       EXCEPTION WHEN OTHERS THEN NULL;
+       END $$`,
+    ],
   ];
 }
 

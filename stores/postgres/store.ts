@@ -172,8 +172,13 @@ export class PostgresSessionStore implements ContextLoadingStore {
       const columns = sessionColumns(header, records.header, records.listing);
       return async (tx) => {
         const origin = createdOn(this);
-        await insertSession(tx, this.#s, header.id, columns, entries.length, origin);
-        await insertEntries(tx, this.#s, header.id, 0, rows);
+        // Sent together (a transaction's statements are pipelined and run in order, so the
+        // session row is there for the entries' foreign key): one round trip fewer per
+        // create. If the session exists, its error rejects first and all rolls back.
+        await Promise.all([
+          insertSession(tx, this.#s, header.id, columns, entries.length, origin),
+          insertEntries(tx, this.#s, header.id, 0, rows),
+        ]);
         return { id: header.id };
       };
     });
@@ -183,14 +188,20 @@ export class PostgresSessionStore implements ContextLoadingStore {
     await this.#write("append", () => {
       const givenRows = toEntryRows(given);
       return async (tx) => {
-        const locked = await lockSession(tx, this.#s, sessionId, "header, listing, next_seq");
-        if (given.length === 0) return;
-        // Ids already stored, read under the session's row lock (`entries_by_entry_id`).
-        const found = await tx.unsafe(
-          `SELECT entry_id, json FROM ${this.#s}.entries
-           WHERE session_id = $1 AND entry_id = ANY($2::text[])`,
-          [sessionId, given.map((entry) => entry.id)],
-        );
+        if (given.length === 0) {
+          await lockSession(tx, this.#s, sessionId, "id"); // a missing session still rejects
+          return;
+        }
+        // Ids already stored, read under the session's row lock (`entries_by_entry_id`): the
+        // two statements go out together and run in order, the lock taken first.
+        const [locked, found] = await Promise.all([
+          lockSession(tx, this.#s, sessionId, "header, listing, next_seq"),
+          tx.unsafe(
+            `SELECT entry_id, json FROM ${this.#s}.entries
+             WHERE session_id = $1 AND entry_id = ANY($2::text[])`,
+            [sessionId, given.map((entry) => entry.id)],
+          ),
+        ]);
         const stored = new Map(found.map((row) => [String(row.entry_id), String(row.json)]));
         const entries = newEntries(sessionId, given, (id) => stored.get(id));
         if (entries.length === 0) return;

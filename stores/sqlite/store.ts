@@ -41,7 +41,7 @@ import {
 import { SqliteSearchIndex } from "./search/_search.ts";
 import { configureConnection, type SqliteStoreOptions } from "./_options.ts";
 import { readContext, type StatementSource } from "./_context.ts";
-import { listingRows, readChangeToken, readSessionRows } from "./_reads.ts";
+import { listingRows, readChangeToken, readSessionRows, streamSessionRows } from "./_reads.ts";
 import { LazyOpenings } from "./_lazy.ts";
 import { committedLookup, computeWalks } from "./_walk.ts";
 import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
@@ -180,6 +180,17 @@ export class SqliteSessionStore implements ContextLoadingStore {
   async load(sessionId: string): Promise<LoadedSession> {
     const { headerText, rows } = await this.#read("load", sessionId);
     return decodeSession(headerText, rows.map((row) => row.json), decoding(sessionId));
+  }
+
+  /** `load` keeping each entry's text, in parts paged by seq (see `SessionStore`). */
+  async streamExact(
+    sessionId: string,
+    options: { batchChars?: number } = {},
+  ): Promise<AsyncIterable<LoadedSession>> {
+    const statement = (sql: string) => this.#statement(sql);
+    const inTransaction = <T>(read: () => T) =>
+      storageOperation("streamExact", () => sqliteTransaction(this.#db, read, "DEFERRED"));
+    return streamSessionRows(statement, inTransaction, sessionId, options.batchChars ?? 1 << 22);
   }
 
   /** The session as format-4 JSONL, joined from the stored raw texts (no entry is parsed). */

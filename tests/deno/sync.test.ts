@@ -4,7 +4,12 @@
  * only the sessions that changed (counted as store operations, never timed).
  */
 import { DatabaseSync } from "node:sqlite";
-import { MemorySessionStore, syncStores } from "../../core.ts";
+import {
+  MemorySessionStore,
+  type SessionEntry,
+  type SessionHeader,
+  syncStores,
+} from "../../core.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
@@ -195,4 +200,66 @@ Deno.test("sync: a JSONL session is read once (no export to parse again), its by
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("sync: a long JSONL session is streamed in parts, never loaded whole", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const source = await openJsonlFsStore(dir);
+    // About 3 MB of entry JSON: more than one part of the streamed read.
+    const entries = chain(1_500, "long").map((entry) => ({
+      ...entry,
+      message: { role: "user", content: "x".repeat(2_000), timestamp: 1 },
+    } as SessionEntry));
+    await source.create(header("long"), entries);
+    const loads = countLoads(source);
+    const target = new MemorySessionStore();
+    const calls: number[] = [];
+    const { create, append } = target;
+    Object.assign(target, {
+      create: (head: SessionHeader, given: SessionEntry[] = []) => (
+        calls.push(given.length), create.call(target, head, given)
+      ),
+      append: (id: string, given: SessionEntry[]) => (
+        calls.push(given.length), append.call(target, id, given)
+      ),
+    });
+    const report = await syncStores(source, target);
+    assertEquals([report.sessionsCreated, report.entriesCopied, loads.loads], [1, 1_500, 0]);
+    assert(calls.length >= 3, `one create and appends, part by part: ${calls}`);
+    assertEquals(calls.reduce((a, b) => a + b), 1_500);
+    assertEquals(await target.exportJsonl("long"), await source.exportJsonl("long"));
+    await source.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("sync: a few sessions are copied at once; conflicts still come in listing order", async () => {
+  const source = new MemorySessionStore();
+  const target = new MemorySessionStore();
+  const ids = Array.from({ length: 8 }, (_, i) => `many-${i}`);
+  for (const id of ids) await source.create(header(id), chain(2, id));
+  // Two sessions the target holds with other content, the first listed answering last.
+  const listed = (await source.list()).map((info) => info.id);
+  const [slow, fast] = [listed[0], listed[1]];
+  for (const id of [slow, fast]) {
+    // A later timestamp under the same entry id: other content.
+    await target.create((await source.load(id)).header, chain(1, id));
+  }
+  let inFlight = 0;
+  let most = 0;
+  const { has } = target;
+  Object.assign(target, {
+    has: async (id: string) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, id === slow ? 60 : 10));
+      inFlight--;
+      return await has.call(target, id);
+    },
+  });
+  const report = await syncStores(source, target);
+  assertEquals(most, 4, "four sessions in flight");
+  assertEquals(report.sessionsCreated, 6);
+  assertEquals(report.conflicts.map((conflict) => conflict.sessionId), [slow, fast]);
 });

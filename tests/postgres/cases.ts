@@ -132,6 +132,39 @@ export function postgresCases(
     }
   });
 
+  t(name("a bulk write keeps every text exact and compresses long ones with lz4"), async () => {
+    const { url } = await sharedCluster();
+    const schema = freshSchema();
+    const store = await openPostgresStore({ url, schema });
+    try {
+      const { importSession } = await import("../../core.ts");
+      // Spacing, tabs, escapes (a JSON-escaped record separator too) and a long text: each
+      // survives the joined parameter of a bulk write byte for byte.
+      const odd = [
+        '{"type":"message",\t"id":"m0","parentId":null,"timestamp":"2026-04-01T00:00:00.000Z",' +
+        '"message":{"role":"user","content":"tab\\t back\\\\ sep\\u001e \\"q\\"",  "timestamp":1}}',
+      ];
+      for (let i = 1; i < 12; i++) {
+        odd.push(JSON.stringify({
+          ...message(`m${i}`, `m${i - 1}`),
+          message: { role: "user", content: `${i} `.repeat(2_000), timestamp: i },
+        }));
+      }
+      const text = `${JSON.stringify(head("bulk"))}\n${odd.join("\n")}\n`;
+      await importSession(store, text);
+      assertEquals(await store.exportJsonl("bulk"), text);
+      const [row] = await adminSql((sql) =>
+        sql.unsafe(
+          `SELECT pg_column_compression(json) AS how FROM "${schema}".entries
+           WHERE session_id = 'bulk' AND entry_id = 'm5'`,
+        )
+      );
+      assertEquals(row.how, "lz4");
+    } finally {
+      await store.close();
+    }
+  });
+
   t(name("loadContext walks parent links in the database"), async () => {
     await withFreshStore(async (store) => {
       const [a, b, c, d] = [
