@@ -53,12 +53,26 @@ export function headerVersion(header: JsonObject, line = 1, source?: string): nu
   );
 }
 
+/**
+ * Random bytes drawn a block at a time: on Node each `crypto.getRandomValues` call costs
+ * about as much as a small append's own work, whatever its size, and every append draws an id.
+ */
+const randomPool = new Uint8Array(1024);
+let poolUsed = randomPool.length;
+
+function randomBytes4(): Uint8Array {
+  if (poolUsed + 4 > randomPool.length) {
+    crypto.getRandomValues(randomPool);
+    poolUsed = 0;
+  }
+  poolUsed += 4;
+  return randomPool.subarray(poolUsed - 4, poolUsed);
+}
+
 /** A fresh 8-hex entry id not in `taken` (the caller adds it). Retries on collision. */
 export function generateEntryId(taken: { has(id: string): boolean }): string {
-  const bytes = new Uint8Array(4);
   for (let attempt = 0; attempt < 100; attempt++) {
-    crypto.getRandomValues(bytes);
-    const id = toHex(bytes);
+    const id = toHex(randomBytes4());
     if (!taken.has(id)) return id;
   }
   return crypto.randomUUID();

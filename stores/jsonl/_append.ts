@@ -11,7 +11,10 @@ import type { SessionEntry } from "../../src/schema.ts";
 import type { Durability, FileStat, JsonlFolderFs } from "./_folder.ts";
 import { extendCached, type JsonlListingCache } from "./_cache.ts";
 import { type HeaderInfo, readHeader } from "./_head_line.ts";
-import { appendAfterTail } from "./_tail.ts";
+import { appendAfterTail, rollBackAppend } from "./_tail.ts";
+import { asStorageError } from "../../src/_store_helpers.ts";
+import { type AppendBurst, backendOf } from "./_backend.ts";
+import type { KnownFiles } from "./_known.ts";
 
 /**
  * What a store knows about a file it wrote or checked.
@@ -118,13 +121,153 @@ export async function appendEntries(
     unchanged && known.endsWithNewline,
     context.durability,
   );
-  context.known.set(path, { stat: after, info, endsWithNewline: true });
-  const key = fs.describe(path);
+  recordAppend(context, path, stat, { stat: after, info, endsWithNewline: true }, entries, {
+    payload,
+    extendsListing: !newlineFirst,
+  });
+  return true;
+}
+
+/**
+ * What the store knows after its own append to `path` (which had `before`): the file's
+ * new state, and the listing cache extended by the appended entries when it was current
+ * and the bytes written are exactly their lines (`extendsListing`).
+ */
+function recordAppend(
+  context: AppendContext,
+  path: string,
+  before: FileStat,
+  now: KnownFile,
+  entries: readonly SessionEntry[],
+  written: { payload: Uint8Array; extendsListing: boolean },
+): void {
+  context.known.set(path, now);
+  const key = context.fs.describe(path);
   const cached = context.cache.get(key);
   if (
-    cached?.state && !newlineFirst && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs
+    cached?.state && written.extendsListing && cached.size === before.size &&
+    cached.mtimeMs === before.mtimeMs
   ) {
-    context.cache.set(key, extendCached(cached, after, entries, payload));
+    context.cache.set(key, extendCached(cached, now.stat, entries, written.payload));
   }
-  return true;
+}
+
+/**
+ * The store state an append within a burst reads and updates besides {@link AppendContext}.
+ *
+ * @example
+ * ```ts
+ * import type { BurstContext } from "./_append.ts";
+ * declare const context: BurstContext;
+ * context.files.holdsNoneOf("a.jsonl", []);
+ * ```
+ */
+export interface BurstContext extends AppendContext {
+  files: KnownFiles;
+  /** The backend's synchronous calls; none: no burst path. */
+  burst?: AppendBurst;
+}
+
+/**
+ * The append state of a store over `fs` that knows `files`.
+ *
+ * @example
+ * ```ts
+ * import { appendContext } from "./_append.ts";
+ * import { KnownFiles } from "./_known.ts";
+ * import { JsonlListingCache } from "./_cache.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
+ * const fs = new NodeJsonlFolderFs("/tmp/sessions");
+ * const context = appendContext(fs, new KnownFiles(fs, new JsonlListingCache()), "relaxed");
+ * ```
+ */
+export function appendContext(
+  fs: JsonlFolderFs,
+  files: KnownFiles,
+  durability: Durability,
+): BurstContext {
+  return {
+    fs,
+    known: files.known,
+    cache: files.cache,
+    forget: (path) => files.forget(path),
+    durability,
+    unstored: files.unstoredUnderLock.bind(files),
+    files,
+    burst: backendOf(fs).burst,
+  };
+}
+
+/**
+ * An append within a burst, done synchronously: when this store wrote the end of the
+ * session's file last (its lines are known to end in `\n`, none of `entries`' ids is in it)
+ * and this process kept the file's lock from that write, nothing in this process waits for
+ * it, and the file's `stat` still says what that write left. Then it makes exactly the checks and calls
+ * of {@link appendEntries} (the kept lock is still ours, the path names the same unchanged
+ * file, the write, the new stat), with no promise in between: in a burst of awaited appends,
+ * the promises around each call cost more than the calls. Returns false, having written
+ * nothing, when any of that does not hold (the caller appends the general way); a rejected
+ * promise when the write failed (the file is cut back first, as there).
+ *
+ * @example
+ * ```ts
+ * import { appendInBurst, type BurstContext } from "./_append.ts";
+ * declare const context: BurstContext;
+ * const done = appendInBurst(context, "s1", []); // false: nothing to append
+ * ```
+ */
+export function appendInBurst(
+  context: BurstContext,
+  sessionId: string,
+  entries: readonly SessionEntry[],
+): boolean | Promise<never> {
+  const { burst, files } = context;
+  const path = burst && entries.length > 0 ? files.locator.cached(sessionId) : undefined;
+  const known = path === undefined ? undefined : context.known.get(path);
+  if (
+    !known?.endsWithNewline || known.info.id !== sessionId || known.info.needsUpgrade ||
+    !files.holdsNoneOf(path!, entries)
+  ) {
+    return false;
+  }
+  // Serialised before the lock, as appends are: an entry that cannot be stored throws here.
+  const payload = encoder.encode(serializeEntries(entries));
+  const release = burst!.takeParked(path!);
+  if (!release) return false;
+  let size: number | undefined;
+  try {
+    const stat = burst!.stat(path!);
+    if (!stat || stat.size !== known.stat.size || stat.mtimeMs !== known.stat.mtimeMs) {
+      release();
+      return false;
+    }
+    size = stat.size;
+    const after = burst!.append(path!, payload, size, context.durability);
+    const now = { stat: after, info: known.info, endsWithNewline: true };
+    recordAppend(context, path!, stat, now, entries, { payload, extendsListing: true });
+    release();
+    files.appended(path!, entries, payload.length);
+    return true;
+  } catch (error) {
+    return failedInBurst(context, path!, size, error, release);
+  }
+}
+
+/** A failed append within a burst: cut back (if it got to write), give up the lock, reject. */
+async function failedInBurst(
+  context: BurstContext,
+  path: string,
+  size: number | undefined,
+  error: unknown,
+  release: () => void,
+): Promise<never> {
+  try {
+    if (size !== undefined) await rollBackAppend(context.fs, path, size, error);
+    throw error;
+  } catch (failure) {
+    throw asStorageError("append", failure);
+  } finally {
+    release();
+    context.fs.idle?.(); // as after any failed append: its writer may well not be back soon
+  }
 }

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { JsonlFolderFs } from "./_folder.ts";
+import type { Durability, FileStat, JsonlFolderFs } from "./_folder.ts";
 import type { Digest, FileIdentity } from "./scan/_resume_index.ts";
 import type { ByteText } from "./scan/_line_checks.ts";
 
@@ -33,6 +33,33 @@ export interface FolderBackend {
   byteText?: ByteText;
   /** The HMAC-SHA-256 key this user's resume indexes are sealed with. */
   indexKey(): Promise<CryptoKey>;
+  /** Synchronous appends within a burst (`_append.ts`), where the backend's calls are. */
+  burst?: AppendBurst;
+}
+
+/**
+ * What an append within a burst does synchronously: the same calls the folder interface
+ * makes for it (`lock`, `stat`, `append`), without a promise around each.
+ *
+ * @example
+ * ```ts
+ * import type { AppendBurst } from "./_backend.ts";
+ * declare const burst: AppendBurst;
+ * const release = burst.takeParked("a.jsonl");
+ * release?.();
+ * ```
+ */
+export interface AppendBurst {
+  /**
+   * The lock of `path` when this process kept it from its last append and nothing in this
+   * process holds or waits for it (and it is still this process's), else undefined; the
+   * returned function releases (keeps) it again.
+   */
+  takeParked(path: string): (() => void) | undefined;
+  /** {@link JsonlFolderFs.stat}, synchronously. */
+  stat(path: string): FileStat | undefined;
+  /** {@link JsonlFolderFs.append}, synchronously. */
+  append(path: string, data: Uint8Array, expectedSize: number, durability: Durability): FileStat;
 }
 
 let processKey: Promise<CryptoKey> | undefined;
@@ -64,7 +91,7 @@ const attached = new WeakMap<JsonlFolderFs, FolderBackend>();
  * @example
  * ```ts
  * import { attachBackend, processIndexKey } from "./_backend.ts";
- * import type { JsonlFolderFs } from "./_folder.ts";
+ * import type { Durability, FileStat, JsonlFolderFs } from "./_folder.ts";
  * declare const fs: JsonlFolderFs;
  * attachBackend(fs, { indexKey: processIndexKey });
  * ```
@@ -79,7 +106,7 @@ export function attachBackend(fs: JsonlFolderFs, backend: FolderBackend): void {
  * @example
  * ```ts
  * import { backendOf } from "./_backend.ts";
- * import type { JsonlFolderFs } from "./_folder.ts";
+ * import type { Durability, FileStat, JsonlFolderFs } from "./_folder.ts";
  * declare const fs: JsonlFolderFs;
  * backendOf(fs).readSync; // undefined unless the backend reads synchronously
  * ```

@@ -74,6 +74,18 @@ export class EntryIdPlaces {
   }
 
   /**
+   * Whether the file, as it was at `stat`, is known to hold none of `ids` without reading
+   * it: scanned at that very stat and none of them placed (a line this store appended
+   * counts as placed). False means "ask {@link storedLines}", not "held".
+   */
+  holdsNoneOf(path: string, ids: readonly string[], stat: FileStat): boolean {
+    const file = this.#files.get(path);
+    if (!file || file.size !== stat.size || file.mtimeMs !== stat.mtimeMs) return false;
+    for (const id of ids) if (file.places.has(id)) return false;
+    return true;
+  }
+
+  /**
    * Record this store's committed append of `entries` (`bytes` long) to a file, which
    * `after` describes: in step when the file grew by exactly these bytes since the stat
    * the cache is at; otherwise the next call scans what it has not seen.

@@ -292,17 +292,7 @@ export class KeyedMutex {
   /** Wait for the key (at most `timeoutMs`), then hold it until the returned function runs. */
   async acquire(key: string, timeoutMs: number): Promise<() => void> {
     const waiting = this.#tails.get(key);
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = (waiting ?? Promise.resolve()).then(() => mine);
-    this.#tails.set(key, tail);
-    let released = false;
-    const done = () => {
-      if (released) return;
-      released = true;
-      release();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    };
+    const done = this.#enqueue(key, waiting);
     // Nobody holds the key: no timer and no race (this runs around every append).
     if (!waiting) return done;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -319,6 +309,26 @@ export class KeyedMutex {
       );
     }
     return done;
+  }
+
+  /** Hold the key now when nobody holds or waits for it; undefined otherwise. */
+  tryAcquire(key: string): (() => void) | undefined {
+    return this.#tails.has(key) ? undefined : this.#enqueue(key, undefined);
+  }
+
+  /** Queue behind `waiting` (the key's tail); the returned function releases the slot. */
+  #enqueue(key: string, waiting: Promise<void> | undefined): () => void {
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = (waiting ?? Promise.resolve()).then(() => mine);
+    this.#tails.set(key, tail);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    };
   }
 }
 

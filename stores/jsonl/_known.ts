@@ -112,10 +112,20 @@ export class KnownFiles {
     return fresh.length === entries.length ? entries : fresh;
   }
 
-  /** Record this store's committed append of `lines` to `path`. */
-  appended(path: string, entries: readonly SessionEntry[], lines: string): void {
+  /**
+   * Whether the session file `path` is known, without reading it, to hold none of the
+   * entries' ids as of this store's last write or check of it.
+   */
+  holdsNoneOf(path: string, entries: readonly SessionEntry[]): boolean {
+    const stat = this.known.get(path)?.stat;
+    return stat !== undefined && this.#entryIds.holdsNoneOf(path, entries.map((e) => e.id), stat);
+  }
+
+  /** Record this store's committed append of `lines` (or of `lines` bytes) to `path`. */
+  appended(path: string, entries: readonly SessionEntry[], lines: string | number): void {
     const after = this.known.get(path)?.stat;
-    this.#entryIds.appended(path, entries, encoder.encode(lines).length, after);
+    const bytes = typeof lines === "number" ? lines : encoder.encode(lines).length;
+    this.#entryIds.appended(path, entries, bytes, after);
   }
 
   /** Drop everything known about `path` (rewritten, deleted or holding another session). */

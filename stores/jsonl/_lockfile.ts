@@ -312,11 +312,46 @@ async function acquireFile(
   return releaseOf(held, options, releaseLocal);
 }
 
+/**
+ * Take the lock file `path` at once when this process parked it (`_park.ts`), nothing in
+ * this process holds or waits for it, and it is still this process's; otherwise undefined,
+ * having changed nothing but a parked lock found no longer ours (forgotten). The release
+ * parks it again. The synchronous twin of {@link acquireLockFile} for appends in a burst.
+ *
+ * @example
+ * ```ts
+ * import { takeParkedLockFile } from "./_lockfile.ts";
+ * const release = takeParkedLockFile("/tmp/s.jsonl.lock", { timeoutMs: 1000, keep: true });
+ * release?.();
+ * ```
+ */
+export function takeParkedLockFile(
+  path: string,
+  options: LockFileOptions,
+): (() => void) | undefined {
+  const releaseLocal = processMutex.tryAcquire(path);
+  if (!releaseLocal) return undefined;
+  const kept = take(path);
+  if (kept) return holdFor(kept, options, releaseLocal);
+  releaseLocal();
+  return undefined;
+}
+
 /** The release of `held`: parked for this process's next writer (`keep`), or removed. */
-function releaseOf(held: HeldLock, options: LockFileOptions, releaseLocal: () => void) {
+function releaseOf(
+  held: HeldLock,
+  options: LockFileOptions,
+  releaseLocal: () => void,
+): ReleaseLock {
+  const release = holdFor(held, options, releaseLocal);
+  return async () => release();
+}
+
+/** Mark `held` as held; the synchronous release of {@link releaseOf}. */
+function holdFor(held: HeldLock, options: LockFileOptions, releaseLocal: () => void): () => void {
   let released = false;
   markHeld(held, true);
-  return async () => {
+  return () => {
     if (released) return;
     released = true;
     markHeld(held, false);

@@ -154,19 +154,40 @@ export async function appendAfterTail(
   try {
     after = await fs.append(path, payload, size, { durability });
   } catch (error) {
-    try {
-      await fs.truncate(path, size);
-    } catch (rollback) {
-      throw new SessionStorageError(
-        `append to ${
-          fs.describe(path)
-        } failed and restoring its previous ${size} bytes failed too; repair the file`,
-        { cause: new AggregateError([error, rollback]) },
-      );
-    }
-    throw error;
+    return await rollBackAppend(fs, path, size, error);
   }
   return { payload, newlineFirst, after };
+}
+
+/**
+ * After an append to `path` failed with `error`: cut the file back to its previous `size`
+ * (byte-identical to before), then reject with `error`, or with both errors when the cut
+ * failed too.
+ *
+ * @example
+ * ```ts
+ * import { rollBackAppend } from "./_tail.ts";
+ * import { NodeJsonlFolderFs } from "@mu/sessions/stores/jsonl";
+ * await rollBackAppend(new NodeJsonlFolderFs("/tmp/sessions"), "a.jsonl", 120, new Error("EIO")).catch(() => {});
+ * ```
+ */
+export async function rollBackAppend(
+  fs: JsonlFolderFs,
+  path: string,
+  size: number,
+  error: unknown,
+): Promise<never> {
+  try {
+    await fs.truncate(path, size);
+  } catch (rollback) {
+    throw new SessionStorageError(
+      `append to ${
+        fs.describe(path)
+      } failed and restoring its previous ${size} bytes failed too; repair the file`,
+      { cause: new AggregateError([error, rollback]) },
+    );
+  }
+  throw error;
 }
 
 /**

@@ -23,7 +23,7 @@ import {
   type ReleaseLock,
   type WriteOptions,
 } from "./_folder.ts";
-import { acquireLockFile } from "./_lockfile.ts";
+import { acquireLockFile, takeParkedLockFile } from "./_lockfile.ts";
 import { findOnPath, moveToFreedesktopTrash } from "./_trash.ts";
 import { readAhead } from "./_read_ahead.ts";
 import { nodeDigest } from "./scan/_digest.ts";
@@ -88,6 +88,13 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       digest: ON_DENO ? undefined : nodeDigest,
       byteText: nodeByteText,
       indexKey: userIndexKey,
+      burst: {
+        takeParked: (path) =>
+          takeParkedLockFile(`${this.#abs(path)}.lock`, { ...this.#lockOptions(), keep: true }),
+        stat: (path) => statForAppend(this.#abs(path)),
+        append: (path, data, expectedSize, durability) =>
+          this.#appendSync(path, data, expectedSize, durability !== "relaxed"),
+      },
     });
   }
 
@@ -191,9 +198,12 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     expectedSize: number,
     options: WriteOptions = {},
   ): Promise<FileStat> {
+    return this.#appendSync(path, data, expectedSize, options.durability !== "relaxed");
+  }
+
+  #appendSync(path: string, data: Uint8Array, expectedSize: number, durable: boolean): FileStat {
     // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
     // Under a lock kept across a burst, the file stays open between appends (`_kept.ts`).
-    const durable = options.durability !== "relaxed";
     return appendKept(
       this.#abs(path),
       data,
@@ -289,10 +299,13 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
 
   async lock(path: string, options: LockOptions = {}): Promise<ReleaseLock> {
     return await acquireLockFile(`${this.#abs(path)}.lock`, {
-      timeoutMs: options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-      staleMs: this.#options.staleLockMs,
+      ...this.#lockOptions(options.timeoutMs),
       keep: options.keep,
     });
+  }
+
+  #lockOptions(timeoutMs = DEFAULT_LOCK_TIMEOUT_MS) {
+    return { timeoutMs, staleMs: this.#options.staleLockMs };
   }
 
   idle(): void {

@@ -34,7 +34,7 @@ import {
   sessionFileName,
 } from "./_folder.ts";
 import type { SessionLocator } from "./_locate.ts";
-import { type AppendContext, appendEntries } from "./_append.ts";
+import { appendContext, appendEntries, appendInBurst, type BurstContext } from "./_append.ts";
 import { AppendGroups } from "./_batch.ts";
 import { JsonlListingCache } from "./_cache.ts";
 import { KnownFiles } from "./_known.ts";
@@ -74,8 +74,9 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   readonly #locator: SessionLocator;
   readonly #lazy: LazyFiles;
   #swept = false;
-  readonly #context: AppendContext;
+  readonly #context: BurstContext;
   readonly #groups: AppendGroups;
+  #appending = 0; // appends under way the general way (not within a burst)
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
     this.#fs = fs;
@@ -83,11 +84,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     this.#options = options;
     this.#files = new KnownFiles(fs, options.cache ?? new JsonlListingCache());
     this.#locator = this.#files.locator;
-    const forget = (path: string) => this.#files.forget(path);
-    const durability = options.durability ?? "durable";
-    const { known, cache } = this.#files;
-    const unstored = this.#files.unstoredUnderLock.bind(this.#files);
-    this.#context = { fs, known, cache, forget, durability, unstored };
+    this.#context = appendContext(fs, this.#files, options.durability ?? "durable");
     this.#groups = new AppendGroups(
       // Kept: appends awaited back to back then take the lock file once (`_park.ts`).
       (path, fn) => this.#locked(path, "append", fn, true),
@@ -119,22 +116,30 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   }
 
   async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
-    const entries = await this.#files.newEntries(sessionId, given);
-    if (given.length > 0 && entries.length === 0) return; // all stored already: a retry
-    // Serialise first: an unserialisable entry fails before the file is touched.
-    const lines = await storageOperation("append", () => serializeEntries(entries));
-    const cached = this.#locator.cached(sessionId);
-    if (cached !== undefined && entries.length > 0) {
-      // Optimistic: the checks under the lock (stat, header) confirm the cached file.
-      if (await this.#groups.add(cached, sessionId, entries, lines, true)) {
-        return this.#files.appended(cached, entries, lines);
+    // Appends made while another is under way go the general way, so they stay in order.
+    const burst = this.#appending === 0 && appendInBurst(this.#context, sessionId, given);
+    if (burst !== false) return void await burst; // a promise rejects: the write failed
+    this.#appending++;
+    try {
+      const entries = await this.#files.newEntries(sessionId, given);
+      if (given.length > 0 && entries.length === 0) return; // all stored already: a retry
+      // Serialise first: an unserialisable entry fails before the file is touched.
+      const lines = await storageOperation("append", () => serializeEntries(entries));
+      const cached = this.#locator.cached(sessionId);
+      if (cached !== undefined && entries.length > 0) {
+        // Optimistic: the checks under the lock (stat, header) confirm the cached file.
+        if (await this.#groups.add(cached, sessionId, entries, lines, true)) {
+          return this.#files.appended(cached, entries, lines);
+        }
+        this.#files.forget(cached);
       }
-      this.#files.forget(cached);
-    }
-    const path = await this.#files.require(sessionId);
-    if (entries.length > 0) {
-      await this.#groups.add(path, sessionId, entries, lines, false);
-      this.#files.appended(path, entries, lines);
+      const path = await this.#files.require(sessionId);
+      if (entries.length > 0) {
+        await this.#groups.add(path, sessionId, entries, lines, false);
+        this.#files.appended(path, entries, lines);
+      }
+    } finally {
+      this.#appending--;
     }
   }
 

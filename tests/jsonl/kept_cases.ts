@@ -84,6 +84,22 @@ export function keptFileCases(
     );
   }
 
+  test(`${label}: an append within a burst is written before its call returns: no promise between its checks and its write`, async () => {
+    await withStore("relaxed", async (store) => {
+      const { path } = await store.create(v4Header("sync"));
+      const [a, b, c] = chain("s", 3);
+      await store.append("sync", [a]); // takes the lock and keeps it
+      const pending = store.append("sync", [b]);
+      const text = readFileSync(path!, "utf8");
+      assert(text.endsWith(`${JSON.stringify(b)}\n`), "written within the call");
+      await pending;
+      // Two appends at once: the second waits for nothing but keeps the order it was called in.
+      await Promise.all([store.append("sync", [c]), store.append("sync", chain("t", 1, c.id))]);
+      const ids = (await store.load("sync")).entries.map((entry) => entry.id);
+      assertEquals(ids, [a.id, b.id, c.id, chain("t", 1, c.id)[0].id]);
+    });
+  });
+
   test(`${label}: a foreign writer between two appends of a burst is seen: its lines are kept, a torn one refuses the append`, async () => {
     await withStore("durable", async (store) => {
       const { path } = await store.create(v4Header("foreign"));
