@@ -107,10 +107,12 @@ export async function syncStores(
   };
   const { push, pull } = report.cursor;
   if (direction !== "pull") {
-    await copyMissing({ from: source, to: target, sent: push, received: pull }, report, options);
+    const pass = { from: source, to: target, sent: push, received: pull, readBack: false };
+    await copyMissing(pass, report, options);
   }
   if (direction !== "push") {
-    await copyMissing({ from: target, to: source, sent: pull, received: push }, report, options);
+    const pass = { from: target, to: source, sent: pull, received: push, readBack: true };
+    await copyMissing(pass, report, options);
   }
   return report;
 }
@@ -123,10 +125,19 @@ interface Pass {
   sent: Record<string, string>;
   /** Change tokens of `to` at which `from` held all of a session (the other pass's cursor). */
   received: Record<string, string>;
+  /**
+   * Read a session back after writing it, to record it in `received`: set when `to` is the
+   * source, whose changed token would otherwise make the next push read the session again
+   * on both sides (a push's own writes are read in the same run's pull, if one follows).
+   */
+  readBack: boolean;
 }
 
 async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions): Promise<void> {
   const { from, sent } = pass;
+  // Tokens are read before the sessions (the listing's, where the store reports them), so
+  // a write landing while one is copied changes it again.
+  const listedTokens = new Map<string, string>();
   const sessions = selectSessions(
     await from.list({
       cwd: options.sessions?.cwd,
@@ -134,11 +145,16 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
       signal: options.signal,
       onSkipped: ({ path, error }) =>
         report.skipped.push({ sessionId: path, reason: `cannot be read: ${error.message}` }),
+      onChangeToken: (id, token) => listedTokens.set(id, token),
     }),
     options.sessions,
   );
-  // Read before the sessions, so a write landing while one is copied changes it again.
-  const tokens = await changeTokens(from, sessions.map((info) => info.id), options.signal);
+  const tokens = await changeTokens(
+    from,
+    sessions.map((info) => info.id),
+    options.signal,
+    listedTokens,
+  );
   const changed = sessions.filter(({ id }, i) => tokens[i] === undefined || sent[id] !== tokens[i]);
   const receiving = await receivingTokens(pass.to, changed, options.signal);
   let done = 0;
@@ -179,25 +195,29 @@ const TOKENS_IN_FLIGHT = 1_000;
 const SINGLE_TOKENS_IN_FLIGHT = 64;
 
 /**
- * Every session's change token (undefined for a store without them), many at a time: one
- * after the other, a server's round trips would dominate a run with nothing new.
+ * Every session's change token (undefined for a store without them): those `known` from
+ * the listing, the others asked for many at a time (one after the other, a server's round
+ * trips would dominate a run with nothing new).
  */
 async function changeTokens(
   store: SessionStore,
   ids: readonly string[],
   signal: AbortSignal | undefined,
+  known: ReadonlyMap<string, string> = new Map(),
 ): Promise<(string | undefined)[]> {
-  const tokens: (string | undefined)[] = [];
   const many = store.changeTokens?.bind(store);
   const one = store.changeToken?.bind(store);
-  if (!many && !one) return tokens;
+  if (!many && !one) return [];
+  const asked = ids.filter((id) => !known.has(id));
+  const answers: (string | undefined)[] = [];
   const step = many ? TOKENS_IN_FLIGHT : SINGLE_TOKENS_IN_FLIGHT;
-  for (let at = 0; at < ids.length; at += step) {
+  for (let at = 0; at < asked.length; at += step) {
     signal?.throwIfAborted();
-    const slice = ids.slice(at, at + step);
-    tokens.push(...await (many ? many(slice) : Promise.all(slice.map((id) => one!(id)))));
+    const slice = asked.slice(at, at + step);
+    answers.push(...await (many ? many(slice) : Promise.all(slice.map((id) => one!(id)))));
   }
-  return tokens;
+  const answered = new Map(asked.map((id, i) => [id, answers[i]]));
+  return ids.map((id) => known.has(id) ? known.get(id) : answered.get(id));
 }
 
 function selectSessions(
@@ -213,12 +233,13 @@ function selectSessions(
 
 /** Copy one session; false when it was skipped or conflicts (nothing written then). */
 async function copySession(
-  { from, to, received }: Pass,
+  pass: Pass,
   sessionId: string,
   report: SyncReport,
   signal: AbortSignal | undefined,
   receiving: { token: string | undefined } | undefined,
 ): Promise<boolean> {
+  const { from, to, received } = pass;
   const loaded = await readExact(from, sessionId);
   if (loaded.upgraded) {
     // Copying the in-memory upgrade would change the entries' bytes; the owner persists it.
@@ -239,6 +260,7 @@ async function copySession(
       report.sessionsCreated++;
       report.entriesCopied += first?.length ?? 0;
       await appendInBatches(to, sessionId, rest, report, signal);
+      if (pass.readBack) await recordHeldCopy(pass, sessionId, loaded);
       return true;
     }
   }
@@ -270,7 +292,30 @@ async function copySession(
     }
   }
   await appendInBatches(to, sessionId, batches(missing), report, signal);
+  if (missing.length > 0 && pass.readBack) await recordHeldCopy(pass, sessionId, loaded);
   return true;
+}
+
+/**
+ * After writing a session into `to`, record it in `received` if `to` now holds nothing the
+ * sender lacks: its token read first, then its entries, so a write by someone else landing
+ * meanwhile is either read here (and the session not recorded) or changes the token again.
+ */
+async function recordHeldCopy(
+  { to, received }: Pass,
+  sessionId: string,
+  sent: ParsedSession,
+): Promise<void> {
+  const token = await to.changeToken?.(sessionId);
+  if (token === undefined) return;
+  const present = await readExact(to, sessionId);
+  const sentIds = new Set(sent.entries.map((entry) => entry.id));
+  if (
+    !present.upgraded && present.entries.every((entry) => sentIds.has(entry.id)) &&
+    toJsonLine(present.header, "header") === toJsonLine(sent.header, "header")
+  ) {
+    received[sessionId] = token;
+  }
 }
 
 /** At most this many entries, or about this many bytes of JSON, per store call. */
