@@ -159,3 +159,32 @@ export async function listFolder(
 export function fileChangeToken(stat: FileStat): string {
   return `${stat.size}:${stat.mtimeMs}`;
 }
+
+/**
+ * Tell `onChangeToken` the token of each listed session whose listed file is `readFrom(id)`,
+ * the file the store reads it from (another copy's token would not follow that file).
+ *
+ * @example
+ * ```ts
+ * import { reportChangeTokens } from "./_listing.ts";
+ * const ids = {
+ *   paths: new Map([["a.jsonl", "s1"]]),
+ *   chosen: new Map([["s1", "a.jsonl"]]),
+ *   stats: new Map([["a.jsonl", { size: 120, mtimeMs: 1 }]]),
+ * };
+ * reportChangeTokens([{ id: "s1" }], ids, () => "a.jsonl", console.log); // s1 120:1
+ * ```
+ */
+export function reportChangeTokens(
+  rows: readonly { id: string }[],
+  ids: ListedIds,
+  readFrom: (id: string) => string | undefined,
+  onChangeToken: ((sessionId: string, token: string) => void) | undefined,
+): void {
+  if (!onChangeToken) return;
+  for (const { id } of rows) {
+    const path = ids.chosen.get(id);
+    const stat = path === undefined ? undefined : ids.stats.get(path);
+    if (stat && readFrom(id) === path) onChangeToken(id, fileChangeToken(stat));
+  }
+}

@@ -41,7 +41,7 @@ import { KnownFiles } from "./_known.ts";
 import { loadSessionFile } from "./_load.ts";
 import { readHeader } from "./_head_line.ts";
 import { type RepairReport, repairSessionFile } from "./_tail.ts";
-import { fileChangeToken, listFolder } from "./_listing.ts";
+import { fileChangeToken, listFolder, reportChangeTokens } from "./_listing.ts";
 import { persistedListing } from "./_persist.ts";
 import { removeResumeIndex, resumeIndexDir, scanFileOf } from "./scan/_resume_file.ts";
 import { freshHeader, rewriteHeader } from "./_rewrite.ts";
@@ -244,15 +244,8 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     for (const [id, path] of ids.chosen) {
       if (this.#locator.cached(id) === undefined) this.#locator.remember(path, id);
     }
-    if (options.onChangeToken) {
-      for (const { id } of rows) {
-        // Only where the listed file is the one the session is read from.
-        const path = ids.chosen.get(id)!;
-        if (this.#locator.cached(id) === path) {
-          options.onChangeToken(id, fileChangeToken(ids.stats.get(path)!));
-        }
-      }
-    }
+    // Only where the listed file is the one the session is read from.
+    reportChangeTokens(rows, ids, (id) => this.#locator.cached(id), options.onChangeToken);
     return rows;
   }
 
