@@ -110,6 +110,13 @@ export interface ListOptions {
   onProgress?: (loaded: number, total: number) => void;
   /** Called once for every session left out because it cannot be loaded. */
   onSkipped?: (skipped: SkippedSession) => void;
+  /**
+   * Called with a listed session's `changeToken(id)` as the listing read it, by a store
+   * that learns it while listing anyway (a JSONL folder stats every file, a server reads
+   * the session's row): a caller that wants both (sync) then need not ask for every
+   * session's token in a second round. Sessions not reported are asked for as usual.
+   */
+  onChangeToken?: (sessionId: string, token: string) => void;
 }
 
 /**

@@ -19,6 +19,7 @@ import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.t
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
 import { inFlight, readAhead } from "./_in_flight.ts";
+import { changeTokens, receivingTokens } from "./_sync_tokens.ts";
 
 /**
  * Options of {@link syncStores}.
@@ -112,10 +113,12 @@ export async function syncStores(
   };
   const { push, pull } = report.cursor;
   if (direction !== "pull") {
-    await copyMissing({ from: source, to: target, sent: push, received: pull }, report, options);
+    const pass = { from: source, to: target, sent: push, received: pull, readBack: false };
+    await copyMissing(pass, report, options);
   }
   if (direction !== "push") {
-    await copyMissing({ from: target, to: source, sent: pull, received: push }, report, options);
+    const pass = { from: target, to: source, sent: pull, received: push, readBack: true };
+    await copyMissing(pass, report, options);
   }
   return report;
 }
@@ -128,10 +131,19 @@ interface Pass {
   sent: Record<string, string>;
   /** Change tokens of `to` at which `from` held all of a session (the other pass's cursor). */
   received: Record<string, string>;
+  /**
+   * Read a session back after writing it, to record it in `received`: set when `to` is the
+   * source, whose changed token would otherwise make the next push read the session again
+   * on both sides (a push's own writes are read in the same run's pull, if one follows).
+   */
+  readBack: boolean;
 }
 
 async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions): Promise<void> {
   const { from, sent } = pass;
+  // Tokens are read before the sessions (the listing's, where the store reports them), so
+  // a write landing while one is copied changes it again.
+  const listedTokens = new Map<string, string>();
   const sessions = selectSessions(
     await from.list({
       cwd: options.sessions?.cwd,
@@ -139,11 +151,16 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
       signal: options.signal,
       onSkipped: ({ path, error }) =>
         report.skipped.push({ sessionId: path, reason: `cannot be read: ${error.message}` }),
+      onChangeToken: (id, token) => listedTokens.set(id, token),
     }),
     options.sessions,
   );
-  // Read before the sessions, so a write landing while one is copied changes it again.
-  const tokens = await changeTokens(from, sessions.map((info) => info.id), options.signal);
+  const tokens = await changeTokens(
+    from,
+    sessions.map((info) => info.id),
+    options.signal,
+    listedTokens,
+  );
   const changed = sessions.filter(({ id }, i) => tokens[i] === undefined || sent[id] !== tokens[i]);
   const receiving = await receivingTokens(pass.to, changed, options.signal);
   // Each session's conflicts and skips, joined in listing order whatever order they finish.
@@ -178,51 +195,6 @@ type SessionFindings = Pick<SyncReport, "conflicts" | "skipped">;
  */
 const SESSIONS_IN_FLIGHT = 4;
 
-/**
- * What the receiving store holds of the sessions to copy, asked in one batch where it can
- * (`changeTokens`): a token, or undefined for a session it lacks. Read before any session,
- * so a write landing later only makes a later run read that session once more.
- */
-async function receivingTokens(
-  to: SessionStore,
-  sessions: readonly SessionInfo[],
-  signal: AbortSignal | undefined,
-): Promise<Map<string, { token: string | undefined }> | undefined> {
-  if (!to.changeTokens || sessions.length === 0) return undefined;
-  const ids = sessions.map((info) => info.id);
-  const tokens = await changeTokens(to, ids, signal);
-  return new Map(ids.map((id, i) => [id, { token: tokens[i] }]));
-}
-
-/**
- * How many change tokens are asked for at once: one `changeTokens` call, or single calls a
- * server answers over one pipeline.
- */
-const TOKENS_IN_FLIGHT = 1_000;
-const SINGLE_TOKENS_IN_FLIGHT = 64;
-
-/**
- * Every session's change token (undefined for a store without them), many at a time: one
- * after the other, a server's round trips would dominate a run with nothing new.
- */
-async function changeTokens(
-  store: SessionStore,
-  ids: readonly string[],
-  signal: AbortSignal | undefined,
-): Promise<(string | undefined)[]> {
-  const tokens: (string | undefined)[] = [];
-  const many = store.changeTokens?.bind(store);
-  const one = store.changeToken?.bind(store);
-  if (!many && !one) return tokens;
-  const step = many ? TOKENS_IN_FLIGHT : SINGLE_TOKENS_IN_FLIGHT;
-  for (let at = 0; at < ids.length; at += step) {
-    signal?.throwIfAborted();
-    const slice = ids.slice(at, at + step);
-    tokens.push(...await (many ? many(slice) : Promise.all(slice.map((id) => one!(id)))));
-  }
-  return tokens;
-}
-
 function selectSessions(
   sessions: SessionInfo[],
   filter: SyncOptions["sessions"] = {},
@@ -236,15 +208,16 @@ function selectSessions(
 
 /** Copy one session; false when it was skipped or conflicts (nothing written then). */
 async function copySession(
-  { from, to, received }: Pass,
+  pass: Pass,
   sessionId: string,
   report: SyncReport,
   found: SessionFindings,
   signal: AbortSignal | undefined,
   receiving: { token: string | undefined } | undefined,
 ): Promise<boolean> {
+  const { from, to, received } = pass;
   if (receiving ? receiving.token === undefined : !(await to.has(sessionId))) {
-    const created = await createStreaming(from, to, sessionId, report, found, signal, receiving);
+    const created = await createStreaming(pass, sessionId, report, found, signal, receiving);
     if (created !== "exists") return created;
   }
   const loaded = await readExact(from, sessionId);
@@ -274,12 +247,15 @@ async function copySession(
     // The receiving copy held nothing the sender lacks at that token: the other direction
     // need not read it while the token stands. After a write it is read once more instead,
     // since a write by someone else could land between ours and a token read after it.
-    const sendingIds = new Set(loaded.entries.map((entry) => entry.id));
+    const sendingIds = idsOf(loaded.entries);
     if (present.entries.every((entry) => sendingIds.has(entry.id))) {
       received[sessionId] = receiverToken;
     }
   }
   for (const batch of batches(missing)) await appendBatch(to, sessionId, batch, report, signal);
+  if (missing.length > 0 && pass.readBack) {
+    await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries));
+  }
   return true;
 }
 
@@ -291,20 +267,24 @@ function upgradeSkip(sessionId: string, sourceVersion: number) {
   };
 }
 
+function idsOf(entries: readonly SessionEntry[]): Set<string> {
+  return new Set(entries.map((entry) => entry.id));
+}
+
 /**
  * A session the receiving side lacks, created from its first batch and appended to batch
  * by batch as the source streams it (the next batch is read while one is written): a long
  * session is never held whole. "exists" when another writer created it meanwhile (merge).
  */
 async function createStreaming(
-  from: SessionStore,
-  to: SessionStore,
+  pass: Pass,
   sessionId: string,
   report: SyncReport,
   found: SessionFindings,
   signal: AbortSignal | undefined,
   receiving: { token: string | undefined } | undefined,
 ): Promise<boolean | "exists"> {
+  const { from, to } = pass;
   const source = readAhead(streamExact(from, sessionId)[Symbol.asyncIterator]());
   try {
     let step = await source.next();
@@ -314,6 +294,8 @@ async function createStreaming(
       found.skipped.push(upgradeSkip(sessionId, sourceVersion));
       return false;
     }
+    // Only ids are kept, and only when the copy is read back (`recordHeldCopy`).
+    const sentIds = pass.readBack ? idsOf(step.value.entries) : undefined;
     let calls = batches(step.value.entries);
     const first = calls.shift() ?? [];
     signal?.throwIfAborted();
@@ -328,11 +310,36 @@ async function createStreaming(
     while (true) {
       for (const batch of calls) await appendBatch(to, sessionId, batch, report, signal);
       step = await source.next();
-      if (step.done) return true;
+      if (step.done) break;
       calls = batches(step.value.entries);
+      for (const entry of sentIds ? step.value.entries : []) sentIds!.add(entry.id);
     }
+    if (sentIds) await recordHeldCopy(pass, sessionId, header, sentIds);
+    return true;
   } finally {
     await source.return();
+  }
+}
+
+/**
+ * After writing a session into `to`, record it in `received` if `to` now holds nothing the
+ * sender lacks: its token read first, then its entries, so a write by someone else landing
+ * meanwhile is either read here (and the session not recorded) or changes the token again.
+ */
+async function recordHeldCopy(
+  { to, received }: Pass,
+  sessionId: string,
+  sentHeader: SessionHeader,
+  sentIds: ReadonlySet<string>,
+): Promise<void> {
+  const token = await to.changeToken?.(sessionId);
+  if (token === undefined) return;
+  const present = await readExact(to, sessionId);
+  if (
+    !present.upgraded && present.entries.every((entry) => sentIds.has(entry.id)) &&
+    toJsonLine(present.header, "header") === toJsonLine(sentHeader, "header")
+  ) {
+    received[sessionId] = token;
   }
 }
 

@@ -54,7 +54,9 @@ export async function syncRound(
       if (onProgress) context.err("\r\x1b[K");
     }
     const { cursor, ...shown } = report;
-    pair.cursor[direction] = cursor[direction];
+    // Both maps: a pull also records, in the push cursor, the sessions it wrote and read back.
+    pair.cursor.push = cursor.push;
+    pair.cursor.pull = cursor.pull;
     await pair.save();
     round[direction] = shown;
   }

@@ -208,7 +208,13 @@ export class SourcesSessionStore implements SessionStore {
   async list(options: ListOptions = {}): Promise<SourcedSessionInfo[]> {
     const shown = new Map<string, { row: SourcedSessionInfo; source: SessionSource }>();
     for (const source of this.sources) {
-      const listed = await source.store.list({ ...options, onProgress: undefined });
+      // A lone source's tokens are this store's (`changeToken` below); with several, the
+      // copy that owns an id is chosen later, so theirs are not passed on.
+      const listed = await source.store.list({
+        ...options,
+        onProgress: undefined,
+        onChangeToken: this.sources.length === 1 ? options.onChangeToken : undefined,
+      });
       for (const info of listed) {
         const copy = { row: { ...info, source: tagOf(source) }, source };
         const other = shown.get(info.id);

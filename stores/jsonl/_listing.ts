@@ -9,7 +9,7 @@ import { SessionStorageError } from "../../src/errors.ts";
 import { listingToInfo, type SessionInfo } from "../../src/_listing.ts";
 import { isWorkflowInternal, type SessionHeader } from "../../src/schema.ts";
 import { finishListing, type ListOptions, throwIfAborted } from "../../src/store.ts";
-import type { JsonlFolderFs } from "./_folder.ts";
+import type { FileStat, JsonlFolderFs } from "./_folder.ts";
 import { type CachedFile, type JsonlListingCache, summarizeFile } from "./_cache.ts";
 
 /**
@@ -18,7 +18,11 @@ import { type CachedFile, type JsonlListingCache, summarizeFile } from "./_cache
  * @example
  * ```ts
  * import { type ListedIds } from "./_listing.ts";
- * const ids: ListedIds = { paths: new Map([["a.jsonl", "s1"]]), chosen: new Map([["s1", "a.jsonl"]]) };
+ * const ids: ListedIds = {
+ *   paths: new Map([["a.jsonl", "s1"]]),
+ *   chosen: new Map([["s1", "a.jsonl"]]),
+ *   stats: new Map([["a.jsonl", { size: 120, mtimeMs: 0 }]]),
+ * };
  * ```
  */
 export interface ListedIds {
@@ -26,6 +30,8 @@ export interface ListedIds {
   paths: Map<string, string | null>;
   /** Id → the file chosen to hold it. */
   chosen: Map<string, string>;
+  /** Chosen file → its stat as this listing read it (what its change token derives from). */
+  stats: Map<string, FileStat>;
 }
 
 /**
@@ -74,6 +80,7 @@ export async function listFolder(
       ? "header" as const
       : "body" as const;
   const results = new Array<CachedFile | undefined>(paths.length);
+  const stats = new Array<FileStat | undefined>(paths.length);
   const total = paths.length;
   let loaded = 0;
   let next = 0;
@@ -83,6 +90,7 @@ export async function listFolder(
       const index = next++;
       const path = paths[index];
       const stat = await fs.stat(path);
+      stats[index] = stat;
       if (stat) {
         const key = fs.describe(path);
         const result = await summarizeFile(fs, path, stat, cache.get(key), need, signal);
@@ -96,7 +104,7 @@ export async function listFolder(
   await Promise.all(Array.from({ length: Math.max(1, how.concurrency) }, worker));
   throwIfAborted(signal);
 
-  const ids: ListedIds = { paths: new Map(), chosen: new Map() };
+  const ids: ListedIds = { paths: new Map(), chosen: new Map(), stats: new Map() };
   const holders = new Map<string, string[]>();
   for (let i = 0; i < paths.length; i++) {
     const result = results[i];
@@ -118,6 +126,7 @@ export async function listFolder(
     holding.sort(how.preferred);
     const [chosen, ...copies] = holding;
     ids.chosen.set(id, chosen);
+    ids.stats.set(chosen, stats[indexOf.get(chosen)!]!);
     for (const copy of copies) {
       options.onSkipped?.({
         path: fs.describe(copy),
@@ -135,4 +144,47 @@ export async function listFolder(
     );
   }
   return { rows: finishListing(rows, options), ids };
+}
+
+/**
+ * A session file's change token: its size and modification time, which change with every
+ * append or rewrite by any process.
+ *
+ * @example
+ * ```ts
+ * import { fileChangeToken } from "./_listing.ts";
+ * fileChangeToken({ size: 120, mtimeMs: 1 }); // "120:1"
+ * ```
+ */
+export function fileChangeToken(stat: FileStat): string {
+  return `${stat.size}:${stat.mtimeMs}`;
+}
+
+/**
+ * Tell `onChangeToken` the token of each listed session whose listed file is `readFrom(id)`,
+ * the file the store reads it from (another copy's token would not follow that file).
+ *
+ * @example
+ * ```ts
+ * import { reportChangeTokens } from "./_listing.ts";
+ * const ids = {
+ *   paths: new Map([["a.jsonl", "s1"]]),
+ *   chosen: new Map([["s1", "a.jsonl"]]),
+ *   stats: new Map([["a.jsonl", { size: 120, mtimeMs: 1 }]]),
+ * };
+ * reportChangeTokens([{ id: "s1" }], ids, () => "a.jsonl", console.log); // s1 120:1
+ * ```
+ */
+export function reportChangeTokens(
+  rows: readonly { id: string }[],
+  ids: ListedIds,
+  readFrom: (id: string) => string | undefined,
+  onChangeToken: ((sessionId: string, token: string) => void) | undefined,
+): void {
+  if (!onChangeToken) return;
+  for (const { id } of rows) {
+    const path = ids.chosen.get(id);
+    const stat = path === undefined ? undefined : ids.stats.get(path);
+    if (stat && readFrom(id) === path) onChangeToken(id, fileChangeToken(stat));
+  }
 }

@@ -148,6 +148,37 @@ export async function persistedListing<T>(
 }
 
 /**
+ * Each cache entry's stored JSON, kept with the entry: a listing replaces the entries of
+ * changed files and never changes one in place (only a probe read back from base64 is
+ * decoded, which keeps its text), so a save after a few changes among thousands of files
+ * serialises only those instead of the whole cache file again.
+ */
+const storedTexts = new WeakMap<CachedFile, string>();
+
+function storedText(cached: CachedFile): string {
+  const known = storedTexts.get(cached);
+  if (known !== undefined) return known;
+  const { size, mtimeMs, info, headText, state, probe, probe64 } = cached;
+  const { version, needsUpgrade, end, line } = info!;
+  const stored: Stored = {
+    size,
+    mtimeMs,
+    headText: headText!,
+    version,
+    needsUpgrade,
+    end,
+    line,
+    state,
+  };
+  if (needsUpgrade) stored.header = info!.header;
+  if (probe) stored.probe = toBase64(probe);
+  else if (probe64 !== undefined) stored.probe = probe64;
+  const text = JSON.stringify(stored);
+  storedTexts.set(cached, text);
+  return text;
+}
+
+/**
  * Write the cache entries of `paths` (folder paths) to the folder's cache file, atomically.
  * Entries for unloadable files and I/O failures are left out (they are re-read). Never
  * throws: a folder that cannot be written is listed without a cache next time.
@@ -165,22 +196,18 @@ export async function saveListingCache(
   cache: JsonlListingCache,
   paths: readonly string[],
 ): Promise<boolean> {
-  const files: Record<string, Stored> = {};
+  // The text of `JSON.stringify({ files })`, put together from each entry's own text.
+  const members: string[] = [];
   for (const path of paths) {
     const cached = cache.get(fs.describe(path));
     if (!cached?.info || cached.headText === undefined || cached.error || cached.transient) {
       continue;
     }
-    const { size, mtimeMs, info, headText, state, probe, probe64 } = cached;
-    const { version, needsUpgrade, end, line } = info;
-    const stored: Stored = { size, mtimeMs, headText, version, needsUpgrade, end, line, state };
-    if (needsUpgrade) stored.header = info.header;
-    if (probe) stored.probe = toBase64(probe);
-    else if (probe64 !== undefined) stored.probe = probe64;
-    files[path] = stored;
+    members.push(`${JSON.stringify(path)}:${storedText(cached)}`);
   }
   try {
-    const bytes = await encodeSideFile(KIND, encoder.encode(JSON.stringify({ files })));
+    const text = `{"files":{${members.join(",")}}}`;
+    const bytes = await encodeSideFile(KIND, encoder.encode(text));
     await fs.writeAtomic(LISTING_CACHE_FILE, bytes, { durability: "relaxed" });
     return true;
   } catch {

@@ -42,7 +42,7 @@ import { type LoadHow, loadSessionFile } from "./_load.ts";
 import { streamSessionFile } from "./_stream.ts";
 import { readHeader } from "./_head_line.ts";
 import { type RepairReport, repairSessionFile } from "./_tail.ts";
-import { listFolder } from "./_listing.ts";
+import { fileChangeToken, listFolder, reportChangeTokens } from "./_listing.ts";
 import { persistedListing } from "./_persist.ts";
 import { removeResumeIndex, resumeIndexDir, scanFileOf } from "./scan/_resume_file.ts";
 import { freshHeader, rewriteHeader } from "./_rewrite.ts";
@@ -255,6 +255,8 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     for (const [id, path] of ids.chosen) {
       if (this.#locator.cached(id) === undefined) this.#locator.remember(path, id);
     }
+    // Only where the listed file is the one the session is read from.
+    reportChangeTokens(rows, ids, (id) => this.#locator.cached(id), options.onChangeToken);
     return rows;
   }
 
@@ -278,7 +280,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   async changeToken(sessionId?: string): Promise<string> {
     if (sessionId !== undefined) {
       const stat = await this.#fs.stat(await this.#files.require(sessionId));
-      return stat ? `${stat.size}:${stat.mtimeMs}` : "gone";
+      return stat ? fileChangeToken(stat) : "gone";
     }
     const rows = await this.list({ includeInternal: true });
     return rows.map((row) => `${row.id}@${row.modified.getTime()}/${row.messageCount}`).join(",");

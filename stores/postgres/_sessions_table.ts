@@ -72,14 +72,17 @@ export async function readSessionTexts(tx: Runner, s: string, sessionId: string)
   return { headerText: String(rows[0].header), json: entries.map((row) => row.json) };
 }
 
-/** The listing rows (id, header, listing), filtered by cwd and internal, newest first. */
+/**
+ * The listing rows (id, header, listing, and the change token's parts), filtered by cwd and
+ * internal, newest first.
+ */
 export function listSessionRows(sql: PostgresClient, s: string, options: ListOptions) {
   const where: string[] = [];
   const params: unknown[] = [];
   if (options.cwd !== undefined) where.push(`cwd = $${params.push(options.cwd)}`);
   if (!options.includeInternal) where.push("NOT internal");
   return sql.unsafe(
-    `SELECT id, header, listing FROM ${s}.sessions${
+    `SELECT id, header, listing, next_seq, change FROM ${s}.sessions${
       where.length ? ` WHERE ${where.join(" AND ")}` : ""
     } ORDER BY modified DESC, created_at DESC, id`,
     params as string[],
@@ -103,7 +106,12 @@ export async function changeTokenOf(
     [sessionId],
   );
   if (rows.length === 0) throw new SessionNotFoundError(sessionId);
-  return `${rows[0].next_seq}:${rows[0].change}`;
+  return rowChangeToken(rows[0]);
+}
+
+/** A session's change token from its row: its append position and last change number. */
+export function rowChangeToken(row: Record<string, unknown>): string {
+  return `${row.next_seq}:${row.change}`;
 }
 
 /** The change tokens of `ids`, in order (undefined for an id not stored): one query. */
@@ -117,6 +125,6 @@ export async function changeTokensOf(
     `SELECT id, next_seq, change FROM ${s}.sessions WHERE id = ANY($1::text[])`,
     [ids] as never[],
   );
-  const tokens = new Map(rows.map((row) => [String(row.id), `${row.next_seq}:${row.change}`]));
+  const tokens = new Map(rows.map((row) => [String(row.id), rowChangeToken(row)]));
   return ids.map((id) => tokens.get(id));
 }

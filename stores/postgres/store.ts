@@ -63,6 +63,7 @@ import {
   listSessionRows,
   lockSession,
   readSessionTexts,
+  rowChangeToken,
   updateSession,
 } from "./_sessions_table.ts";
 
@@ -268,6 +269,7 @@ export class PostgresSessionStore implements ContextLoadingStore {
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
     const rows = await this.#run("list", (sql) => listSessionRows(sql, this.#s, options));
+    for (const row of rows) options.onChangeToken?.(String(row.id), rowChangeToken(row));
     const records = rows.map((row) => ({
       id: String(row.id),
       header: row.header,

@@ -157,3 +157,16 @@ test("a folder the cache cannot be written to still lists, every time", async (d
   const rows = await store.list({ cwd: "/b" });
   assertEquals(rows.find((row) => row.id === "c-0")!.messageCount, 6);
 });
+
+test("a store that saves the cache again after its own appends leaves no stale entry in it", async (dir) => {
+  const { store } = await freshListing(dir);
+  // Appends by this store, then a listing that saves the cache with the changed entries.
+  await store.append("c-4", [user("zz000001", "c4x0000009")]);
+  await store.append("c-7", [user("zz000002", "c7x0000012")]);
+  await store.list({ includeInternal: true });
+  const next = await freshListing(dir);
+  assertEquals(next.rows, await uncached(dir));
+  assertEquals([next.streams, next.writes], [0, 0]);
+  const cacheBytes = (await stat(join(dir, LISTING_CACHE_FILE))).size;
+  assertEquals(next.bytesRead, cacheBytes, "only the cache file is read: every entry current");
+});

@@ -136,6 +136,37 @@ Deno.test("sync: with the cursor a second run reads no session, and then only th
   assertEquals(await target.exportJsonl!("s3"), await source.exportJsonl!("s3"));
 });
 
+Deno.test("sync: a JSONL folder's tokens come from its listing, and a file replaced under its name is still copied", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const source = await openJsonlFsStore(dir);
+    for (let s = 0; s < 5; s++) await source.create(header(`j${s}`), chain(3, `j${s}`));
+    const listed = new Map<string, string>();
+    await source.list({ onChangeToken: (id, token) => listed.set(id, token) });
+    assertEquals(listed.get("j2"), await source.changeToken("j2"), "the same token either way");
+    const target = new MemorySessionStore();
+    const first = await syncStores(source, target);
+    let asked = 0;
+    const ask = source.changeToken.bind(source);
+    source.changeToken = (id) => (asked++, ask(id));
+    const idle = await syncStores(source, target, { cursor: first.cursor });
+    assertEquals([idle.sessionsUnchanged, asked], [5, 0], "no token asked for beside the listing");
+
+    // Replaced under the same name, as a restore or a copy tool does: a new file, one more entry.
+    const path = (await source.pathOf("j2"))!;
+    const last = (await source.load("j2")).entries.at(-1)!.id;
+    const more = chain(1, "j2-more", last).map((entry) => JSON.stringify(entry) + "\n").join("");
+    await Deno.writeTextFile(`${path}.new`, (await Deno.readTextFile(path)) + more);
+    await Deno.rename(`${path}.new`, path);
+    const next = await syncStores(source, target, { cursor: idle.cursor });
+    assertEquals([next.entriesCopied, next.sessionsUnchanged], [1, 4]);
+    assertEquals(await target.exportJsonl!("j2"), await source.exportJsonl!("j2"));
+    await source.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("sync: the sessions filter and abort signal are honoured", async () => {
   const source = new MemorySessionStore();
   await source.create(header("keep", { cwd: "/a" }), chain(1, "k"));

@@ -109,6 +109,18 @@ syncTest(
       });
     }
 
+    // Settled: a rerun with nothing new reads no session on either side, the laptop's
+    // shared session included although its last run pulled into it.
+    for (const side of [laptop, ci]) {
+      const rerun = await side.sync(["--both", "--to", "postgres", "--json"]);
+      const { push, pull } = JSON.parse(rerun.stdout);
+      assertEquals(
+        [push.sessionsUnchanged, push.alreadyPresent, pull.sessionsUnchanged, pull.alreadyPresent],
+        [5, 0, 5, 0],
+        `${side.name}: ${rerun.stdout}`,
+      );
+    }
+
     // Exports of the unshared sessions are the same bytes on every side.
     for (const id of ["laptop-1", "ci-1", "direct"]) {
       const onLaptop = await laptop.mu(["export", id]);

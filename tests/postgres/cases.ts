@@ -205,6 +205,9 @@ export function postgresCases(
           await other.delete("t");
           assert((await store.changeToken()) !== all2, "a delete moves the store token");
           assertEquals((await store.load("s")).entries.length, 2, "the reader sees the append");
+          const listed = new Map<string, string>();
+          await store.list({ onChangeToken: (id, token) => listed.set(id, token) });
+          assertEquals([...listed], [["s", await store.changeToken("s")]], "the listing's token");
         } finally {
           await other.close();
         }
