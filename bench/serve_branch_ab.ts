@@ -1,11 +1,12 @@
 /**
- * `deno run -A bench/serve_branch_ab.ts [--rounds=6] [--no-write]`: `mu serve`'s first
- * Conversation page of the 100k session on SQLite (`SessionPages.conversation`, a fresh
- * store each time), with the store answering the branch (`DeferredTree.branch`, "store
- * branch") against the same code with that answer withheld, so the lazy index reads the
- * session's tree columns ("tree columns", what the server did before), alternating in one
- * process. Needs the prepared database of `deno task bench --only=serve`. The first round
- * is a warm-up. Writes `bench/results/serve-branch-ab-<date>.json`.
+ * `deno run -A bench/serve_branch_ab.ts [--rounds=6] [--no-write] [--db=PATH]`: `mu serve`'s
+ * first Conversation page of the 100k session on SQLite (`SessionPages.conversation`, a
+ * fresh store each time), with the store answering the branch (`DeferredTree.branch`,
+ * "store branch") against the same code with that answer withheld, so the lazy index reads
+ * the session's tree columns ("tree columns", what the server did before), alternating in
+ * one process. Needs the prepared database of `deno task bench --only=serve` (or another
+ * copy of it, `--db`). The first round is a warm-up. Writes
+ * `bench/results/serve-branch-ab-<date>.json`.
  *
  * @module
  */
@@ -23,14 +24,17 @@ const meta = JSON.parse(
 );
 const sessionId: string = meta.sessionId;
 const prepared = `${REPO}dist/bench-data/prepared`;
-const db = [...Deno.readDirSync(prepared)].find((item) => item.name.startsWith("session-100000-"));
+// `--db=PATH`: another prepared copy (the shared folder's may be mid-preparation).
+const db = option("db") ?? [...Deno.readDirSync(prepared)]
+  .map((item) => `${prepared}/${item.name}`)
+  .find((path) => /\/session-100000-[^/]*\.db$/.test(path));
 if (!db) throw new Error("run `deno task bench --only=serve` first (it prepares the database)");
 
 const modes = ["store branch", "tree columns"] as const;
 const samples: Record<string, number[]> = { "store branch": [], "tree columns": [] };
 for (let round = 0; round < rounds; round++) {
   for (const mode of modes) {
-    const store = await openSqliteStore(`${prepared}/${db.name}`);
+    const store = await openSqliteStore(db);
     if (mode === "tree columns") {
       const open = store[OPEN_LAZY].bind(store);
       store[OPEN_LAZY] = async (id: string): Promise<LazySession | undefined> => {
