@@ -82,6 +82,8 @@ export async function runViewerBench(data: SessionData, harness: Harness): Promi
     try {
       const page = await browser.newPage();
       await page.addInitScript(MONITOR);
+      // The rows time the Context tab; a new reader's sessions open on the Conversation tab.
+      await page.addInitScript(`localStorage.setItem("mu.viewer.tab", "context");`);
       await page.goto(`${server.url}/index.html`);
       // Storage is chosen by the worker; the badge stops saying "…" once it is open.
       await page.waitForFunction(
