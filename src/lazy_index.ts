@@ -89,6 +89,11 @@ export interface DeferredTree {
   /** The position of the entry with this id, if there is one. */
   find(id: string): number | undefined;
   /**
+   * Positions of the branch from the root to the entry at `position` (whose id is
+   * `leafId`), root first, without the tree; `undefined` when the store cannot tell.
+   */
+  branch?(position: number, leafId: string): number[] | undefined;
+  /**
    * Positions of a context-only load of the branch ending at `leafId` (as
    * `planContextLoad` plans it over the path), with the entries parsed to plan it;
    * `undefined` when the store cannot tell without the tree.
@@ -274,15 +279,28 @@ export class LazyIndex {
    * branch without parsing it, for a reader that parses only the part it shows.
    */
   pathPositions(leafId: string | null | undefined): number[] {
+    if (leafId === null || leafId === undefined) return [];
+    const branch = this.#deferredBranch(leafId);
+    if (branch) return branch;
     this.#tree();
     const path: number[] = [];
-    if (leafId === null || leafId === undefined) return path;
     for (let i = this.#at.get(leafId); i !== undefined;) {
       path.push(i);
       const parent = this.#parents[i];
       i = parent === null ? undefined : this.#at.get(parent);
     }
     return path.reverse();
+  }
+
+  /**
+   * The branch to a leaf among the rows of the open, from the store while the columns are
+   * deferred (a branch through an entry appended since is walked over the columns).
+   */
+  #deferredBranch(leafId: string): number[] | undefined {
+    if (!this.#deferred?.branch) return undefined;
+    const position = this.#position(leafId);
+    if (position === undefined || position >= this.#opened) return undefined;
+    return this.#deferred.branch(position, leafId);
   }
 
   getPath(leafId: string | null | undefined): SessionEntry[] {

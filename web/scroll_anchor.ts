@@ -12,6 +12,14 @@
  * (already laid out: it is in view), chosen again after every scroll; after each layout
  * that moved it, the scroll position follows it before the frame is painted.
  *
+ * A layout change above the list moves the anchor too: the summary or the outline rail
+ * arriving late above the conversation, a header that wraps. The list's own size does not
+ * change then, so watching the list alone left such a shift on screen until the reader's
+ * next scroll, which then "corrected" it by as much again (the first wheel step after
+ * "Jump to latest" moved the text by a few hundred pixels). So every element between the
+ * list and the scroller, and every element before each of them, is watched as well: any
+ * change above the anchor changes the size of one of them.
+ *
  * @module
  */
 
@@ -29,6 +37,8 @@ export class ScrollAnchor {
   #pinned: HTMLElement | undefined;
   readonly #unpin = () => this.#pinned = undefined;
   readonly #resize: ResizeObserver;
+  /** What `#resize` watches besides the list (see `#watchAbove`). */
+  #watched = new Set<Element>();
   readonly #onScroll = (event: Event) => {
     const scroller = this.scroller();
     if (event.target === scroller || (event.target === document && this.#isPage(scroller))) {
@@ -100,10 +110,42 @@ export class ScrollAnchor {
     this.#choose(scroller);
   }
 
+  /**
+   * Watch the sizes of what lies above the list inside `scroller`: the list's ancestors up
+   * to the scroller and every earlier sibling of each (a few elements). A removed element
+   * is reported once (its size becomes zero) and is let go at the next choice; one that
+   * came in its place is watched from then.
+   */
+  #watchAbove(scroller: Element): void {
+    const wanted = new Set<Element>();
+    for (
+      let node: Element | null = this.list;
+      node && node !== scroller;
+      node = node.parentElement
+    ) {
+      if (node !== this.list) wanted.add(node);
+      for (
+        let before = node.previousElementSibling;
+        before;
+        before = before.previousElementSibling
+      ) {
+        wanted.add(before);
+      }
+    }
+    for (const node of this.#watched) {
+      if (!wanted.has(node)) this.#resize.unobserve(node);
+    }
+    for (const node of wanted) {
+      if (!this.#watched.has(node)) this.#resize.observe(node);
+    }
+    this.#watched = wanted;
+  }
+
   /** Choose the item across the middle of the view (in view, so laid out) as the anchor. */
   #choose(scroller: Element): void {
     this.#anchor = undefined;
     if (!this.list.isConnected) return;
+    this.#watchAbove(scroller);
     const view = this.#view(scroller);
     if (this.#pinned?.isConnected) {
       this.#anchor = this.#pinned;
@@ -131,6 +173,7 @@ export class ScrollAnchor {
   /** Stop following. */
   dispose(): void {
     this.#resize.disconnect();
+    this.#watched.clear();
     document.removeEventListener("scroll", this.#onScroll, { capture: true });
     for (const type of READER_INPUT) {
       document.removeEventListener(type, this.#unpin, { capture: true });

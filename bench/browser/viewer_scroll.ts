@@ -144,7 +144,8 @@ export async function measureScroll(
     await page.waitForSelector(`${context.pane} ${context.item}`, { timeout: 60_000 });
     record(SCROLL_ROWS.contextDown, await run({ ...context, direction: "down" }));
     record(SCROLL_ROWS.contextUp, await run({ ...context, direction: "up" }));
-    await page.click(".session-page button.tab:has-text('Conversation')");
+    // (The small-screen pane tabs have a Conversation tab too, hidden at this width.)
+    await page.click(".session-page button.tab:has-text('Conversation'):visible");
     const conv = { pane: "#conversation-view > .conversation", item: ".conv-item", steps: STEPS };
     await page.waitForSelector(`${conv.pane} ${conv.item}`, { timeout: 60_000 });
     record(SCROLL_ROWS.conversationDown, await run({ ...conv, direction: "down" }));

@@ -23,6 +23,7 @@ import {
 } from "../../src/lazy_index.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import { readTreeText, type StatementSource, TreeText } from "./_context.ts";
+import { readBranchPositions } from "./_path.ts";
 import { committedLookup, planByWalk } from "./_walk.ts";
 import { decoding } from "./_rows.ts";
 
@@ -254,6 +255,10 @@ function deferredTree(
       }
       const found = live(() => committedLookup(statement, sessionId)(id));
       return found && found.seq < count ? found.seq : undefined;
+    },
+    branch(position, leafId) {
+      if (position >= count) return undefined;
+      return live(() => readBranchPositions(statement, sessionId, position, leafId));
     },
     context(leafId) {
       const parsed = new Map<number, SessionEntry>();

@@ -84,10 +84,28 @@ Deno.test({
           const box = (await page.locator("#conversation").boundingBox())!;
           const x = box.x + box.width / 2;
           const y = Math.min(box.y + box.height, size.height) - size.height / 3;
+          // The layout the first step starts from, for a failure to be read from its message.
+          const start = await page.evaluate((last) => {
+            const item = document.querySelector(`.conv-item[data-id="${last}"]`)!;
+            const blocks = [...item.querySelectorAll(".conv-body > *")].map((block) =>
+              Math.round(block.getBoundingClientRect().height)
+            );
+            const scrollers = [...document.querySelectorAll("main, .pane")].map((node) =>
+              `${node.tagName}.${node.className}: top ${Math.round(node.scrollTop)} of ${
+                node.scrollHeight - node.clientHeight
+              }`
+            );
+            const box = item.getBoundingClientRect();
+            return `last item ${Math.round(box.top)}..${Math.round(box.bottom)}, blocks ${blocks}` +
+              `; ${scrollers.join("; ")}`;
+          }, last);
           const readings = await wheel(page, x, y, STEPS);
           await screenshot(page, `scroll-anchor-${size.width}`);
           const lost = jumps(readings);
-          assert(lost.length === 0, `the place was lost on ${lost.length} steps: ${show(lost)}`);
+          assert(
+            lost.length === 0,
+            `the place was lost on ${lost.length} steps: ${show(lost)} (before: ${start})`,
+          );
           const end = readings.at(-1)!;
           assert(
             Number(end.after.slice(1)) > MESSAGES - 40,
