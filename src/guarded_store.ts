@@ -3,7 +3,9 @@
  * each dialect's driver): a store closed by `close()` refuses every later call; `create`,
  * `replace` and `updateHeader` refuse a session id that could escape a folder; `create`
  * refuses an invalid header; writes refuse entries some store could not keep exactly, and a
- * batch that names one entry id twice or whose parent links close a cycle; `list` and
+ * batch that names one entry id twice or whose parent links close a cycle (a cycle closed
+ * through stored entries each driver checks under its write lock, with
+ * {@link assertNoCycleAcrossAppends}); `list` and
  * `search` reject at once with an aborted signal. A driver class calls {@link guardStoreClass}
  * once after its declaration (a class the core exports does it in its constructor, so a
  * bundle that never constructs it can drop it) and keeps only its own work: the conformance
@@ -263,6 +265,54 @@ export function assertNoAppendedCycle(sessionId: string, entries: readonly Sessi
       return;
     }
     seen.add(id);
+  }
+}
+
+/**
+ * Refuse an append whose new entries close a parent cycle through entries stored by earlier
+ * appends: a stored entry may name a parent not in the session yet (a dangling parent), and
+ * an entry arriving later with that id whose parent chain leads back to it would make the
+ * session one that can be stored but never opened. A driver calls this under the lock or
+ * transaction of the write, after {@link newEntries}, with `danglingIds`: which of the new
+ * entries' ids some stored entry names as its parent (a driver keeps or indexes its dangling
+ * parents, so the usual answer, none, costs a lookup and no walk) and `storedParent`: a
+ * stored entry's parent id (`undefined` when the session has no such entry).
+ *
+ * @example
+ * ```ts
+ * import { assertNoCycleAcrossAppends } from "./guarded_store.ts";
+ * const entry = (id: string, parentId: string | null) =>
+ *   ({ type: "label", id, parentId, timestamp: "t", targetId: id }) as const;
+ * // Stored: x, whose parent "n" was not there; appending n below x closes n -> x -> n.
+ * const stored = new Map([["x", "n"]]);
+ * assertNoCycleAcrossAppends("s", [entry("n", "x")], new Set(["n"]), (id) => stored.get(id)); // throws
+ * ```
+ */
+export function assertNoCycleAcrossAppends(
+  sessionId: string,
+  entries: readonly SessionEntry[],
+  danglingIds: ReadonlySet<string>,
+  storedParent: (id: string) => string | null | undefined,
+): void {
+  if (danglingIds.size === 0) return;
+  const batchParent = new Map(entries.map((entry) => [entry.id, entry.parentId]));
+  for (const { id, parentId } of entries) {
+    if (!danglingIds.has(id)) continue;
+    // The stored entries hold no cycle, so a walk from the new entry that does not come back
+    // to it ends at a root, at a parent still missing, or (a cycle within the batch, which
+    // `assertNoAppendedCycle` refused before) at an entry it met already.
+    const met = new Set<string>();
+    for (let cursor: string | null | undefined = parentId; typeof cursor === "string";) {
+      if (cursor === id) {
+        throw new SessionFormatError(
+          `entry ${id} is its own ancestor (parentId cycle) through stored entries; nothing was appended`,
+          { source: sessionId },
+        );
+      }
+      if (met.has(cursor)) break;
+      met.add(cursor);
+      cursor = batchParent.has(cursor) ? batchParent.get(cursor) : storedParent(cursor);
+    }
   }
 }
 

@@ -12,7 +12,6 @@ import {
   decodeSession,
   encodeEntries,
   encodeSession,
-  entryIdOfLine,
   foldEntries,
   listRecords,
   recordsToJsonl,
@@ -20,6 +19,7 @@ import {
 } from "./_records.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import {
+  assertNoCycleAcrossAppends,
   assertStoreOpen,
   assertValidHeader,
   assertWritableEntries,
@@ -106,12 +106,18 @@ export class MemorySessionStore implements SessionStore {
 
   async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
     const session = this.#get(sessionId);
-    const positions = positionsById(session.entries);
+    const { positions, dangling } = storedIds(session.entries);
     const entries = newEntries(sessionId, given, (id) => {
       const at = positions.get(id);
       return at === undefined ? undefined : session.entries[at];
     });
     if (entries.length === 0) return;
+    assertNoCycleAcrossAppends(sessionId, entries, dangling, (id) => {
+      const at = positions.get(id);
+      if (at === undefined) return undefined;
+      const parentId = entryOfLine(session.entries[at])?.parentId;
+      return typeof parentId === "string" ? parentId : null;
+    });
     const lines = encodeEntries(entries); // all or nothing, before anything changes
     // A shallow copy is enough: the fold replaces `summary`, never edits it in place.
     const listing = { ...session.listing };
@@ -121,6 +127,10 @@ export class MemorySessionStore implements SessionStore {
     const next = { ...session, listing };
     this.#commit("append", () => this.#sessions.set(sessionId, next));
     entries.forEach((entry, i) => positions.set(entry.id, next.entries.length + i));
+    for (const { id, parentId } of entries) {
+      dangling.delete(id);
+      if (parentId !== null && !positions.has(parentId)) dangling.add(parentId);
+    }
     next.entries.push(...lines);
   }
 
@@ -209,17 +219,35 @@ function writeNumber(records: SessionRecords): number {
  * list in place and to this index with it; `replace` makes a new list), so an append
  * checks its ids without reading the session.
  */
-const idPositions = new WeakMap<string[], Map<string, number>>();
+const idPositions = new WeakMap<string[], StoredIds>();
 
-function positionsById(lines: string[]): Map<string, number> {
-  let positions = idPositions.get(lines);
-  if (positions === undefined) {
-    positions = new Map();
+/** A session's entry positions by id, and the parent ids its entries name that it lacks. */
+interface StoredIds {
+  positions: Map<string, number>;
+  dangling: Set<string>;
+}
+
+function storedIds(lines: string[]): StoredIds {
+  let ids = idPositions.get(lines);
+  if (ids === undefined) {
+    const positions = new Map<string, number>();
+    const parents = new Set<string>();
     for (let i = 0; i < lines.length; i++) {
-      const id = entryIdOfLine(lines[i]);
-      if (id !== undefined) positions.set(id, i);
+      const entry = entryOfLine(lines[i]);
+      if (typeof entry?.id === "string") positions.set(entry.id, i);
+      if (typeof entry?.parentId === "string") parents.add(entry.parentId);
     }
-    idPositions.set(lines, positions);
+    ids = { positions, dangling: new Set([...parents].filter((id) => !positions.has(id))) };
+    idPositions.set(lines, ids);
   }
-  return positions;
+  return ids;
+}
+
+/** A stored line's `id` and `parentId`, or `undefined` for a damaged line. */
+function entryOfLine(line: string): { id?: unknown; parentId?: unknown } | undefined {
+  try {
+    return JSON.parse(line) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -22,6 +22,12 @@ export interface SessionRecord {
    * before ids were indexed get them on their first append.
    */
   idsIndexed?: boolean;
+  /**
+   * Parent ids stored entries name that the session lacks, and the last entry's id
+   * (`_idb_links.ts`); absent in sessions written before they were kept.
+   */
+  dangling?: string[];
+  lastId?: string;
 }
 
 /** Where an entry's line is: chunk number and position in the chunk. */

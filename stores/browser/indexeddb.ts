@@ -58,6 +58,7 @@ import {
   sessionKey,
   type SessionRecord,
 } from "./_idb_layout.ts";
+import { appendLinks, linksOfNewSession } from "./_idb_links.ts";
 
 /**
  * Options for {@link IndexedDbSessionStore}.
@@ -128,6 +129,7 @@ export class IndexedDbSessionStore implements SessionStore {
         throw new SessionExistsError(header.id);
       }
       const record = newRecord(records.header, records.listing);
+      linksOfNewSession(record, entries);
       this.#putSession(os, header.id, record, undefined, entries, records.entries);
     });
     return { id: header.id };
@@ -141,6 +143,7 @@ export class IndexedDbSessionStore implements SessionStore {
       const stored = await this.#storedLines(os, sessionId, record, given);
       const entries = newEntries(sessionId, given, (id) => stored.get(id));
       if (entries.length === 0) return;
+      await appendLinks(os, sessionId, record, entries);
       const fresh = new Set(entries);
       const lines = entries.length === given.length
         ? givenLines
@@ -172,6 +175,7 @@ export class IndexedDbSessionStore implements SessionStore {
       os.delete(chunksOf(header.id));
       os.delete(idsOf(header.id));
       const record = newRecord(records.header, records.listing);
+      linksOfNewSession(record, entries);
       this.#putSession(os, header.id, record, undefined, entries, records.entries);
     });
   }

@@ -15,15 +15,18 @@ interface ScannedFile extends FileStat {
   scanned: number;
   /** Byte range of each id's line; `OWN` for a line this store appended since the scan. */
   places: Map<string, readonly [start: number, end: number] | typeof OWN>;
+  /** Parent ids lines name that no line carries as its id (dangling parents): few or none. */
+  dangling: Set<string>;
 }
 
 const OWN = 0;
+const NONE: ReadonlySet<string> = new Set();
 
 const SCAN_CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
 const decoder = new TextDecoder();
-/** A line as `JSON.stringify` writes an entry: its top-level id without a parse. */
-const PLAIN_ID = /^\{"type":"[^"\\]*","id":"([^"\\]*)"/;
+/** A line as `JSON.stringify` writes an entry: its top-level id (and parent) without a parse. */
+const PLAIN_ID = /^\{"type":"[^"\\]*","id":"([^"\\]*)"(?:,"parentId":(?:null|"([^"\\]*)"))?/;
 
 /**
  * The entry ids of the session files one store appends to.
@@ -90,11 +93,41 @@ export class EntryIdPlaces {
    * `after` describes: in step when the file grew by exactly these bytes since the stat
    * the cache is at; otherwise the next call scans what it has not seen.
    */
-  appended(path: string, entries: readonly { id: string }[], bytes: number, after?: FileStat) {
+  appended(
+    path: string,
+    entries: readonly { id: string; parentId: string | null }[],
+    bytes: number,
+    after?: FileStat,
+  ) {
     const file = this.#files.get(path);
     if (!file) return;
     for (const { id } of entries) file.places.set(id, OWN);
+    for (const entry of entries) noteLine(file, entry.id, entry.parentId);
     if (after && after.size === file.size + bytes) Object.assign(file, after);
+  }
+
+  /**
+   * Which of `ids` a line of the file, as last scanned or appended, names as a parent that
+   * no line carries (a cycle could close through it): usually none, at the cost of a lookup.
+   */
+  danglingAmong(path: string, ids: readonly string[]): ReadonlySet<string> {
+    const dangling = this.#files.get(path)?.dangling;
+    return dangling?.size ? new Set(ids.filter((id) => dangling.has(id))) : NONE;
+  }
+
+  /** Each entry id's parent id in the file, read whole (the rare walk through the tree). */
+  async parentLinks(path: string): Promise<Map<string, string | null>> {
+    const file: ScannedFile = {
+      size: 0,
+      mtimeMs: 0,
+      scanned: 0,
+      places: new Map(),
+      dangling: new Set(),
+    };
+    const parents = new Map<string, string | null>();
+    const stat = await this.#fs.stat(path);
+    if (stat) await this.#scan(path, file, stat.size, (id, parentId) => parents.set(id, parentId));
+    return parents;
   }
 
   /** Forget a file (deleted or replaced by this store). */
@@ -118,14 +151,21 @@ export class EntryIdPlaces {
     }
     let file = rescan ? undefined : this.#files.get(path);
     if (file && file.size === stat.size && file.mtimeMs === stat.mtimeMs) return file;
-    if (!file || stat.size < file.scanned) file = { ...stat, scanned: 0, places: new Map() };
+    if (!file || stat.size < file.scanned) {
+      file = { ...stat, scanned: 0, places: new Map(), dangling: new Set() };
+    }
     await this.#scan(path, file, stat.size);
     this.#files.set(path, Object.assign(file, stat));
     return file;
   }
 
   /** Record the places of the complete lines between `file.scanned` and `size`. */
-  async #scan(path: string, file: ScannedFile, size: number): Promise<void> {
+  async #scan(
+    path: string,
+    file: ScannedFile,
+    size: number,
+    onLine?: (id: string, parentId: string | null) => void,
+  ): Promise<void> {
     let start = file.scanned;
     let chunk = SCAN_CHUNK;
     while (start < size) {
@@ -133,8 +173,12 @@ export class EntryIdPlaces {
       let lineStart = 0;
       for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, lineStart)) {
         if (start + lineStart > 0) { // the header line names no entry
-          const id = idOf(decoder.decode(bytes.subarray(lineStart, i)));
-          if (id !== undefined) file.places.set(id, [start + lineStart, start + i]);
+          const { id, parentId } = linkOf(decoder.decode(bytes.subarray(lineStart, i)));
+          if (id !== undefined) {
+            file.places.set(id, [start + lineStart, start + i]);
+            noteLine(file, id, parentId);
+            onLine?.(id, parentId);
+          }
         }
         lineStart = i + 1;
       }
@@ -151,12 +195,27 @@ export class EntryIdPlaces {
 
 /** A line's top-level entry id; a line that is not a JSON object has none. */
 function idOf(line: string): string | undefined {
+  return linkOf(line).id;
+}
+
+/** A line's top-level entry id and parent id (null: a root, or none readable). */
+function linkOf(line: string): { id?: string; parentId: string | null } {
   const plain = PLAIN_ID.exec(line);
-  if (plain) return plain[1];
+  if (plain && plain[0].endsWith('parentId":null')) return { id: plain[1], parentId: null };
+  if (plain?.[2] !== undefined) return { id: plain[1], parentId: plain[2] };
   try {
-    const id = (JSON.parse(line) as { id?: unknown } | null)?.id;
-    return typeof id === "string" ? id : undefined;
+    const { id, parentId } = (JSON.parse(line) ?? {}) as { id?: unknown; parentId?: unknown };
+    return {
+      id: typeof id === "string" ? id : undefined,
+      parentId: typeof parentId === "string" ? parentId : null,
+    };
   } catch {
-    return undefined;
+    return { parentId: null };
   }
+}
+
+/** Keep `file.dangling` in step with a line just placed (the file's ids include it). */
+function noteLine(file: ScannedFile, id: string, parentId: string | null): void {
+  file.dangling.delete(id);
+  if (parentId !== null && !file.places.has(parentId)) file.dangling.add(parentId);
 }

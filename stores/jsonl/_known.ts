@@ -9,7 +9,7 @@
  */
 import { SessionNotFoundError } from "../../src/errors.ts";
 import { listingStateOf } from "../../src/_listing.ts";
-import { newEntries } from "../../src/guarded_store.ts";
+import { assertNoCycleAcrossAppends, newEntries } from "../../src/guarded_store.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { storageOperation } from "../../src/store.ts";
 import type { KnownFile } from "./_append.ts";
@@ -91,7 +91,9 @@ export class KnownFiles {
       "append",
       () => this.#entryIds.storedLines(path, ids, known),
     );
-    return newEntries(sessionId, given, (id) => stored.get(id));
+    const fresh = newEntries(sessionId, given, (id) => stored.get(id));
+    await this.#assertNoCycle(path, sessionId, fresh);
+    return fresh;
   }
 
   /**
@@ -109,7 +111,19 @@ export class KnownFiles {
     const ids = entries.map((entry) => entry.id);
     const stored = await this.#entryIds.storedLines(path, ids, stat);
     const fresh = newEntries(sessionId, entries, (id) => stored.get(id));
+    await this.#assertNoCycle(path, sessionId, fresh);
     return fresh.length === entries.length ? entries : fresh;
+  }
+
+  /**
+   * Refuse new entries that would close a parent cycle through a stored line naming one of
+   * them as its missing parent; the file is read whole only when such a line exists.
+   */
+  async #assertNoCycle(path: string, sessionId: string, fresh: readonly SessionEntry[]) {
+    const dangling = this.#entryIds.danglingAmong(path, fresh.map((entry) => entry.id));
+    if (dangling.size === 0) return;
+    const parents = await storageOperation("append", () => this.#entryIds.parentLinks(path));
+    assertNoCycleAcrossAppends(sessionId, fresh, dangling, (id) => parents.get(id));
   }
 
   /**
@@ -118,7 +132,11 @@ export class KnownFiles {
    */
   holdsNoneOf(path: string, entries: readonly SessionEntry[]): boolean {
     const stat = this.known.get(path)?.stat;
-    return stat !== undefined && this.#entryIds.holdsNoneOf(path, entries.map((e) => e.id), stat);
+    const ids = entries.map((e) => e.id);
+    // A new id some stored line names as its missing parent takes the general way, which
+    // checks for a cycle through it.
+    return stat !== undefined && this.#entryIds.holdsNoneOf(path, ids, stat) &&
+      this.#entryIds.danglingAmong(path, ids).size === 0;
   }
 
   /** Record this store's committed append of `lines` (or of `lines` bytes) to `path`. */

@@ -78,6 +78,9 @@ export function postgresMigrations(s: string): readonly (readonly string[])[] {
        EXCEPTION WHEN OTHERS THEN NULL;
        END $$`,
     ],
+    // An append asks whether a stored entry names one of its new ids as its parent (then
+    // missing), so it can refuse the append that would close a parent cycle through it.
+    [`CREATE INDEX IF NOT EXISTS entries_by_parent ON ${s}.entries (session_id, parent_id)`],
   ];
 }
 

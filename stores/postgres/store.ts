@@ -40,7 +40,11 @@ import {
 } from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
-import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
+import {
+  assertNoCycleAcrossAppends,
+  guardStoreClass,
+  newEntries,
+} from "../../src/guarded_store.ts";
 import type { CreatedSession, ListOptions, LoadedSession, SessionInfo } from "../../src/store.ts";
 import {
   type ConnectionTarget,
@@ -195,17 +199,36 @@ export class PostgresSessionStore implements ContextLoadingStore {
         }
         // Ids already stored, read under the session's row lock (`entries_by_entry_id`): the
         // two statements go out together and run in order, the lock taken first.
-        const [locked, found] = await Promise.all([
+        // With them, the new ids a stored entry names as its parent (`entries_by_parent`): a
+        // parent missing when that entry was written, through which a cycle could close.
+        const ids = given.map((entry) => entry.id);
+        const [locked, found, named] = await Promise.all([
           lockSession(tx, this.#s, sessionId, "header, listing, next_seq"),
           tx.unsafe(
             `SELECT entry_id, json FROM ${this.#s}.entries
              WHERE session_id = $1 AND entry_id = ANY($2::text[])`,
-            [sessionId, given.map((entry) => entry.id)],
+            [sessionId, ids],
+          ),
+          tx.unsafe(
+            `SELECT DISTINCT parent_id FROM ${this.#s}.entries
+             WHERE session_id = $1 AND parent_id = ANY($2::text[])`,
+            [sessionId, ids],
           ),
         ]);
         const stored = new Map(found.map((row) => [String(row.entry_id), String(row.json)]));
         const entries = newEntries(sessionId, given, (id) => stored.get(id));
         if (entries.length === 0) return;
+        if (named.length > 0) {
+          const dangling = new Set(named.map((row) => String(row.parent_id)));
+          const links = await tx.unsafe(
+            `SELECT entry_id, parent_id FROM ${this.#s}.entries WHERE session_id = $1 ORDER BY seq`,
+            [sessionId],
+          );
+          const parents = new Map(
+            links.map((row) => [String(row.entry_id), row.parent_id as string | null]),
+          );
+          assertNoCycleAcrossAppends(sessionId, entries, dangling, (id) => parents.get(id));
+        }
         const rows = entries.length === given.length ? givenRows : toEntryRows(entries);
         // Folded from the state read under the row lock, so no writer loses another's update.
         const listing = foldEntries(decodeListing(locked.listing, decoding(sessionId)), entries);

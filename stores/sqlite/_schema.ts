@@ -19,6 +19,8 @@
  * INDEX entries_walk (session_id, seq, entry_id, parent_id, flags)  -- append-ordered;
  *                                    -- loadContext scans it (_context.ts)
  * INDEX entries_by_id (entry_id)      -- a parent's or reused id's row, when writing
+ * INDEX entries_dangling (session_id, parent_id) WHERE walk IS NULL -- appends: a cycle
+ *                                    -- closed through a stored entry's missing parent
  * INDEX sessions_by_cwd (cwd, modified DESC, created_at DESC, id)
  * ```
  *
@@ -153,6 +155,12 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   // Appends record a backlog instead of tokenizing; it is indexed when the writer is idle
   // and before every search (`search/_backlog.ts`).
   SEARCH_BACKLOG_MIGRATION,
+  [
+    // An append asks whether a stored entry names one of its new ids as a parent not there
+    // when it was written (such a row has no path pointers), so it can refuse the append that
+    // would close a parent cycle through it. Rows with pointers, nearly all, are not in it.
+    `CREATE INDEX entries_dangling ON entries (session_id, parent_id) WHERE walk IS NULL`,
+  ],
 ];
 
 /** The schema version this library writes (`PRAGMA user_version`). */

@@ -30,7 +30,11 @@ import {
   recordsToJsonl,
 } from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
-import { guardStoreClass, newEntries } from "../../src/guarded_store.ts";
+import {
+  assertNoCycleAcrossAppends,
+  guardStoreClass,
+  newEntries,
+} from "../../src/guarded_store.ts";
 import {
   type CreatedSession,
   type ListOptions,
@@ -145,6 +149,22 @@ export class SqliteSessionStore implements ContextLoadingStore {
     });
   }
 
+  /**
+   * Which of the new entries' ids a stored row names as a parent that was missing when it was
+   * written (`entries_dangling` holds only such rows and other rows without path pointers):
+   * one probe finds a session has none, the usual answer.
+   */
+  #danglingIds(sessionId: string, entries: readonly SessionEntry[]): Set<string> {
+    const dangling = new Set<string>();
+    const any = "SELECT 1 AS found FROM entries WHERE session_id = ? AND walk IS NULL LIMIT 1";
+    if (this.#get(any, sessionId) === undefined) return dangling;
+    const names = this.#statement(
+      "SELECT 1 AS found FROM entries WHERE session_id = ? AND parent_id = ? AND walk IS NULL LIMIT 1",
+    );
+    for (const { id } of entries) if (names.get(sessionId, id) !== undefined) dangling.add(id);
+    return dangling;
+  }
+
   /** The body of an append, under the write lock. */
   #appendRows(sessionId: string, given: readonly SessionEntry[], givenRows: EntryRow[]): void {
     const row = this.#get("SELECT header, listing FROM sessions WHERE id = ?", sessionId);
@@ -162,6 +182,14 @@ export class SqliteSessionStore implements ContextLoadingStore {
       ? givenRows
       : givenRows.filter((_, i) => fresh.has(given[i]));
     if (rows.length === 0) return;
+    assertNoCycleAcrossAppends(sessionId, entries, this.#danglingIds(sessionId, entries), (id) => {
+      const found = this.#get(
+        "SELECT parent_id FROM entries WHERE entry_id = ? AND session_id = ? ORDER BY seq DESC LIMIT 1",
+        id,
+        sessionId,
+      );
+      return found === undefined ? undefined : (found.parent_id as string | null);
+    });
     // Fold from the committed state read under the write lock, so concurrent writers in
     // other processes never lose each other's listing updates.
     const listing = foldEntries(decodeListing(row.listing, decoding(sessionId)), entries);

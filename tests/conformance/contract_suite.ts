@@ -181,6 +181,38 @@ export function contractSuite(register: Register, subject: StoreSubject): void {
     },
   );
 
+  t(
+    "an append that closes a cycle through an earlier append's dangling parent is refused",
+    async (store) => {
+      const id = freshId("cycle-across");
+      const root = userEntry("root", null);
+      await store.create(header(id), [root]);
+      // Stored: x names "later", which is not in the session yet (a dangling parent), y below x.
+      const x = userEntry("x", "later", "x");
+      const y = userEntry("y", "x", "y");
+      await store.append(id, [x]);
+      await store.append(id, [y]);
+      const closing = [
+        [userEntry("closes", "x", "later")], // later -> x -> later
+        [userEntry("closes", "y", "later")], // later -> y -> x -> later
+        [userEntry("m", "y", "m"), userEntry("closes", "m", "later")], // through the batch and the store
+        [userEntry("fine", root.id), userEntry("self", "later", "later")], // its own parent
+      ];
+      for (const batch of closing) {
+        const error = await assertRejects(() => store.append(id, batch), SessionFormatError);
+        assert(error.reason.includes("cycle"), error.message);
+      }
+      assertEquals((await store.load(id)).entries, [root, x, y]);
+      // The dangling parent can still arrive where it closes no cycle; appends go on.
+      const later = userEntry("arrives", root.id, "later");
+      await store.append(id, [later]);
+      await store.append(id, [userEntry("z", "y", "z")]);
+      const loaded = await store.load(id);
+      assertEquals(loaded.entries.map((entry) => entry.id), [root.id, "x", "y", "later", "z"]);
+      assertEquals(loaded.entries[3], later);
+    },
+  );
+
   t("a closed store refuses every call with SessionStorageError", async (store) => {
     const id = freshId("closed");
     await store.create(header(id));

@@ -179,6 +179,33 @@ export function indexedDbBehaviour(register: Register, factory: () => IDBFactory
     },
   );
 
+  register(
+    "indexeddb: a record written before it kept dangling parents still refuses a cycle",
+    async () => {
+      await withDb(factory, async (open, raw) => {
+        const store = await open();
+        const id = freshId();
+        const x = userEntry("below a missing parent", "later", "x");
+        await store.create(header(id), [userEntry("root", null, "root"), x]);
+        const db = await raw(); // turn the record into one an older library wrote
+        const tx = db.transaction("sessions", "readwrite");
+        const sessions = tx.objectStore("sessions");
+        const record = await promisifyRequest(sessions.get(["s", id]));
+        delete record.dangling;
+        delete record.lastId;
+        sessions.put(record, ["s", id]);
+        await promisifyRequest(tx);
+        const error = await assertRejects(
+          () => store.append(id, [userEntry("closes", "x", "later")]),
+          SessionFormatError,
+        );
+        assertEquals(error.reason.includes("cycle"), true);
+        await store.append(id, [userEntry("arrives", "root", "later")]);
+        assertEquals((await store.load(id)).entries.map((e) => e.id), ["root", "x", "later"]);
+      });
+    },
+  );
+
   register("indexeddb: two connections on one database see each other's commits", async () => {
     await withDb(factory, async (open) => {
       const first = await open();

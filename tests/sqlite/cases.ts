@@ -176,6 +176,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
           names,
           [
             "entries_by_id",
+            "entries_dangling",
             "entries_unwalked",
             "entries_walk",
             "search_docs_by_session",

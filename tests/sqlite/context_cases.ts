@@ -14,13 +14,19 @@ import {
 import { generatedSession } from "../unit/context_sessions.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
-/** Undo schema step 10 (the search backlog): step 8's queue instead, empty. */
+/** Undo schema step 11 (the index of rows whose parent may be missing). */
+export function toSchema10(raw: SqliteDatabase): void {
+  raw.exec("DROP INDEX IF EXISTS entries_dangling");
+}
+
+/** Undo schema steps 11 and 10 (the search backlog): step 8's queue instead, empty. */
 export function toSchema9(raw: SqliteDatabase): void {
+  toSchema10(raw);
   raw.exec("DROP TABLE IF EXISTS search_backlog");
   raw.exec("CREATE TABLE IF NOT EXISTS search_queue (id INTEGER PRIMARY KEY)");
 }
 
-/** Undo schema steps 10 and 9 (the path pointers), to test a database written before them. */
+/** Undo schema steps 11 to 9 (the path pointers), to test a database written before them. */
 export function toSchema8(raw: SqliteDatabase): void {
   toSchema9(raw);
   raw.exec("DROP INDEX IF EXISTS entries_by_id");
