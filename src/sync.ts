@@ -14,12 +14,13 @@
  *
  * @module
  */
-import { SessionExistsError } from "./errors.ts";
+import { EntryConflictError, SessionExistsError, SessionNotFoundError } from "./errors.ts";
 import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
 import { inFlight, readAhead } from "./_in_flight.ts";
 import { changeTokens, receivingTokens } from "./_sync_tokens.ts";
+import { cursorValue, type HeldCopy, heldCopy, senderDigest, sentToken } from "./_sync_held.ts";
 
 /**
  * Options of {@link syncStores}.
@@ -114,11 +115,11 @@ export async function syncStores(
   const { push, pull } = report.cursor;
   if (direction !== "pull") {
     const pass = { from: source, to: target, sent: push, received: pull, readBack: false };
-    await copyMissing(pass, report, options);
+    await copyMissing({ ...pass, held: new Map() }, report, options);
   }
   if (direction !== "push") {
     const pass = { from: target, to: source, sent: pull, received: push, readBack: true };
-    await copyMissing(pass, report, options);
+    await copyMissing({ ...pass, held: new Map() }, report, options);
   }
   return report;
 }
@@ -137,6 +138,8 @@ interface Pass {
    * on both sides (a push's own writes are read in the same run's pull, if one follows).
    */
   readBack: boolean;
+  /** What `to` held after a session's copy in this run, kept in `sent` beside its token. */
+  held: Map<string, HeldCopy>;
 }
 
 async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions): Promise<void> {
@@ -161,7 +164,9 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
     options.signal,
     listedTokens,
   );
-  const changed = sessions.filter(({ id }, i) => tokens[i] === undefined || sent[id] !== tokens[i]);
+  const changed = sessions.filter(({ id }, i) =>
+    tokens[i] === undefined || sentToken(sent[id]) !== tokens[i]
+  );
   const receiving = await receivingTokens(pass.to, changed, options.signal);
   // Each session's conflicts and skips, joined in listing order whatever order they finish.
   const found = sessions.map(() => ({ conflicts: [], skipped: [] } as SessionFindings));
@@ -170,11 +175,11 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
     options.signal?.throwIfAborted();
     const { id } = sessions[i];
     const token = tokens[i];
-    if (token !== undefined && sent[id] === token) {
+    if (token !== undefined && sentToken(sent[id]) === token) {
       report.sessionsUnchanged++;
     } else if (await copySession(pass, id, report, found[i], options.signal, receiving?.get(id))) {
       // Recorded only after a complete copy, so an interrupted run redoes the session.
-      if (token !== undefined) sent[id] = token;
+      if (token !== undefined) sent[id] = cursorValue(token, pass.held.get(id));
     }
     // Sessions in flight when the signal fired stop at their next store call or here.
     options.signal?.throwIfAborted();
@@ -226,6 +231,7 @@ async function copySession(
     return false;
   }
   const receiverToken = receiving?.token ?? await to.changeToken?.(sessionId);
+  if (await appendToHeldCopy(pass, sessionId, loaded, receiverToken, report, signal)) return true;
   const present = await readExact(to, sessionId);
   const conflicts = sessionConflicts(sessionId, loaded.header, loaded.entries, present);
   if (present.upgraded) {
@@ -253,10 +259,70 @@ async function copySession(
     }
   }
   for (const batch of batches(missing)) await appendBatch(to, sessionId, batch, report, signal);
+  if (present.entries.length + missing.length === loaded.entries.length) {
+    // `to` now holds exactly the sender's entries: a later run can append without reading it.
+    await rememberHeld(pass, sessionId, loaded, missing.length > 0 ? undefined : receiverToken);
+  }
   if (missing.length > 0 && pass.readBack) {
     await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries));
   }
   return true;
+}
+
+/**
+ * The sender's entries past what `to` held at the last complete copy, appended without
+ * reading `to`: only while `to`'s token is the one read right after that copy (nothing
+ * wrote to it since) and the sender's first entries still digest as then (not rewritten),
+ * and in one store call, which is atomic: an id `to` holds with other content rejects it
+ * whole (`EntryConflictError`), and then, as for a session gone, the session is merged by
+ * reading both sides, which reports the conflict. False when it did not apply.
+ */
+async function appendToHeldCopy(
+  pass: Pass,
+  sessionId: string,
+  loaded: ParsedSession,
+  receiverToken: string | undefined,
+  report: SyncReport,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const held = heldCopy(pass.sent[sessionId]);
+  if (!held || receiverToken === undefined || held.token !== receiverToken) return false;
+  if (held.count > loaded.entries.length) return false;
+  if (senderDigest(loaded.header, loaded.entries.slice(0, held.count)) !== held.digest) return false;
+  const missing = loaded.entries.slice(held.count);
+  if (batches(missing).length > 1) return false; // more than one atomic call: merge instead
+  if (missing.length > 0) {
+    signal?.throwIfAborted();
+    const appended = await pass.to.append(sessionId, missing).then(() => true, (error) => {
+      if (error instanceof EntryConflictError || error instanceof SessionNotFoundError) return false;
+      throw error;
+    });
+    if (!appended) return false;
+  }
+  report.entriesCopied += missing.length;
+  report.alreadyPresent += held.count;
+  await rememberHeld(pass, sessionId, loaded, missing.length > 0 ? undefined : receiverToken);
+  if (missing.length > 0 && pass.readBack) {
+    await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries));
+  }
+  return true;
+}
+
+/**
+ * Keep for the cursor that `to` holds all of `loaded`, at `token` or else at its token
+ * read now. A write by someone else landing between ours and that read goes unnoticed by
+ * a later `appendToHeldCopy`; its append still refuses an id held with other content.
+ */
+async function rememberHeld(
+  pass: Pass,
+  sessionId: string,
+  loaded: ParsedSession,
+  token: string | undefined,
+): Promise<void> {
+  token ??= await pass.to.changeToken?.(sessionId);
+  if (token === undefined) return;
+  const digest = senderDigest(loaded.header, loaded.entries);
+  pass.held.set(sessionId, { count: loaded.entries.length, digest, token });
 }
 
 function upgradeSkip(sessionId: string, sourceVersion: number) {
