@@ -288,13 +288,17 @@ async function appendToHeldCopy(
   const held = heldCopy(pass.sent[sessionId]);
   if (!held || receiverToken === undefined || held.token !== receiverToken) return false;
   if (held.count > loaded.entries.length) return false;
-  if (senderDigest(loaded.header, loaded.entries.slice(0, held.count)) !== held.digest) return false;
+  if (senderDigest(loaded.header, loaded.entries.slice(0, held.count)) !== held.digest) {
+    return false;
+  }
   const missing = loaded.entries.slice(held.count);
   if (batches(missing).length > 1) return false; // more than one atomic call: merge instead
   if (missing.length > 0) {
     signal?.throwIfAborted();
     const appended = await pass.to.append(sessionId, missing).then(() => true, (error) => {
-      if (error instanceof EntryConflictError || error instanceof SessionNotFoundError) return false;
+      if (error instanceof EntryConflictError || error instanceof SessionNotFoundError) {
+        return false;
+      }
       throw error;
     });
     if (!appended) return false;
