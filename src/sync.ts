@@ -9,8 +9,9 @@
  * call and skips entries already stored byte for byte, so a sync killed anywhere and run
  * again converges without losing or duplicating an entry.
  *
- * Past 400 lines: the copy path (streamed creates, merges, batching) and the bookkeeping
- * that lets a later run skip sessions (cursor, change tokens) read as one algorithm.
+ * Past 400 lines: the copy path (streamed creates, merges, appends to a copy the cursor
+ * shows held, batching) and the bookkeeping that lets a later run skip sessions or the
+ * reading of the receiving copy (cursor, change tokens) read as one algorithm.
  *
  * @module
  */
@@ -80,6 +81,8 @@ export interface SyncReport {
    * session id -> a change token of the sending store at which the receiving side held all
    * of that session (after a complete copy, or when the receiving copy was found to hold
    * nothing the other side lacks, so a later run in the other direction skips it too).
+   * A value may go on past the token with what the receiving side held then, so a later
+   * run appends a session's new entries without reading that side's copy.
    */
   cursor: { push: Record<string, string>; pull: Record<string, string> };
 }
@@ -259,13 +262,9 @@ async function copySession(
     }
   }
   for (const batch of batches(missing)) await appendBatch(to, sessionId, batch, report, signal);
-  if (present.entries.length + missing.length === loaded.entries.length) {
-    // `to` now holds exactly the sender's entries: a later run can append without reading it.
-    await rememberHeld(pass, sessionId, loaded, missing.length > 0 ? undefined : receiverToken);
-  }
-  if (missing.length > 0 && pass.readBack) {
-    await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries));
-  }
+  // Only when `to` now holds exactly the sender's entries (none of its own besides).
+  const exact = present.entries.length + missing.length === loaded.entries.length;
+  await afterCopy(pass, sessionId, loaded, missing.length > 0, exact ? receiverToken : null);
   return true;
 }
 
@@ -305,28 +304,34 @@ async function appendToHeldCopy(
   }
   report.entriesCopied += missing.length;
   report.alreadyPresent += held.count;
-  await rememberHeld(pass, sessionId, loaded, missing.length > 0 ? undefined : receiverToken);
-  if (missing.length > 0 && pass.readBack) {
-    await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries));
-  }
+  await afterCopy(pass, sessionId, loaded, missing.length > 0, receiverToken);
   return true;
 }
 
 /**
- * Keep for the cursor that `to` holds all of `loaded`, at `token` or else at its token
- * read now. A write by someone else landing between ours and that read goes unnoticed by
- * a later `appendToHeldCopy`; its append still refuses an id held with other content.
+ * After a merge into `to`: with `heldAt` not null (`to` holds exactly the sender's entries)
+ * keep that for the cursor, at `heldAt` when nothing was written, else at `to`'s token read
+ * now. A write by someone else landing between ours and that read goes unnoticed by a
+ * later `appendToHeldCopy`; its append still refuses an id held with other content. What
+ * was written into a source is read back for the other direction (`recordHeldCopy`).
  */
-async function rememberHeld(
+async function afterCopy(
   pass: Pass,
   sessionId: string,
   loaded: ParsedSession,
-  token: string | undefined,
+  wrote: boolean,
+  heldAt: string | undefined | null,
 ): Promise<void> {
-  token ??= await pass.to.changeToken?.(sessionId);
-  if (token === undefined) return;
-  const digest = senderDigest(loaded.header, loaded.entries);
-  pass.held.set(sessionId, { count: loaded.entries.length, digest, token });
+  if (heldAt !== null) {
+    const token = wrote ? await pass.to.changeToken?.(sessionId) : heldAt;
+    if (token !== undefined) {
+      const digest = senderDigest(loaded.header, loaded.entries);
+      pass.held.set(sessionId, { count: loaded.entries.length, digest, token });
+    }
+  }
+  if (wrote && pass.readBack) {
+    await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries));
+  }
 }
 
 function upgradeSkip(sessionId: string, sourceVersion: number) {
