@@ -11,11 +11,12 @@
  * ```
  */
 import { parseArgs } from "node:util";
-import { type SessionEntry, type SyncReport, syncStores } from "../core.ts";
+import { type SyncReport, syncStores } from "../core.ts";
 import { openJsonlFsStore } from "../stores/jsonl/fs.ts";
 import { openPostgresStore } from "../stores/postgres/store.ts";
 import { startCluster } from "../tests/postgres/cluster.ts";
 import { ensureFolder } from "./generate.ts";
+import { appendTenEach } from "./_sync_new_entries.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { rounds: { type: "string" } } });
 const rounds = Number(values.rounds ?? 20);
@@ -36,23 +37,7 @@ try {
     const sessions = (await source.list()).slice(0, 10);
     // Round 0 merges once after the creates (a create keeps no record); then pairs.
     for (let round = 0; round <= 2 * rounds; round++) {
-      for (const { id } of sessions) {
-        let parentId = (await source.load(id)).entries.at(-1)?.id ?? null;
-        const added: SessionEntry[] = [];
-        for (let i = 0; i < 10; i++) {
-          const at = Date.UTC(2026, 6, 1, 0, round, i);
-          const entry = {
-            type: "message",
-            id: `held-${round}-${i}-${id.slice(0, 8)}`,
-            parentId,
-            timestamp: new Date(at).toISOString(),
-            message: { role: "user", content: `new ${round} ${i}`, timestamp: at },
-          } as SessionEntry;
-          added.push(entry);
-          parentId = entry.id;
-        }
-        await source.append(id, added);
-      }
+      await appendTenEach(source, sessions.map(({ id }) => id), round, "held");
       const plain = round % 2 === 1;
       const push = plain
         ? Object.fromEntries(Object.entries(cursor.push).map(([k, v]) => [k, v.split("\n")[0]]))
