@@ -12,11 +12,12 @@
  * ```
  */
 import { parseArgs } from "node:util";
-import { type SessionEntry, type SessionStore, type SyncReport, syncStores } from "../core.ts";
+import { type SessionStore, type SyncReport, syncStores } from "../core.ts";
 import { openJsonlFsStore } from "../stores/jsonl/fs.ts";
 import { openPostgresStore } from "../stores/postgres/store.ts";
 import { startCluster } from "../tests/postgres/cluster.ts";
 import { ensureFolder, ensureSession } from "./generate.ts";
+import { appendTenEach } from "./_sync_new_entries.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -124,24 +125,7 @@ try {
     let round = 0;
     const fresh = await median(5, async () => {
       round++;
-      for (const { id } of sessions) {
-        const { entries } = await source.load(id);
-        let parentId = entries.at(-1)?.id ?? null;
-        const added: SessionEntry[] = [];
-        for (let i = 0; i < 10; i++) {
-          const at = Date.UTC(2026, 6, 1, 0, round, i);
-          const entry = {
-            type: "message",
-            id: `sync-${round}-${i}-${id.slice(0, 8)}`,
-            parentId,
-            timestamp: new Date(at).toISOString(),
-            message: { role: "user", content: `new ${round} ${i}`, timestamp: at },
-          } as SessionEntry;
-          added.push(entry);
-          parentId = entry.id;
-        }
-        await source.append(id, added);
-      }
+      await appendTenEach(source, sessions.map(({ id }) => id), round, "sync");
       return await timed(async () => {
         const report = await syncStores(source, target, { cursor });
         if (report.entriesCopied !== 100) throw new Error(`copied ${report.entriesCopied}`);

@@ -9,17 +9,19 @@
  * call and skips entries already stored byte for byte, so a sync killed anywhere and run
  * again converges without losing or duplicating an entry.
  *
- * Past 400 lines: the copy path (streamed creates, merges, batching) and the bookkeeping
- * that lets a later run skip sessions (cursor, change tokens) read as one algorithm.
+ * Past 400 lines: the copy path (streamed creates, merges, appends to a copy the cursor
+ * shows held, batching) and the bookkeeping that lets a later run skip sessions or the
+ * reading of the receiving copy (cursor, change tokens) read as one algorithm.
  *
  * @module
  */
-import { SessionExistsError } from "./errors.ts";
+import { EntryConflictError, SessionExistsError, SessionNotFoundError } from "./errors.ts";
 import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
 import { inFlight, readAhead } from "./_in_flight.ts";
 import { changeTokens, receivingTokens } from "./_sync_tokens.ts";
+import { cursorValue, type HeldCopy, heldCopy, senderDigest, sentToken } from "./_sync_held.ts";
 
 /**
  * Options of {@link syncStores}.
@@ -79,6 +81,8 @@ export interface SyncReport {
    * session id -> a change token of the sending store at which the receiving side held all
    * of that session (after a complete copy, or when the receiving copy was found to hold
    * nothing the other side lacks, so a later run in the other direction skips it too).
+   * A value may go on past the token with what the receiving side held then, so a later
+   * run appends a session's new entries without reading that side's copy.
    */
   cursor: { push: Record<string, string>; pull: Record<string, string> };
 }
@@ -114,11 +118,11 @@ export async function syncStores(
   const { push, pull } = report.cursor;
   if (direction !== "pull") {
     const pass = { from: source, to: target, sent: push, received: pull, readBack: false };
-    await copyMissing(pass, report, options);
+    await copyMissing({ ...pass, held: new Map() }, report, options);
   }
   if (direction !== "push") {
     const pass = { from: target, to: source, sent: pull, received: push, readBack: true };
-    await copyMissing(pass, report, options);
+    await copyMissing({ ...pass, held: new Map() }, report, options);
   }
   return report;
 }
@@ -137,6 +141,8 @@ interface Pass {
    * on both sides (a push's own writes are read in the same run's pull, if one follows).
    */
   readBack: boolean;
+  /** What `to` held after a session's copy in this run, kept in `sent` beside its token. */
+  held: Map<string, HeldCopy>;
 }
 
 async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions): Promise<void> {
@@ -161,7 +167,9 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
     options.signal,
     listedTokens,
   );
-  const changed = sessions.filter(({ id }, i) => tokens[i] === undefined || sent[id] !== tokens[i]);
+  const changed = sessions.filter(({ id }, i) =>
+    tokens[i] === undefined || sentToken(sent[id]) !== tokens[i]
+  );
   const receiving = await receivingTokens(pass.to, changed, options.signal);
   // Each session's conflicts and skips, joined in listing order whatever order they finish.
   const found = sessions.map(() => ({ conflicts: [], skipped: [] } as SessionFindings));
@@ -170,11 +178,11 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
     options.signal?.throwIfAborted();
     const { id } = sessions[i];
     const token = tokens[i];
-    if (token !== undefined && sent[id] === token) {
+    if (token !== undefined && sentToken(sent[id]) === token) {
       report.sessionsUnchanged++;
     } else if (await copySession(pass, id, report, found[i], options.signal, receiving?.get(id))) {
       // Recorded only after a complete copy, so an interrupted run redoes the session.
-      if (token !== undefined) sent[id] = token;
+      if (token !== undefined) sent[id] = cursorValue(token, pass.held.get(id));
     }
     // Sessions in flight when the signal fired stop at their next store call or here.
     options.signal?.throwIfAborted();
@@ -226,6 +234,7 @@ async function copySession(
     return false;
   }
   const receiverToken = receiving?.token ?? await to.changeToken?.(sessionId);
+  if (await appendToHeldCopy(pass, sessionId, loaded, receiverToken, report, signal)) return true;
   const present = await readExact(to, sessionId);
   const conflicts = sessionConflicts(sessionId, loaded.header, loaded.entries, present);
   if (present.upgraded) {
@@ -253,10 +262,76 @@ async function copySession(
     }
   }
   for (const batch of batches(missing)) await appendBatch(to, sessionId, batch, report, signal);
-  if (missing.length > 0 && pass.readBack) {
+  // Only when `to` now holds exactly the sender's entries (none of its own besides).
+  const exact = present.entries.length + missing.length === loaded.entries.length;
+  await afterCopy(pass, sessionId, loaded, missing.length > 0, exact ? receiverToken : null);
+  return true;
+}
+
+/**
+ * The sender's entries past what `to` held at the last complete copy, appended without
+ * reading `to`: only while `to`'s token is the one read right after that copy (nothing
+ * wrote to it since) and the sender's first entries still digest as then (not rewritten),
+ * and in one store call, which is atomic: an id `to` holds with other content rejects it
+ * whole (`EntryConflictError`), and then, as for a session gone, the session is merged by
+ * reading both sides, which reports the conflict. False when it did not apply.
+ */
+async function appendToHeldCopy(
+  pass: Pass,
+  sessionId: string,
+  loaded: ParsedSession,
+  receiverToken: string | undefined,
+  report: SyncReport,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const held = heldCopy(pass.sent[sessionId]);
+  if (!held || receiverToken === undefined || held.token !== receiverToken) return false;
+  if (held.count > loaded.entries.length) return false;
+  if (senderDigest(loaded.header, loaded.entries.slice(0, held.count)) !== held.digest) {
+    return false;
+  }
+  const missing = loaded.entries.slice(held.count);
+  if (batches(missing).length > 1) return false; // more than one atomic call: merge instead
+  if (missing.length > 0) {
+    signal?.throwIfAborted();
+    const appended = await pass.to.append(sessionId, missing).then(() => true, (error) => {
+      if (error instanceof EntryConflictError || error instanceof SessionNotFoundError) {
+        return false;
+      }
+      throw error;
+    });
+    if (!appended) return false;
+  }
+  report.entriesCopied += missing.length;
+  report.alreadyPresent += held.count;
+  await afterCopy(pass, sessionId, loaded, missing.length > 0, receiverToken);
+  return true;
+}
+
+/**
+ * After a merge into `to`: with `heldAt` not null (`to` holds exactly the sender's entries)
+ * keep that for the cursor, at `heldAt` when nothing was written, else at `to`'s token read
+ * now. A write by someone else landing between ours and that read goes unnoticed by a
+ * later `appendToHeldCopy`; its append still refuses an id held with other content. What
+ * was written into a source is read back for the other direction (`recordHeldCopy`).
+ */
+async function afterCopy(
+  pass: Pass,
+  sessionId: string,
+  loaded: ParsedSession,
+  wrote: boolean,
+  heldAt: string | undefined | null,
+): Promise<void> {
+  if (heldAt !== null) {
+    const token = wrote ? await pass.to.changeToken?.(sessionId) : heldAt;
+    if (token !== undefined) {
+      const digest = senderDigest(loaded.header, loaded.entries);
+      pass.held.set(sessionId, { count: loaded.entries.length, digest, token });
+    }
+  }
+  if (wrote && pass.readBack) {
     await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries));
   }
-  return true;
 }
 
 function upgradeSkip(sessionId: string, sourceVersion: number) {

@@ -138,6 +138,42 @@ export function syncSuite(register: Register, a: StoreSubject, b: StoreSubject):
     assertEquals(reads.map((r) => r.loads), [0, 0], "what the pull wrote is not read again");
   });
 
+  t(
+    "after a merge, new entries are appended reading the sender only; a rewritten sender still conflicts",
+    async (a, b) => {
+      const id = freshId("held");
+      const sessionHeader = header(id);
+      const first = chain(3, id);
+      await a.create(sessionHeader, first);
+      await b.create(sessionHeader, first.slice(0, 2)); // a prefix: the run merges, reading both
+      const merged = await syncStores(a, b);
+      assertEquals([merged.entriesCopied, merged.alreadyPresent], [1, 2]);
+      const reads = [countLoads(a), countLoads(b)];
+      await a.append(id, chain(4, `${id}-new`, `${id}-2`));
+      const next = await syncStores(a, b, { cursor: merged.cursor });
+      assertEquals([next.entriesCopied, next.alreadyPresent, next.conflicts], [4, 3, []]);
+      assertEquals(reads.map((r) => r.loads), [1, 0], "the receiving copy was not read");
+      assertEquals(await b.exportJsonl!(id), await a.exportJsonl!(id));
+
+      // The sender rewritten under the same ids, one more entry on top: its first entries no
+      // longer match what the receiving side holds, so both are read and the conflict found.
+      const { header: head, entries } = await a.load(id);
+      const edited = entries.map((entry, i) =>
+        i === 1 ? { ...entry, message: { role: "user", content: "edited", timestamp: 1 } } : entry
+      ) as SessionEntry[];
+      await a.replace(head, [...edited, ...chain(1, `${id}-more`, entries.at(-1)!.id)]);
+      const before = await b.exportJsonl!(id);
+      const clash = await syncStores(a, b, { cursor: next.cursor });
+      assertEquals(clash.conflicts, [{
+        sessionId: id,
+        entryId: `${id}-1`,
+        field: "message.content",
+      }]);
+      assertEquals(clash.entriesCopied, 0);
+      assertEquals(await b.exportJsonl!(id), before, "the receiving copy is unchanged");
+    },
+  );
+
   t("conflicts are reported with their field and neither side changes", async (a, b) => {
     const id = freshId("conflict");
     const base = chain(1, id);
