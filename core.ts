@@ -131,8 +131,6 @@ export {
   loadSessionProjection,
 } from "./src/context_load.ts";
 export { MemorySessionStore, type MemoryStoreOptions } from "./src/memory_store.ts";
-// Two-way copy between stores: create missing sessions, append missing entries, never overwrite.
-export { type SyncOptions, type SyncReport, syncStores } from "./src/sync.ts";
 
 // Moving sessions between stores: import under the never-overwrite rule; export one branch.
 export {

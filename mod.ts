@@ -21,6 +21,8 @@
 // concept, so this star re-exports a curated list, not module internals; the API report
 // (api/report.md) spells out this entry's names in full.
 export * from "./core.ts";
+// Sync between stores, also its own entry (`@mu/sessions/sync`) for browser and edge bundles.
+export { type SyncOptions, type SyncReport, syncStores } from "./sync.ts";
 
 // File-system storage (Deno, Node): how the default store is chosen and opened. The full
 // resolution API (openStorage, fileSystemRuntimeStorage, ...) is `@mu/sessions/stores/default`.

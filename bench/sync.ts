@@ -12,7 +12,8 @@
  * ```
  */
 import { parseArgs } from "node:util";
-import { type SessionStore, type SyncReport, syncStores } from "../core.ts";
+import type { SessionStore } from "../core.ts";
+import { type SyncReport, syncStores } from "../sync.ts";
 import { openJsonlFsStore } from "../stores/jsonl/fs.ts";
 import { openPostgresStore } from "../stores/postgres/store.ts";
 import { startCluster } from "../tests/postgres/cluster.ts";

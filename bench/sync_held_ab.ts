@@ -11,7 +11,7 @@
  * ```
  */
 import { parseArgs } from "node:util";
-import { type SyncReport, syncStores } from "../core.ts";
+import { type SyncReport, syncStores } from "../sync.ts";
 import { openJsonlFsStore } from "../stores/jsonl/fs.ts";
 import { openPostgresStore } from "../stores/postgres/store.ts";
 import { startCluster } from "../tests/postgres/cluster.ts";

@@ -5,7 +5,8 @@
  * entry bodies in either direction, conflicts reported with neither side changed, the
  * session filters, abort and progress. Runtime-agnostic; `syncPairs` lists the pairs.
  */
-import { importSession, type SessionEntry, type SessionStore, syncStores } from "../../core.ts";
+import { importSession, type SessionEntry, type SessionStore } from "../../core.ts";
+import { syncStores } from "../../sync.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { type Register, type StoreSubject, withStore } from "./harness.ts";
 import { freshId, header, oddlySpelledSession } from "./store_suite.ts";

@@ -4,12 +4,8 @@
  * only the sessions that changed (counted as store operations, never timed).
  */
 import { DatabaseSync } from "node:sqlite";
-import {
-  MemorySessionStore,
-  type SessionEntry,
-  type SessionHeader,
-  syncStores,
-} from "../../core.ts";
+import { MemorySessionStore, type SessionEntry, type SessionHeader } from "../../core.ts";
+import { syncStores } from "../../sync.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";

@@ -6,12 +6,8 @@
  * byte-identical. Then the server itself is killed under a push from a JSONL folder: the
  * push fails with a typed error, and after a restart the rerun converges.
  */
-import {
-  type SessionEntry,
-  SessionStorageError,
-  type SessionStore,
-  syncStores,
-} from "../../core.ts";
+import { type SessionEntry, SessionStorageError, type SessionStore } from "../../core.ts";
+import { syncStores } from "../../sync.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { openPostgresStore } from "../../stores/postgres/store.ts";
 import { openSqliteStore } from "../../stores/sqlite/file.ts";

@@ -5,7 +5,8 @@
  * conflicts are still reported and nothing is written (counted as reads, never timed).
  */
 import { DatabaseSync } from "node:sqlite";
-import { type SessionEntry, type SyncReport, syncStores } from "../../core.ts";
+import type { SessionEntry } from "../../core.ts";
+import { type SyncReport, syncStores } from "../../sync.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { assertEquals } from "../conformance/assert.ts";
 import { header } from "../conformance/store_suite.ts";

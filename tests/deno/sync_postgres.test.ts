@@ -4,7 +4,7 @@
  * bytes, a rerun copies nothing, and the cursor spares unchanged sessions.
  */
 import { DatabaseSync } from "node:sqlite";
-import { syncStores } from "../../core.ts";
+import { syncStores } from "../../sync.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { assertEquals } from "../conformance/assert.ts";
 import { header } from "../conformance/store_suite.ts";

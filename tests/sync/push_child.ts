@@ -7,7 +7,7 @@
  * `deno run --allow-read --allow-write --allow-env --allow-net tests/sync/push_child.ts '<json>'`
  * with `{ "kind": "sqlite" | "jsonl", "path": ..., "url": ..., "schema": ... }`.
  */
-import { syncStores } from "../../core.ts";
+import { syncStores } from "../../sync.ts";
 import type { SessionStore } from "../../core.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { openPostgresStore } from "../../stores/postgres/store.ts";
