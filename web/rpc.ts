@@ -26,6 +26,7 @@ import type {
   SessionOverview,
   StorageView,
   TreeRowView,
+  TreeStartView,
   UsageView,
 } from "./types.ts";
 import type { SessionSource } from "./session_key.ts";
@@ -79,6 +80,12 @@ export interface ViewerApi {
   sessionComplete(sessionId: string): Promise<SessionOverview>;
   /** Drop the opened copy and load the session again (it changed on the server). */
   reopenSession(sessionId: string): Promise<SessionOverview>;
+  /**
+   * The tree's size and its rows around `focusId` (else the leaf), marked for `leafId`: from
+   * the store's ids and parents before the full load where the store can give them
+   * (`worker/tree_shape.ts`), else once the session is loaded.
+   */
+  treeStart(sessionId: string, leafId: string | null, focusId?: string): Promise<TreeStartView>;
   /** Rows `[start, start+count)` of the flattened tree, marked for `leafId`. */
   treeRows(
     sessionId: string,

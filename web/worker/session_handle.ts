@@ -16,10 +16,12 @@ import { canLoadContext, projectLoadedContext } from "../../src/context_load.ts"
 import { toJsonLine } from "../../src/jsonl.ts";
 import { CURRENT_SESSION_VERSION, isWorkflowInternal } from "../../src/schema.ts";
 import type { SessionStore } from "../../src/store.ts";
-import type { ContextAs, ContextPageView, SessionOverview } from "../types.ts";
+import type { ContextAs, ContextPageView, SessionOverview, TreeRowView } from "../types.ts";
 import { CONV_PAGE, type ConvItem } from "../conversation/model.ts";
 import { ContextPages } from "./context_pages.ts";
 import { OpenedSession } from "./opened_session.ts";
+import { canOpenLazy, OPEN_LAZY } from "../../src/lazy_store.ts";
+import { TreeShape } from "./tree_shape.ts";
 
 type Json = Record<string, unknown>;
 
@@ -50,6 +52,13 @@ const SERVER_CONVERSATION_ITEMS = 600;
 /** The overview without the page's key and source (added by the worker's API). */
 export type OverviewFacts = Omit<SessionOverview, "key" | "source">;
 
+/** Where the tree's rows come from: the loaded session, or its shape before the load. */
+export interface TreeRowSource {
+  readonly rowCount: number;
+  treeRows(leafId: string | null, start: number, count: number): TreeRowView[];
+  rowIndex(entryId: string): number;
+}
+
 /** What the context-only look knows before the full load. */
 interface FirstLook {
   leafId: string;
@@ -63,6 +72,8 @@ export class SessionHandle {
   #first?: FirstLook;
   #full?: Promise<OpenedSession>;
   #loaded?: OpenedSession;
+  /** The tree's shape from the store's lazy open, until the full load answers the tree. */
+  #shape?: Promise<TreeShape | undefined>;
   /** The default branch's first page, asked of the server at the open (used once). */
   #ahead?: ReturnType<ConversationServer["serverConversation"]>;
 
@@ -119,11 +130,28 @@ export class SessionHandle {
       this.#full = OpenedSession.load(this.store, this.sessionId).then((opened) => {
         this.#loaded = opened;
         this.#first = undefined; // the full session answers everything from now on
+        this.#shape = undefined;
         return opened;
       });
       this.#full.catch(() => this.#full = undefined); // a later call tries again
     }
     return this.#full;
+  }
+
+  /**
+   * The tree's rows: the loaded session's, else (before the full load) the shape the
+   * store's lazy open gives from its ids and parents (`tree_shape.ts`), else the full load.
+   */
+  async tree(): Promise<TreeRowSource> {
+    if (this.#loaded) return this.#loaded;
+    const store = this.store;
+    if (canOpenLazy(store)) {
+      this.#shape ??= store[OPEN_LAZY](this.sessionId).then((lazy) => lazy && TreeShape.from(lazy));
+      // A shape that cannot be read is the full load's to report (with its typed error).
+      const shape = await this.#shape.catch(() => undefined);
+      if (shape && !this.#loaded) return shape;
+    }
+    return await this.full();
   }
 
   /**
