@@ -81,11 +81,15 @@ export interface ViewerApi {
   /** Drop the opened copy and load the session again (it changed on the server). */
   reopenSession(sessionId: string): Promise<SessionOverview>;
   /**
-   * The tree's size and its rows around `focusId` (else the leaf), marked for `leafId`: from
-   * the store's ids and parents before the full load where the store can give them
-   * (`worker/tree_shape.ts`), else once the session is loaded.
+   * Before the session's full load, where the store gives the tree's ids and parents
+   * without it (`worker/tree_shape.ts`): the tree's size and its rows around `focusId` (else
+   * the leaf), marked for `leafId`; else `null` (the tree waits for `sessionComplete`).
    */
-  treeStart(sessionId: string, leafId: string | null, focusId?: string): Promise<TreeStartView>;
+  treeStart(
+    sessionId: string,
+    leafId: string | null,
+    focusId?: string,
+  ): Promise<TreeStartView | null>;
   /** Rows `[start, start+count)` of the flattened tree, marked for `leafId`. */
   treeRows(
     sessionId: string,

@@ -228,7 +228,9 @@ const api: ViewerApi = {
   },
 
   async treeStart(sessionId, leafId, focusId) {
-    const tree = await (await handle(sessionId)).tree();
+    // Only a tree there before the full load (which the page waits for otherwise).
+    const tree = await (await handle(sessionId)).shape();
+    if (!tree) return null;
     const focusRow = tree.rowIndex(focusId ?? leafId ?? "");
     // The pages around the row the tree opens at, so they need no second call (which would
     // wait behind the full load the other panes start meanwhile).

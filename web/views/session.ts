@@ -201,15 +201,17 @@ export class SessionPage {
     );
     this.element.querySelector(".session-body")!.before(this.#paneTabs.element);
     // The right side first: its first page goes out before anything else, and the tree
-    // (its shape where the store gives it, else the whole session: on a large one through
+    // (unless the store gives its shape cheaply: the whole session, on a large one through
     // `mu serve` its every page) is asked for once that page is shown, so the two do not
-    // share the worker or the server meanwhile.
+    // share the server meanwhile.
     const firstShown = new Promise<void>((resolve) => this.#firstShown = resolve);
     this.#rendered = this.#renderRight();
     const loadTree = () => {
       const loading = treeLoadingNotice(client, overview.key);
       replaceChildren(this.#treeSlot, loading.element);
-      void firstShown.then(() => this.#startTree()).then(() => this.#complete()).finally(
+      // The shape where the store gives it is asked at once: it is cheap, and the worker
+      // answers it before the full load the right side may start.
+      void this.#startTree().then(() => firstShown).then(() => this.#complete()).finally(
         loading.stop,
       );
     };
@@ -238,8 +240,7 @@ export class SessionPage {
     const key = this.#overview.key;
     try {
       const start = await this.client.call("treeStart", key, this.#leafId, this.#focus);
-      if (this.#tree || key !== this.#overview.key) return;
-      this.#mountTree(start.rowCount, start);
+      if (start && !this.#tree) this.#mountTree(start.rowCount, start);
     } catch {
       // The full overview says why (`#complete`), or mounts the tree after all.
     }

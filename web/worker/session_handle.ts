@@ -127,31 +127,38 @@ export class SessionHandle {
   /** The fully loaded session (the load starts on the first call and runs once). */
   full(): Promise<OpenedSession> {
     if (!this.#full) {
-      this.#full = OpenedSession.load(this.store, this.sessionId).then((opened) => {
-        this.#loaded = opened;
-        this.#first = undefined; // the full session answers everything from now on
-        this.#shape = undefined;
-        return opened;
-      });
+      // After the tree's shape when it is being read: the tree shows before the load.
+      const shape = this.#shape?.catch(() => undefined) ?? Promise.resolve();
+      this.#full = shape.then(() => OpenedSession.load(this.store, this.sessionId)).then(
+        (opened) => {
+          this.#loaded = opened;
+          this.#first = undefined; // the full session answers everything from now on
+          this.#shape = undefined;
+          return opened;
+        },
+      );
       this.#full.catch(() => this.#full = undefined); // a later call tries again
     }
     return this.#full;
   }
 
   /**
-   * The tree's rows: the loaded session's, else (before the full load) the shape the
-   * store's lazy open gives from its ids and parents (`tree_shape.ts`), else the full load.
+   * The tree's shape before the full load (`tree_shape.ts`): from the store's lazy open,
+   * its ids and parents; `undefined` when the store has none, the session is one only the
+   * full load decides, or the session is loaded already.
    */
-  async tree(): Promise<TreeRowSource> {
-    if (this.#loaded) return this.#loaded;
+  async shape(): Promise<TreeShape | undefined> {
     const store = this.store;
-    if (canOpenLazy(store)) {
-      this.#shape ??= store[OPEN_LAZY](this.sessionId).then((lazy) => lazy && TreeShape.from(lazy));
-      // A shape that cannot be read is the full load's to report (with its typed error).
-      const shape = await this.#shape.catch(() => undefined);
-      if (shape && !this.#loaded) return shape;
-    }
-    return await this.full();
+    if (this.#loaded || !canOpenLazy(store)) return undefined;
+    this.#shape ??= store[OPEN_LAZY](this.sessionId).then((lazy) => lazy && TreeShape.from(lazy));
+    // A shape that cannot be read is the full load's to report (with its typed error).
+    const shape = await this.#shape.catch(() => undefined);
+    return this.#loaded ? undefined : shape;
+  }
+
+  /** The tree's rows: the loaded session's, else its shape, else the full load's. */
+  async tree(): Promise<TreeRowSource> {
+    return this.#loaded ?? await this.shape() ?? await this.full();
   }
 
   /**

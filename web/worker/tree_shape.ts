@@ -91,6 +91,11 @@ export class TreeShape {
    * ```
    */
   static from(session: LazySession): TreeShape | undefined {
+    const reading = session.reading ?? ((fn) => fn());
+    return reading(() => TreeShape.#from(session));
+  }
+
+  static #from(session: LazySession): TreeShape | undefined {
     const known = columns(session);
     if (!known) return undefined;
     const { ids } = known;
@@ -123,6 +128,11 @@ export class TreeShape {
 
   /** Rows `[start, start+count)` marked for `leafId`, their entries parsed now. */
   treeRows(leafId: string | null, start: number, count: number): TreeRowView[] {
+    const reading = this.#session.reading ?? ((fn) => fn());
+    return reading(() => this.#rows(leafId, start, count));
+  }
+
+  #rows(leafId: string | null, start: number, count: number): TreeRowView[] {
     const marks = { pathIds: this.#pathIds(leafId), leafId };
     const labels = this.#labelMap();
     const end = Math.min(this.rowCount, Math.max(0, start) + Math.max(0, count));
