@@ -121,6 +121,11 @@ export class TreeView {
   setLeaf(leafId: string | null): void {
     if (leafId === this.#leafId) return;
     this.#leafId = leafId;
+    this.refresh();
+  }
+
+  /** Fetch the rows again (the loaded session's add the label chips); shown ones stay meanwhile. */
+  refresh(): void {
     this.#generation++;
     this.#stale = new Map(this.#pages);
     this.#pages.clear();

@@ -4,8 +4,10 @@
  * without parsing a body. The rows' order and gutters come from those columns; an entry's
  * kind, preview and time are parsed only when its row is asked for (a page on screen),
  * plus the few bodies the order needs (the children of branch points, sorted by time as
- * `getTree` sorts them) and the label entries. The rows are the ones the loaded session
- * draws (`OpenedSession.treeRows`), so the tree does not change when the load completes.
+ * `getTree` sorts them). The rows are the ones the loaded session draws
+ * (`OpenedSession.treeRows`) but for their label chips: which entries are labels is known
+ * only from a scan of every row (a 100k-entry session's whole table, most of the time of
+ * the shape), so the chips come with the full load's rows.
  *
  * Only sessions the lazy index would take are drawn this way (unique ids, every parent
  * written before its child); any other waits for the full load, which decides them.
@@ -37,7 +39,6 @@ export class TreeShape {
   readonly #prefixes: string[];
   readonly #rowOf: Int32Array;
   readonly #childCount: Uint32Array;
-  #labels?: Map<string, string>;
   #path?: { leafId: string | null; ids: Set<string> };
 
   private constructor(
@@ -134,14 +135,12 @@ export class TreeShape {
 
   #rows(leafId: string | null, start: number, count: number): TreeRowView[] {
     const marks = { pathIds: this.#pathIds(leafId), leafId };
-    const labels = this.#labelMap();
     const end = Math.min(this.rowCount, Math.max(0, start) + Math.max(0, count));
     const out: TreeRowView[] = [];
     for (let r = Math.max(0, start); r < end; r++) {
       const at = this.#order[r];
       const entry = this.#session.read(at);
-      const label = labels.get(entry.id);
-      out.push(treeRowView(entry, this.#prefixes[r], this.#childCount[at], label, marks));
+      out.push(treeRowView(entry, this.#prefixes[r], this.#childCount[at], undefined, marks));
     }
     return out;
   }
@@ -158,20 +157,6 @@ export class TreeShape {
       this.#path = { leafId, ids };
     }
     return this.#path.ids;
-  }
-
-  /** Current labels by target id, as the full index folds them (label entries in order). */
-  #labelMap(): Map<string, string> {
-    if (!this.#labels) {
-      this.#labels = new Map();
-      for (const position of this.#session.labelPositions()) {
-        const entry: SessionEntry = this.#session.read(position);
-        if (entry.type !== "label") continue;
-        if (entry.label) this.#labels.set(entry.targetId, entry.label);
-        else this.#labels.delete(entry.targetId);
-      }
-    }
-    return this.#labels;
   }
 }
 
