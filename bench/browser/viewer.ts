@@ -206,7 +206,7 @@ async function openFirstSession(page: Page): Promise<number | string> {
     await page.waitForSelector(".session-page .tree-row[data-id]", { timeout: 300_000 });
     treeTimes.firstRows = performance.now() - t0;
     await page.waitForFunction(
-      () => !/entries:\s*…/.test(document.querySelector(".facts-block")?.textContent ?? ""),
+      () => !/entries\W*…/.test(document.querySelector(".facts-block")?.textContent ?? ""),
       undefined,
       { timeout: 300_000, polling: 20 },
     );
