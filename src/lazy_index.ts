@@ -63,6 +63,11 @@ export interface LazySession {
   read(position: number): SessionEntry;
   /** Positions of the `label` entries, ascending (asked once, when labels are first needed). */
   labelPositions(): number[];
+  /**
+   * Run `fn`, whose reads are many, as one read of the store (a database's one read
+   * transaction instead of one per entry); optional, a reader runs `fn` as it is without it.
+   */
+  reading?<T>(fn: () => T): T;
   /** Entries the store parsed anyway while opening (the context window), by position. */
   parsed?: ReadonlyMap<number, SessionEntry>;
   /**

@@ -26,6 +26,7 @@ import type {
   SessionOverview,
   StorageView,
   TreeRowView,
+  TreeStartView,
   UsageView,
 } from "./types.ts";
 import type { SessionSource } from "./session_key.ts";
@@ -79,6 +80,16 @@ export interface ViewerApi {
   sessionComplete(sessionId: string): Promise<SessionOverview>;
   /** Drop the opened copy and load the session again (it changed on the server). */
   reopenSession(sessionId: string): Promise<SessionOverview>;
+  /**
+   * Before the session's full load, where the store gives the tree's ids and parents
+   * without it (`worker/tree_shape.ts`): the tree's size and its rows around `focusId` (else
+   * the leaf), marked for `leafId`; else `null` (the tree waits for `sessionComplete`).
+   */
+  treeStart(
+    sessionId: string,
+    leafId: string | null,
+    focusId?: string,
+  ): Promise<TreeStartView | null>;
   /** Rows `[start, start+count)` of the flattened tree, marked for `leafId`. */
   treeRows(
     sessionId: string,

@@ -148,6 +148,16 @@ export interface TreeRowView {
   childCount: number;
 }
 
+/** The tree's first rows (`treeStart`): its size and the rows around the row it opens at. */
+export interface TreeStartView {
+  rowCount: number;
+  /** Row of the entry the tree opens at (-1 when it has no row). */
+  focusRow: number;
+  /** Index of `rows[0]`. */
+  start: number;
+  rows: TreeRowView[];
+}
+
 /** What `openSession` returns. */
 export interface SessionOverview {
   id: string;

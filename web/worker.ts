@@ -32,6 +32,8 @@ let storage: Promise<{ store: SessionStore; view: StorageView }> | undefined;
 /** The opened session (one at a time: a session can be hundreds of MB). */
 const opened = new Map<string, Promise<SessionHandle>>();
 const OPEN_CACHE = 1;
+/** Rows around the tree's first row that `treeStart` answers (a screen and its overscan). */
+const TREE_START_ROWS = 200;
 
 function store(): Promise<SessionStore> {
   storage ??= openViewerStorage();
@@ -225,8 +227,20 @@ const api: ViewerApi = {
     return await api.openSession(key);
   },
 
+  async treeStart(sessionId, leafId, focusId) {
+    // Only a tree there before the full load (which the page waits for otherwise).
+    const tree = await (await handle(sessionId)).shape();
+    if (!tree) return null;
+    const focusRow = tree.rowIndex(focusId ?? leafId ?? "");
+    // The pages around the row the tree opens at, so they need no second call (which would
+    // wait behind the full load the other panes start meanwhile).
+    const start = Math.max(0, focusRow - TREE_START_ROWS / 2);
+    const rows = tree.treeRows(leafId, start, TREE_START_ROWS);
+    return { rowCount: tree.rowCount, focusRow, start, rows };
+  },
+
   async treeRows(sessionId, leafId, start, count) {
-    return (await session(sessionId)).treeRows(leafId, start, count);
+    return (await (await handle(sessionId)).tree()).treeRows(leafId, start, count);
   },
 
   async locateEntry(sessionId, leafId, entryId) {
@@ -234,7 +248,7 @@ const api: ViewerApi = {
   },
 
   async treeRowIndex(sessionId, entryId) {
-    return (await session(sessionId)).rowIndex(entryId);
+    return (await (await handle(sessionId)).tree()).rowIndex(entryId);
   },
 
   async context(sessionId, leafId, start, count, as) {

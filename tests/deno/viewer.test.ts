@@ -43,6 +43,7 @@ import "../viewer/diff_freeze_tests.ts"; // a 100k-character edit does not freez
 import "../viewer/reader_tests.ts"; // a new reader: Conversation first, raw off, clamped titles
 import "../viewer/serve_order_tests.ts"; // mu serve: the first conversation page before the entry pages
 import "../viewer/hosted_tests.ts"; // ?url= of an export with its index: a few ranges, not the file
+import "../viewer/tree_start_tests.ts"; // the tree's rows before the session's full load
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

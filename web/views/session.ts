@@ -8,7 +8,7 @@
 import { button, el, replaceChildren } from "../dom.ts";
 import { type ImportOrigin, sessionFacts } from "./session_facts.ts";
 import type { ViewerClient } from "../rpc.ts";
-import type { SessionOverview } from "../types.ts";
+import type { SessionOverview, TreeStartView } from "../types.ts";
 import { ContextPane } from "./context.ts";
 import { conversationPane } from "./conversation_pane.ts";
 import { RawPane } from "./raw_pane.ts";
@@ -201,14 +201,19 @@ export class SessionPage {
     );
     this.element.querySelector(".session-body")!.before(this.#paneTabs.element);
     // The right side first: its first page goes out before anything else, and the tree
-    // (which needs the whole session, on a large one through `mu serve` its every page) is
-    // asked for once that page is shown, so the two do not share the server meanwhile.
+    // (unless the store gives its shape cheaply: the whole session, on a large one through
+    // `mu serve` its every page) is asked for once that page is shown, so the two do not
+    // share the server meanwhile.
     const firstShown = new Promise<void>((resolve) => this.#firstShown = resolve);
     this.#rendered = this.#renderRight();
     const loadTree = () => {
       const loading = treeLoadingNotice(client, overview.key);
       replaceChildren(this.#treeSlot, loading.element);
-      void firstShown.then(() => this.#complete()).finally(loading.stop);
+      // The shape where the store gives it is asked at once: it is cheap, and the worker
+      // answers it before the full load the right side may start.
+      void this.#startTree().then(() => firstShown).then(() => this.#complete()).finally(
+        loading.stop,
+      );
     };
     // A hosted export's tree needs the whole file, perhaps hundreds of MB: fetched when asked.
     if (overview.pending && overview.hostedUrl !== undefined) {
@@ -219,12 +224,26 @@ export class SessionPage {
         button("Load the whole session", loadTree, { attrs: { id: "load-hosted" } }),
       ));
     } else if (overview.pending) loadTree();
-    else this.#mountTree(overview);
+    else this.#mountTree(overview.rowCount);
   }
 
   /** The overview: the full one once the session is loaded (see `pending`). */
   get overview(): SessionOverview {
     return this.#overview;
+  }
+
+  /**
+   * The tree's first rows before the full overview: where the store gives the tree's shape
+   * without loading the session, the tree is shown while the rest of it loads.
+   */
+  async #startTree(): Promise<void> {
+    const key = this.#overview.key;
+    try {
+      const start = await this.client.call("treeStart", key, this.#leafId, this.#focus);
+      if (start && !this.#tree) this.#mountTree(start.rowCount, start);
+    } catch {
+      // The full overview says why (`#complete`), or mounts the tree after all.
+    }
   }
 
   /** Wait for the full overview (the worker loads the rest of the session), then show it. */
@@ -235,7 +254,10 @@ export class SessionPage {
       const facts = sessionFacts(full, this.origin);
       this.#facts.replaceWith(facts);
       this.#facts = facts;
-      this.#mountTree(full);
+      // The tree drawn from the shape stays (the same rows, now with their label chips),
+      // unless the session grew meanwhile.
+      if (this.#tree?.options.rowCount !== full.rowCount) this.#mountTree(full.rowCount);
+      else this.#tree.refresh();
       const raw = this.#rawDeferred;
       this.#rawDeferred = undefined;
       if (raw && raw === this.#raw) void raw.more();
@@ -247,20 +269,25 @@ export class SessionPage {
     }
   }
 
-  /** The tree, once its size is known; revealing the current leaf (or the entry in focus). */
-  #mountTree(overview: SessionOverview): void {
+  /**
+   * The tree, once its size is known; revealing the current leaf (or the entry in focus):
+   * at the row `start` names when its first rows came with the size.
+   */
+  #mountTree(rowCount: number, start?: TreeStartView): void {
     this.#tree = new TreeView({
       client: this.client,
-      sessionId: overview.key,
-      rowCount: overview.rowCount,
+      sessionId: this.#overview.key,
+      rowCount,
       leafId: this.#leafId,
+      start,
       onSelect: (id) => {
         this.setLeaf(id, true);
         this.#paneTabs?.followLeaf(this.#tab === "conversation" ? "conversation" : "context");
       },
     });
     replaceChildren(this.#treeSlot, this.#tree.element);
-    void this.#tree.reveal(this.#focus ?? this.#leafId ?? "");
+    if (start) this.#tree.revealRow(start.focusRow);
+    else void this.#tree.reveal(this.#focus ?? this.#leafId ?? "");
   }
 
   /** The current leaf. */

@@ -9,7 +9,7 @@
  */
 import { el, replaceChildren } from "../dom.ts";
 import type { ViewerClient } from "../rpc.ts";
-import type { TreeRowView } from "../types.ts";
+import type { TreeRowView, TreeStartView } from "../types.ts";
 
 /** Height of one row in CSS pixels (matches `.tree-row` in style.css). */
 export const TREE_ROW_HEIGHT = 26;
@@ -59,6 +59,11 @@ export interface TreeViewOptions {
   rowCount: number;
   leafId: string | null;
   onSelect(entryId: string): void;
+  /**
+   * The rows the worker answered with the tree's size (`treeStart`), shown until their
+   * pages come: a page asked meanwhile may wait behind the session's full load.
+   */
+  start?: TreeStartView;
 }
 
 /** The virtual tree list. */
@@ -70,6 +75,8 @@ export class TreeView {
   readonly #pages = new Map<number, TreeRowView[]>();
   readonly #pending = new Set<number>();
   #stale = new Map<number, TreeRowView[]>();
+  /** The first rows (see `TreeViewOptions.start`), for the leaf they were marked for. */
+  #start: TreeStartView | undefined;
   #generation = 0;
   #leafId: string | null;
   #frame = 0;
@@ -78,6 +85,7 @@ export class TreeView {
 
   constructor(readonly options: TreeViewOptions) {
     this.#leafId = options.leafId;
+    this.#start = options.start;
     this.#spacer = el("div", { class: "tree-spacer" });
     this.#spacer.style.height = `${options.rowCount * TREE_ROW_HEIGHT}px`;
     this.#window = el("div", { class: "tree-window", attrs: { role: "tree" } });
@@ -113,6 +121,11 @@ export class TreeView {
   setLeaf(leafId: string | null): void {
     if (leafId === this.#leafId) return;
     this.#leafId = leafId;
+    this.refresh();
+  }
+
+  /** Fetch the rows again (the loaded session's add the label chips); shown ones stay meanwhile. */
+  refresh(): void {
     this.#generation++;
     this.#stale = new Map(this.#pages);
     this.#pages.clear();
@@ -122,7 +135,11 @@ export class TreeView {
 
   /** Scroll so that an entry's row is visible (centred when it was off screen). */
   async reveal(entryId: string): Promise<void> {
-    const index = await this.options.client.call("treeRowIndex", this.options.sessionId, entryId);
+    this.revealRow(await this.options.client.call("treeRowIndex", this.options.sessionId, entryId));
+  }
+
+  /** Scroll so that row `index` is visible (centred when it was off screen). */
+  revealRow(index: number): void {
     if (index < 0) return;
     const top = index * TREE_ROW_HEIGHT;
     const view = this.element;
@@ -181,7 +198,8 @@ export class TreeView {
 
   #row(index: number): TreeRowView | undefined {
     const page = Math.floor(index / PAGE);
-    return (this.#pages.get(page) ?? this.#stale.get(page))?.[index - page * PAGE];
+    const row = (this.#pages.get(page) ?? this.#stale.get(page))?.[index - page * PAGE];
+    return row ?? this.#start?.rows[index - this.#start.start];
   }
 
   #render(): void {

@@ -108,6 +108,11 @@ export class OpenedSession {
     return this.#path;
   }
 
+  /** Rows of the tree (= entries with distinct ids). */
+  get rowCount(): number {
+    return this.rows.length;
+  }
+
   /** Tree rows marked for `leafId`. */
   treeRows(leafId: string | null, start: number, count: number): TreeRowView[] {
     return treeRowViews(this.rows, start, count, this.path(leafId).ids, leafId);

@@ -16,10 +16,12 @@ import { canLoadContext, projectLoadedContext } from "../../src/context_load.ts"
 import { toJsonLine } from "../../src/jsonl.ts";
 import { CURRENT_SESSION_VERSION, isWorkflowInternal } from "../../src/schema.ts";
 import type { SessionStore } from "../../src/store.ts";
-import type { ContextAs, ContextPageView, SessionOverview } from "../types.ts";
+import type { ContextAs, ContextPageView, SessionOverview, TreeRowView } from "../types.ts";
 import { CONV_PAGE, type ConvItem } from "../conversation/model.ts";
 import { ContextPages } from "./context_pages.ts";
 import { OpenedSession } from "./opened_session.ts";
+import { canOpenLazy, OPEN_LAZY } from "../../src/lazy_store.ts";
+import { TreeShape } from "./tree_shape.ts";
 
 type Json = Record<string, unknown>;
 
@@ -50,6 +52,13 @@ const SERVER_CONVERSATION_ITEMS = 600;
 /** The overview without the page's key and source (added by the worker's API). */
 export type OverviewFacts = Omit<SessionOverview, "key" | "source">;
 
+/** Where the tree's rows come from: the loaded session, or its shape before the load. */
+export interface TreeRowSource {
+  readonly rowCount: number;
+  treeRows(leafId: string | null, start: number, count: number): TreeRowView[];
+  rowIndex(entryId: string): number;
+}
+
 /** What the context-only look knows before the full load. */
 interface FirstLook {
   leafId: string;
@@ -63,6 +72,8 @@ export class SessionHandle {
   #first?: FirstLook;
   #full?: Promise<OpenedSession>;
   #loaded?: OpenedSession;
+  /** The tree's shape from the store's lazy open, until the full load answers the tree. */
+  #shape?: Promise<TreeShape | undefined>;
   /** The default branch's first page, asked of the server at the open (used once). */
   #ahead?: ReturnType<ConversationServer["serverConversation"]>;
 
@@ -116,14 +127,38 @@ export class SessionHandle {
   /** The fully loaded session (the load starts on the first call and runs once). */
   full(): Promise<OpenedSession> {
     if (!this.#full) {
-      this.#full = OpenedSession.load(this.store, this.sessionId).then((opened) => {
-        this.#loaded = opened;
-        this.#first = undefined; // the full session answers everything from now on
-        return opened;
-      });
+      // After the tree's shape when it is being read: the tree shows before the load.
+      const shape = this.#shape?.catch(() => undefined) ?? Promise.resolve();
+      this.#full = shape.then(() => OpenedSession.load(this.store, this.sessionId)).then(
+        (opened) => {
+          this.#loaded = opened;
+          this.#first = undefined; // the full session answers everything from now on
+          this.#shape = undefined;
+          return opened;
+        },
+      );
       this.#full.catch(() => this.#full = undefined); // a later call tries again
     }
     return this.#full;
+  }
+
+  /**
+   * The tree's shape before the full load (`tree_shape.ts`): from the store's lazy open,
+   * its ids and parents; `undefined` when the store has none, the session is one only the
+   * full load decides, or the session is loaded already.
+   */
+  async shape(): Promise<TreeShape | undefined> {
+    const store = this.store;
+    if (this.#loaded || !canOpenLazy(store)) return undefined;
+    this.#shape ??= store[OPEN_LAZY](this.sessionId).then((lazy) => lazy && TreeShape.from(lazy));
+    // A shape that cannot be read is the full load's to report (with its typed error).
+    const shape = await this.#shape.catch(() => undefined);
+    return this.#loaded ? undefined : shape;
+  }
+
+  /** The tree's rows: the loaded session's, else its shape, else the full load's. */
+  async tree(): Promise<TreeRowSource> {
+    return this.#loaded ?? await this.shape() ?? await this.full();
   }
 
   /**

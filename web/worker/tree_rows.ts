@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { SessionEntry } from "../../src/schema.ts";
 import type { SessionTreeNode } from "../../src/tree.ts";
 import type { TreeRowView } from "../types.ts";
 import { entryKind, entryPreview } from "./describe.ts";
@@ -31,15 +32,26 @@ function clampPrefix(prefix: string): string {
  * by timestamp).
  */
 export function flattenTree(roots: SessionTreeNode[]): TreeRow[] {
-  const rows: TreeRow[] = [];
+  return flattenShape(roots, (node) => node.children);
+}
+
+/**
+ * {@link flattenTree} over any node type: the loaded tree's nodes, or the positions of a
+ * tree known only by its ids and parents (`tree_shape.ts`), which draws the same rows.
+ */
+export function flattenShape<N>(
+  roots: readonly N[],
+  childrenOf: (node: N) => readonly N[],
+): { node: N; prefix: string }[] {
+  const rows: { node: N; prefix: string }[] = [];
   interface Frame {
-    node: SessionTreeNode;
+    node: N;
     gutter: string;
     connector: string;
     childGutter: string;
   }
   const stack: Frame[] = [];
-  const pushChildren = (children: SessionTreeNode[], gutter: string) => {
+  const pushChildren = (children: readonly N[], gutter: string) => {
     if (children.length === 1) {
       stack.push({ node: children[0], gutter, connector: "", childGutter: gutter });
       return;
@@ -58,7 +70,7 @@ export function flattenTree(roots: SessionTreeNode[]): TreeRow[] {
   while (stack.length > 0) {
     const frame = stack.pop()!;
     rows.push({ node: frame.node, prefix: clampPrefix(frame.gutter + frame.connector) });
-    pushChildren(frame.node.children, frame.childGutter);
+    pushChildren(childrenOf(frame.node), frame.childGutter);
   }
   return rows;
 }
@@ -80,21 +92,32 @@ export function treeRowViews(
 ): TreeRowView[] {
   const out: TreeRowView[] = [];
   const end = Math.min(rows.length, Math.max(0, start) + Math.max(0, count));
+  const marks = { pathIds, leafId };
   for (let i = Math.max(0, start); i < end; i++) {
     const { node, prefix } = rows[i];
-    const entry = node.entry;
-    const view: TreeRowView = {
-      id: entry.id,
-      prefix,
-      kind: entryKind(entry),
-      text: entryPreview(entry),
-      timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
-      onPath: pathIds.has(entry.id),
-      leaf: entry.id === leafId,
-      childCount: node.children.length,
-    };
-    if (node.label !== undefined) view.label = node.label;
-    out.push(view);
+    out.push(treeRowView(node.entry, prefix, node.children.length, node.label, marks));
   }
   return out;
+}
+
+/** One row's view: the entry's kind and preview, marked for the path to the current leaf. */
+export function treeRowView(
+  entry: SessionEntry,
+  prefix: string,
+  childCount: number,
+  label: string | undefined,
+  marks: { pathIds: ReadonlySet<string>; leafId: string | null },
+): TreeRowView {
+  const view: TreeRowView = {
+    id: entry.id,
+    prefix,
+    kind: entryKind(entry),
+    text: entryPreview(entry),
+    timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
+    onPath: marks.pathIds.has(entry.id),
+    leaf: entry.id === marks.leafId,
+    childCount,
+  };
+  if (label !== undefined) view.label = label;
+  return view;
 }
