@@ -14,7 +14,7 @@
  */
 import { openWithImported, withViewerBrowser } from "./helpers.ts";
 import { assert } from "./page.ts";
-import { unevenSession } from "./scroll_anchor_tests.ts";
+import { openAtLatest, unevenSession } from "./scroll_anchor_tests.ts";
 
 const MESSAGES = 554;
 
@@ -34,14 +34,7 @@ Deno.test({
       const last = `u${String(MESSAGES).padStart(7, "0")}`;
       for (const size of [{ width: 768, height: 1000 }, { width: 1400, height: 900 }]) {
         await t.step(`${size.width} px`, async () => {
-          await page.setViewportSize(size);
-          await page.goto(`${viewer.url}#/`);
-          await page.goto(new URL(`${link}?tab=conversation`, viewer.url).href);
-          await page.locator("#conversation .conv-item").first().waitFor();
-          if (size.width < 900) await page.click("#pane-tab-conversation");
-          await page.click("#conv-latest");
-          await page.waitForSelector(`.conv-item[data-id="${last}"]`);
-          await page.waitForTimeout(500);
+          await openAtLatest(page, viewer.url, link!, size, last);
           // The message before the last one shrinks by more than the room left below the
           // view; the last message is the one read (across the middle of the view).
           const result = await page.evaluate(async (last) => {
