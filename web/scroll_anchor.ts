@@ -12,6 +12,13 @@
  * (already laid out: it is in view), chosen again after every scroll; after each layout
  * that moved it, the scroll position follows it before the frame is painted.
  *
+ * Near the end of the scroller, an item above the anchor that shrinks (one laid out again
+ * shorter than the height it stood in at) by more than the room left below the view makes
+ * the browser clamp the scroll position to the new end before any script runs. That clamp
+ * looks like the reader scrolling up; taken as such, the shift it hides stayed on screen
+ * (the first wheel step after "Jump to latest" moved the text a few hundred pixels too
+ * far). A position recorded beyond the scroller's end is therefore read as that end.
+ *
  * A layout change above the list moves the anchor too: the summary or the outline rail
  * arriving late above the conversation, a header that wraps. The list's own size does not
  * change then, so watching the list alone left such a shift on screen until the reader's
@@ -103,7 +110,12 @@ export class ScrollAnchor {
     const scroller = this.scroller();
     const anchor = this.#anchor;
     if (anchor?.isConnected && this.list.isConnected) {
-      const expected = this.#offset - (scroller.scrollTop - this.#scrollTop);
+      // Content above that shrank by more than the room left below the view makes the
+      // browser pull the scroll position back to the new end: the part of the move down to
+      // there is no scroll of the reader's, and the shift is measured from the new end.
+      const end = scroller.scrollHeight - scroller.clientHeight;
+      const scrolled = scroller.scrollTop - Math.min(this.#scrollTop, end);
+      const expected = this.#offset - scrolled;
       const shift = anchor.getBoundingClientRect().top - this.#view(scroller).top - expected;
       if (Math.abs(shift) >= 0.5) scroller.scrollTop += shift;
     }

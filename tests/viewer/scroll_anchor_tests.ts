@@ -15,6 +15,7 @@ import {
 } from "../../bench/browser/scroll_place.ts";
 import { openWithImported, screenshot, withViewerBrowser } from "./helpers.ts";
 import { assert, readDownload } from "./page.ts";
+import type { Page } from "playwright-core";
 
 /** Messages in the session: several conversation pages, more than the window holds. */
 const MESSAGES = 554;
@@ -52,6 +53,27 @@ export function unevenSession(n = MESSAGES): string {
   return lines.join("\n") + "\n";
 }
 
+/**
+ * Open the conversation of the session at `link` in a `size` viewport and "Jump to latest";
+ * resolves once the message `last` is in and the view has had a moment to settle.
+ */
+export async function openAtLatest(
+  page: Page,
+  viewerUrl: string,
+  link: string,
+  size: { width: number; height: number },
+  last: string,
+): Promise<void> {
+  await page.setViewportSize(size);
+  await page.goto(`${viewerUrl}#/`);
+  await page.goto(new URL(`${link}?tab=conversation`, viewerUrl).href);
+  await page.locator("#conversation .conv-item").first().waitFor();
+  if (size.width < 900) await page.click("#pane-tab-conversation");
+  await page.click("#conv-latest");
+  await page.waitForSelector(`.conv-item[data-id="${last}"]`);
+  await page.waitForTimeout(500);
+}
+
 Deno.test({
   name: "viewer: scrolling up after Jump to latest keeps the message under the pointer",
   sanitizeOps: false,
@@ -72,15 +94,8 @@ Deno.test({
         }]
       ) {
         await t.step(`${size.width} px`, async () => {
-          await page.setViewportSize(size);
-          await page.goto(`${viewer.url}#/`);
-          await page.goto(new URL(`${link}?tab=conversation`, viewer.url).href);
-          await page.locator("#conversation .conv-item").first().waitFor();
-          if (size.width < 900) await page.click("#pane-tab-conversation");
-          await page.click("#conv-latest");
           const last = `u${String(MESSAGES).padStart(7, "0")}`;
-          await page.waitForSelector(`.conv-item[data-id="${last}"]`);
-          await page.waitForTimeout(500);
+          await openAtLatest(page, viewer.url, link!, size, last);
           const box = (await page.locator("#conversation").boundingBox())!;
           const x = box.x + box.width / 2;
           const y = Math.min(box.y + box.height, size.height) - size.height / 3;

@@ -13,6 +13,7 @@ import "./frame_budget_tests.ts"; // and add a bounded amount of text per frame
 import "./scroll_reach_tests.ts"; // and keep loading pages while scrolling down fast
 import "./scroll_anchor_tests.ts"; // and keep the reader's place scrolling up after a jump
 import "./scroll_anchor_late_tests.ts"; // and keep it while the summary and outline come in
+import "./scroll_anchor_shrink_tests.ts"; // and while a message above comes out shorter at the end
 import "./loading_tests.ts"; // and say a tab is loading instead of showing the old one
 
 /** The entry numbers (`l0000042` → 42) of a pane's rows, in order. */
