@@ -322,15 +322,19 @@ async function afterCopy(
   wrote: boolean,
   heldAt: string | undefined | null,
 ): Promise<void> {
+  // Read once after a write, before any entries are read back: both uses want that order.
+  const written = wrote && (heldAt !== null || pass.readBack)
+    ? await pass.to.changeToken?.(sessionId)
+    : undefined;
   if (heldAt !== null) {
-    const token = wrote ? await pass.to.changeToken?.(sessionId) : heldAt;
+    const token = wrote ? written : heldAt;
     if (token !== undefined) {
       const digest = senderDigest(loaded.header, loaded.entries);
       pass.held.set(sessionId, { count: loaded.entries.length, digest, token });
     }
   }
-  if (wrote && pass.readBack) {
-    await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries));
+  if (wrote && pass.readBack && written !== undefined) {
+    await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries), written);
   }
 }
 
@@ -406,8 +410,10 @@ async function recordHeldCopy(
   sessionId: string,
   sentHeader: SessionHeader,
   sentIds: ReadonlySet<string>,
+  // `to`'s token if the caller read it after the write (the read must precede the entries').
+  read?: string,
 ): Promise<void> {
-  const token = await to.changeToken?.(sessionId);
+  const token = read ?? await to.changeToken?.(sessionId);
   if (token === undefined) return;
   const present = await readExact(to, sessionId);
   if (
