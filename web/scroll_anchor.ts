@@ -46,6 +46,8 @@ export class ScrollAnchor {
   readonly #resize: ResizeObserver;
   /** What `#resize` watches besides the list (see `#watchAbove`). */
   #watched = new Set<Element>();
+  /** The list's ancestors opted out of the browser's anchoring, with their own value. */
+  readonly #optedOut = new Map<HTMLElement, string>();
   readonly #onScroll = (event: Event) => {
     const scroller = this.scroller();
     if (event.target === scroller || (event.target === document && this.#isPage(scroller))) {
@@ -118,6 +120,8 @@ export class ScrollAnchor {
       const expected = this.#offset - scrolled;
       const shift = anchor.getBoundingClientRect().top - this.#view(scroller).top - expected;
       if (Math.abs(shift) >= 0.5) scroller.scrollTop += shift;
+      this.#choose(scroller, { anchor, offset: expected });
+      return;
     }
     this.#choose(scroller);
   }
@@ -130,12 +134,16 @@ export class ScrollAnchor {
    */
   #watchAbove(scroller: Element): void {
     const wanted = new Set<Element>();
+    const chain = new Set<HTMLElement>();
     for (
-      let node: Element | null = this.list;
+      let node: HTMLElement | null = this.list;
       node && node !== scroller;
       node = node.parentElement
     ) {
-      if (node !== this.list) wanted.add(node);
+      if (node !== this.list) {
+        wanted.add(node);
+        chain.add(node);
+      }
       for (
         let before = node.previousElementSibling;
         before;
@@ -151,18 +159,54 @@ export class ScrollAnchor {
       if (!this.#watched.has(node)) this.#resize.observe(node);
     }
     this.#watched = wanted;
+    // The scroller too while the list is shown (where the page scrolls, it holds the other
+    // tabs as well, and they keep the browser's anchoring).
+    if (this.list.getClientRects().length && scroller instanceof HTMLElement) chain.add(scroller);
+    this.#optOut(chain);
   }
 
-  /** Choose the item across the middle of the view (in view, so laid out) as the anchor. */
-  #choose(scroller: Element): void {
+  /**
+   * Opt the list's ancestors up to the scroller out of the browser's anchoring, as the list
+   * is: where the list's pane itself scrolls, the browser anchored on what is beside the
+   * list (the toolbar, the outline) and moved the scroll position under this anchoring's
+   * corrections, so a fraction of a pixel corrected came out as a pixel moved. What is let
+   * go gets back the value it had.
+   */
+  #optOut(chain: Set<HTMLElement>): void {
+    for (const [node, before] of this.#optedOut) {
+      if (chain.has(node)) continue;
+      node.style.overflowAnchor = before;
+      this.#optedOut.delete(node);
+    }
+    for (const node of chain) {
+      if (this.#optedOut.has(node)) continue;
+      this.#optedOut.set(node, node.style.overflowAnchor);
+      node.style.overflowAnchor = "none";
+    }
+  }
+
+  /**
+   * Choose the item across the middle of the view (in view, so laid out) as the anchor.
+   * `kept` is where the previous anchor was meant to stay: the scroll position moves in
+   * whole pixels, so a shift of a fraction of one is left on screen, and measuring the
+   * anchor afresh after each shift would let those fractions add up (the summary, the
+   * outline and its count landing one after the other moved the text by over a pixel).
+   * When the same item stays the anchor within a pixel of that place, that place is kept.
+   */
+  #choose(scroller: Element, kept?: { anchor: HTMLElement; offset: number }): void {
     this.#anchor = undefined;
     if (!this.list.isConnected) return;
     this.#watchAbove(scroller);
     const view = this.#view(scroller);
-    if (this.#pinned?.isConnected) {
-      this.#anchor = this.#pinned;
-      this.#offset = this.#pinned.getBoundingClientRect().top - view.top;
+    const place = (item: HTMLElement, top: number) => {
+      this.#anchor = item;
+      this.#offset = kept?.anchor === item && Math.abs(top - view.top - kept.offset) < 1
+        ? kept.offset
+        : top - view.top;
       this.#scrollTop = scroller.scrollTop;
+    };
+    if (this.#pinned?.isConnected) {
+      place(this.#pinned, this.#pinned.getBoundingClientRect().top);
       return;
     }
     const middle = view.middle;
@@ -176,16 +220,14 @@ export class ScrollAnchor {
       top = box.top;
       if (box.bottom >= middle) break;
     }
-    if (!best) return;
-    this.#anchor = best;
-    this.#offset = top - view.top;
-    this.#scrollTop = scroller.scrollTop;
+    if (best) place(best, top);
   }
 
   /** Stop following. */
   dispose(): void {
     this.#resize.disconnect();
     this.#watched.clear();
+    this.#optOut(new Set());
     document.removeEventListener("scroll", this.#onScroll, { capture: true });
     for (const type of READER_INPUT) {
       document.removeEventListener(type, this.#unpin, { capture: true });

@@ -118,15 +118,14 @@ export async function assertInert(page: Page, where: string): Promise<void> {
 export async function crampedTreeRows(
   page: Page,
 ): Promise<{ rows: number; cramped: { id?: string; text: number; right: number }[] }> {
-  const rows = await page.locator(".tree-row[data-id]").evaluateAll((nodes) =>
-    nodes.map((row) => {
+  // One evaluation that queries and measures: `locator.evaluateAll` queries first and runs
+  // the function in a second round trip, by when the tree may have drawn its rows again
+  // (a page of rows arriving) and the ones queried are detached.
+  const rows = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>(".tree-row[data-id]")].map((row) => {
       const text = row.querySelector(".tree-text")!.getBoundingClientRect();
       const tree = row.closest(".tree")!.getBoundingClientRect();
-      return {
-        id: (row as HTMLElement).dataset.id,
-        text: text.width,
-        right: text.right - tree.right,
-      };
+      return { id: row.dataset.id, text: text.width, right: text.right - tree.right };
     })
   );
   return { rows: rows.length, cramped: rows.filter((row) => row.text < 80 || row.right > 1) };

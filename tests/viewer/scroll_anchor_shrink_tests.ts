@@ -10,6 +10,9 @@
  * (the page's `main` scrolls) and 1400 px (the conversation pane scrolls). Registered
  * from `tests/viewer/window_tests.ts`. Measures positions, times nothing.
  *
+ * Also: layout changes above the list of a fraction of a pixel each (the summary, the
+ * outline and its count landing one after the other) do not add up to a visible move.
+ *
  * @module
  */
 import { openWithImported, withViewerBrowser } from "./helpers.ts";
@@ -69,6 +72,50 @@ Deno.test({
             Math.abs(result.now - result.top) <= 1,
             `${last} moved from ${result.top} to ${result.now} when the message above it ` +
               `shrank by ${result.shrink} px with ${result.room} px left below the view`,
+          );
+        });
+      }
+      for (const size of [{ width: 768, height: 1000 }, { width: 1400, height: 900 }]) {
+        await t.step(`${size.width} px, changes of a fraction of a pixel`, async () => {
+          await openAtLatest(page, viewer.url, link!, size, last);
+          const result = await page.evaluate(async () => {
+            const frame = () => new Promise((done) => requestAnimationFrame(done));
+            const scroller = [...document.querySelectorAll("main, .pane")].find((node) =>
+              node.scrollHeight - node.clientHeight > 2
+            )!;
+            // A screen up from the end: room on both sides, so no clamp is involved.
+            scroller.scrollTop -= scroller.clientHeight;
+            for (let i = 0; i < 3; i++) await frame();
+            const box = scroller.getBoundingClientRect();
+            const middle = (Math.max(0, box.top) + Math.min(innerHeight, box.bottom)) / 2;
+            const item = document.elementFromPoint(box.left + box.width / 2, middle)!
+              .closest<HTMLElement>(".conv-item")!;
+            // Put in above the list, then scrolled a pixel up and back so that the anchor,
+            // choosing again, watches it as it watches what the page puts there.
+            const above = document.createElement("div");
+            above.style.flex = "none"; // at 1400 px the pane is a flex column
+            item.parentElement!.before(above);
+            scroller.scrollTop -= 1;
+            await frame();
+            scroller.scrollTop += 1;
+            await frame();
+            await frame();
+            const top = item.getBoundingClientRect().top;
+            // It grows by 0.3 px a frame, eight times: each shift is less than the pixel
+            // the scroll position moves by.
+            for (let step = 1; step <= 8; step++) {
+              above.style.height = `${0.3 * step}px`;
+              await frame();
+              await frame();
+            }
+            const now = item.getBoundingClientRect().top;
+            above.remove();
+            return { id: item.dataset.id, top, now };
+          });
+          assert(
+            Math.abs(result.now - result.top) <= 1,
+            `${result.id} moved from ${result.top} to ${result.now} while 2.4 px came in ` +
+              `above it 0.3 px at a time`,
           );
         });
       }
