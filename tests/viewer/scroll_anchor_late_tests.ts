@@ -18,7 +18,7 @@ import {
 } from "../../bench/browser/scroll_place.ts";
 import { openWithImported, withViewerBrowser } from "./helpers.ts";
 import { assert } from "./page.ts";
-import { unevenSession } from "./scroll_anchor_tests.ts";
+import { openAtLatest, unevenSession } from "./scroll_anchor_tests.ts";
 
 const MESSAGES = 554;
 /** The worker calls whose answers build what sits above the conversation list. */
@@ -68,17 +68,10 @@ Deno.test({
         ]
       ) {
         await t.step(`${size.width} px`, async () => {
-          await page.setViewportSize(size);
-          await page.goto(`${viewer.url}#/`);
-          await page.evaluate((calls) => {
-            (globalThis as unknown as { muHoldCalls: string[] }).muHoldCalls = calls;
-          }, LATE_CALLS);
-          await page.goto(new URL(`${link}?tab=conversation`, viewer.url).href);
-          await page.locator("#conversation .conv-item").first().waitFor();
-          if (size.width < 900) await page.click("#pane-tab-conversation");
-          await page.click("#conv-latest");
-          await page.waitForSelector(`.conv-item[data-id="${last}"]`);
-          await page.waitForTimeout(500);
+          await openAtLatest(page, viewer.url, link!, size, last, () =>
+            page.evaluate((calls) => {
+              (globalThis as unknown as { muHoldCalls: string[] }).muHoldCalls = calls;
+            }, LATE_CALLS));
           assert(
             await page.locator(".conv-summary").count() === 0,
             "the summary was held back until the reader is at the end",

@@ -56,6 +56,7 @@ export function unevenSession(n = MESSAGES): string {
 /**
  * Open the conversation of the session at `link` in a `size` viewport and "Jump to latest";
  * resolves once the message `last` is in and the view has had a moment to settle.
+ * `beforeOpen` runs on the list page, before the session is opened.
  */
 export async function openAtLatest(
   page: Page,
@@ -63,9 +64,11 @@ export async function openAtLatest(
   link: string,
   size: { width: number; height: number },
   last: string,
+  beforeOpen?: () => Promise<unknown>,
 ): Promise<void> {
   await page.setViewportSize(size);
   await page.goto(`${viewerUrl}#/`);
+  await beforeOpen?.();
   await page.goto(new URL(`${link}?tab=conversation`, viewerUrl).href);
   await page.locator("#conversation .conv-item").first().waitFor();
   if (size.width < 900) await page.click("#pane-tab-conversation");
