@@ -38,6 +38,8 @@ export interface BundleMeasure {
   gzipBytes: number;
   /** Input modules with at least one byte in the output, repository-relative when local. */
   inputs: string[];
+  /** Minified bytes each of {@link inputs} put in the output (before gzip). */
+  inputBytes: Record<string, number>;
 }
 
 /** The runtime bundles the bench measures and the package test keeps free of zod. */
@@ -82,11 +84,16 @@ export async function bundleEntry(subject: BundleSubject): Promise<BundleMeasure
   });
   const output = result.outputFiles[0].contents;
   const inputs = Object.values(result.metafile.outputs)[0].inputs;
+  const inputBytes: Record<string, number> = {};
+  for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
+    if (bytesInOutput > 0) inputBytes[path] = bytesInOutput;
+  }
   return {
     subject,
     bytes: output.byteLength,
     gzipBytes: gzipSync(output, { level: 9 }).byteLength,
-    inputs: Object.keys(inputs).filter((path) => inputs[path].bytesInOutput > 0),
+    inputs: Object.keys(inputBytes),
+    inputBytes,
   };
 }
 

@@ -11,6 +11,7 @@ import { serveViewerApi, toErrorView, type ViewerApi } from "./rpc.ts";
 import type {
   ImportConflictChoice,
   ImportProgressView,
+  ImportResultView,
   ListView,
   SearchProgressView,
   SessionRowView,
@@ -19,7 +20,13 @@ import type {
 } from "./types.ts";
 import { rowView, ViewerSources } from "./worker/sources.ts";
 import type { AskConflict } from "./worker/import_merge.ts";
-import { demoSources, directorySources, fileSources, importSources } from "./worker/importer.ts";
+import {
+  demoSources,
+  directorySources,
+  fileSources,
+  type ImportSource,
+  importSources,
+} from "./worker/importer.ts";
 import { exportDoc, exportFileName, exportHtml } from "./export/html.ts";
 import { hostedExportUrl, parseSessionKey } from "./session_key.ts";
 import { outlineRows } from "./conversation/outline_model.ts";
@@ -112,6 +119,16 @@ const ask: AskConflict = (conflict) => {
   });
 };
 
+/**
+ * Import into this browser's store, asking the page about conflicts; the opened copies of
+ * the sessions written are dropped, so the next open reads what was stored.
+ */
+async function importAndForget(files: ImportSource[]): Promise<ImportResultView[]> {
+  const results = await importSources(await store(), files, progress, ask);
+  forget(results.map((r) => r.sessionId));
+  return results;
+}
+
 const api: ViewerApi = {
   async init(options) {
     const pinned = options?.storage;
@@ -123,38 +140,19 @@ const api: ViewerApi = {
   },
 
   async importFiles(files) {
-    const results = await importSources(await store(), fileSources(files), progress, ask);
-    forget(results.map((r) => r.sessionId));
-    return results;
+    return await importAndForget(fileSources(files));
   },
 
   async importDirectory(handle) {
-    const sources = await directorySources(handle);
-    const results = await importSources(await store(), sources, progress, ask);
-    forget(results.map((r) => r.sessionId));
-    return results;
+    return await importAndForget(await directorySources(handle));
   },
 
   async importDemo() {
-    const results = await importSources(
-      await store(),
-      await demoSources(self.location.href),
-      progress,
-      ask,
-    );
-    forget(results.map((r) => r.sessionId));
-    return results;
+    return await importAndForget(await demoSources(self.location.href));
   },
 
   async keepCopy(key) {
-    const results = await importSources(
-      await store(),
-      [await sources.copySource(key)],
-      progress,
-      ask,
-    );
-    forget(results.map((r) => r.sessionId));
-    return results;
+    return await importAndForget([await sources.copySource(key)]);
   },
 
   answerImportConflict(questionId, choice) {

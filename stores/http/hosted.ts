@@ -94,6 +94,11 @@ export class HostedSessionStore extends ReadOnlyWrites implements ContextLoading
 
   constructor(options: HostedSessionStoreOptions) {
     super();
+    // Guarded on first construction rather than by a call after the class: `stores/http`
+    // re-exports this class, and a top-level call is a side effect every bundle of that
+    // entry keeps, so code that only reads `mu serve` (the viewer's worker) would carry the
+    // range reader too.
+    guardStoreClass(HostedSessionStore, ["readContext", "readWhole"]);
     this.url = String(options.url);
     this.#indexUrl = options.indexUrl === undefined ? undefined : String(options.indexUrl);
     this.#fetch = options.fetch ?? ((request) => fetch(request));
@@ -202,5 +207,3 @@ export class HostedSessionStore extends ReadOnlyWrites implements ContextLoading
     return this.readOnly("create");
   }
 }
-
-guardStoreClass(HostedSessionStore, ["readContext", "readWhole"]);

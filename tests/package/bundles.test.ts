@@ -54,3 +54,29 @@ Deno.test("the edge handler imports the library through core.ts only", async () 
   assert(imports.includes("../core.ts"), `edge.ts imports: ${imports.join(", ")}`);
   assertEquals(imports.filter((path) => path.startsWith("../src/")), []);
 });
+
+Deno.test("stores/http: HttpSessionStore alone carries no hosted-export reader", async () => {
+  try {
+    // `stores/http` also exports HostedSessionStore; a client of `mu serve` (the viewer's
+    // worker reading "this computer") must not keep it, nor the range reader under it, by
+    // a side effect of that module.
+    const measure = await bundleEntry({
+      name: "HttpSessionStore only",
+      file: "tests/package/entries/http_client.ts",
+      platform: "browser",
+    });
+    assert(measure.inputs.includes("stores/http/store.ts"), "the bundle holds no HttpSessionStore");
+    // A top-level constant of these modules may stay (a few bytes); their code may not.
+    const hostedReader = [
+      "stores/http/hosted.ts",
+      "src/_range_reader.ts",
+      "src/_range_blocks.ts",
+      "src/export_index.ts",
+      "src/projection.ts",
+    ];
+    const carried = hostedReader.filter((path) => (measure.inputBytes[path] ?? 0) > 64);
+    assertEquals(carried, [], `bytes by module: ${JSON.stringify(measure.inputBytes)}`);
+  } finally {
+    await stopBundler();
+  }
+});
