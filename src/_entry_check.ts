@@ -236,7 +236,8 @@ const KNOWN_BY_TYPE = new Map(Object.entries(KNOWN));
 const unknownEntry = object({ type: refine(string, minLength(1)), ...base });
 
 /** Entry types this library knows; anything else is kept as an inert unknown entry. */
-export const KNOWN_ENTRY_TYPE_NAMES: readonly string[] = Object.keys(KNOWN);
+// Pure: bundles that never list the known types (the edge handler's) drop the call.
+export const KNOWN_ENTRY_TYPE_NAMES: readonly string[] = /* @__PURE__ */ Object.keys(KNOWN);
 
 /**
  * What is wrong with a value as an entry, worded as zod words it for
