@@ -38,6 +38,8 @@ export interface BundleMeasure {
   gzipBytes: number;
   /** Input modules with at least one byte in the output, repository-relative when local. */
   inputs: string[];
+  /** The minified bundle's text (for tests that look for names kept in it). */
+  code: string;
 }
 
 /** The runtime bundles the bench measures and the package test keeps free of zod. */
@@ -87,6 +89,7 @@ export async function bundleEntry(subject: BundleSubject): Promise<BundleMeasure
     bytes: output.byteLength,
     gzipBytes: gzipSync(output, { level: 9 }).byteLength,
     inputs: Object.keys(inputs).filter((path) => inputs[path].bytesInOutput > 0),
+    code: result.outputFiles[0].text,
   };
 }
 
