@@ -32,14 +32,14 @@ export interface BundleSubject {
 /** What bundling one subject produced. */
 export interface BundleMeasure {
   subject: BundleSubject;
+  /** The minified bundle's text (for tests that look for names kept in it). */
+  code: string;
   /** Minified bundle size, bytes. */
   bytes: number;
   /** The minified bundle after `gzip -9`, bytes. */
   gzipBytes: number;
   /** Input modules with at least one byte in the output, repository-relative when local. */
   inputs: string[];
-  /** The minified bundle's text (for tests that look for names kept in it). */
-  code: string;
 }
 
 /** The runtime bundles the bench measures and the package test keeps free of zod. */
@@ -86,10 +86,10 @@ export async function bundleEntry(subject: BundleSubject): Promise<BundleMeasure
   const inputs = Object.values(result.metafile.outputs)[0].inputs;
   return {
     subject,
+    code: result.outputFiles[0].text,
     bytes: output.byteLength,
     gzipBytes: gzipSync(output, { level: 9 }).byteLength,
     inputs: Object.keys(inputs).filter((path) => inputs[path].bytesInOutput > 0),
-    code: result.outputFiles[0].text,
   };
 }
 
