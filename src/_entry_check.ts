@@ -55,14 +55,28 @@ export const CURRENT_SESSION_VERSION = 4;
 
 // ---------------------------------------------------------------- content and messages
 
-const text = object({ type: literal("text"), text: string });
-const image = object({ type: literal("image"), data: string, mimeType: string });
-const thinking = object({ type: literal("thinking"), thinking: string });
-const toolCall = object({
-  type: literal("toolCall"),
-  id: string,
-  name: string,
-  arguments: record(unknown),
+/**
+ * One object check per tag of a discriminated union: `key` holding the tag, then the
+ * fields of `first`, the tag's own fields and those of `last` (the schemas' field order).
+ */
+function tagged(
+  key: string,
+  shapes: Record<string, Record<string, Check>>,
+  first: Record<string, Check> = {},
+  last: Record<string, Check> = {},
+): Record<string, Check> {
+  const checks: Record<string, Check> = {};
+  for (const tag in shapes) {
+    checks[tag] = object({ [key]: literal(tag), ...first, ...shapes[tag], ...last });
+  }
+  return checks;
+}
+
+const { text, image, thinking, toolCall } = tagged("type", {
+  text: { text: string },
+  image: { data: string, mimeType: string },
+  thinking: { thinking: string },
+  toolCall: { id: string, name: string, arguments: record(unknown) },
 });
 const userBlock = discriminated("type", { text, image });
 const assistantBlock = discriminated("type", { text, thinking, toolCall });
@@ -102,68 +116,51 @@ const optNullableString = optional(nullable(string));
 const timestampMs = optional(refine(number, between(-MAX_DATE_MS, MAX_DATE_MS)));
 const toolNames = optional(array(object({ name: string })));
 
-const systemMessage = object({
-  role: literal("system"),
-  content: union(string, array(text)),
-  sections: optional(record(nullable(string))),
-  toolsAdded: toolNames,
-  toolsRemoved: toolNames,
-  timestamp: timestampMs,
-});
-const agentMessage = discriminated("role", {
-  system: systemMessage,
-  user: object({ role: literal("user"), content: userContent, timestamp: timestampMs }),
-  assistant: object({
-    role: literal("assistant"),
-    content: array(assistantBlock),
-    api: optString,
-    provider: optString,
-    model: optString,
-    usage: optUsage,
-    stopReason: optString,
-    errorMessage: optString,
-    timestamp: timestampMs,
-  }),
-  toolResult: object({
-    role: literal("toolResult"),
-    toolCallId: string,
-    toolName: optString,
-    content: array(userBlock),
-    usage: optUsage,
-    nestedCalls: optional(nestedCalls),
-    isError: optBoolean,
-    timestamp: timestampMs,
-  }),
-  bashExecution: object({
-    role: literal("bashExecution"),
-    command: string,
-    output: string,
-    exitCode: optional(nullable(number)),
-    cancelled: optBoolean,
-    truncated: optBoolean,
-    excludeFromContext: optBoolean,
-    timestamp: timestampMs,
-  }),
-  custom: object({
-    role: literal("custom"),
-    customType: string,
-    content: userContent,
-    display: optBoolean,
-    timestamp: timestampMs,
-  }),
-  branchSummary: object({
-    role: literal("branchSummary"),
-    summary: string,
-    fromId: optNullableString,
-    timestamp: timestampMs,
-  }),
-  compactionSummary: object({
-    role: literal("compactionSummary"),
-    summary: string,
-    tokensBefore: optNumber,
-    timestamp: timestampMs,
-  }),
-});
+// Every message shape ends with its timestamp.
+const messages = tagged(
+  "role",
+  {
+    system: {
+      content: union(string, array(text)),
+      sections: optional(record(nullable(string))),
+      toolsAdded: toolNames,
+      toolsRemoved: toolNames,
+    },
+    user: { content: userContent },
+    assistant: {
+      content: array(assistantBlock),
+      api: optString,
+      provider: optString,
+      model: optString,
+      usage: optUsage,
+      stopReason: optString,
+      errorMessage: optString,
+    },
+    toolResult: {
+      toolCallId: string,
+      toolName: optString,
+      content: array(userBlock),
+      usage: optUsage,
+      nestedCalls: optional(nestedCalls),
+      isError: optBoolean,
+    },
+    bashExecution: {
+      command: string,
+      output: string,
+      exitCode: optional(nullable(number)),
+      cancelled: optBoolean,
+      truncated: optBoolean,
+      excludeFromContext: optBoolean,
+    },
+    custom: { customType: string, content: userContent, display: optBoolean },
+    branchSummary: { summary: string, fromId: optNullableString },
+    compactionSummary: { summary: string, tokensBefore: optNumber },
+  },
+  {},
+  { timestamp: timestampMs },
+);
+const systemMessage = messages.system;
+const agentMessage = discriminated("role", messages);
 
 // ---------------------------------------------------------------- header and entries
 
@@ -184,18 +181,14 @@ const base = {
   parentId: nullable(refine(string, storable)),
   timestamp: string,
 };
-/** An entry of type `type` with the base fields and then `fields`. */
-const entry = (type: string, fields: Record<string, Check> = {}) =>
-  object({ type: literal(type), ...base, ...fields });
-
-/** Every known entry type (`KnownSessionEntrySchema`), in the schema's order. */
-const KNOWN: Record<string, Check> = {
-  message: entry("message", { message: agentMessage }),
-  model_change: entry("model_change", { provider: string, modelId: string }),
-  thinking_level_change: entry("thinking_level_change", { thinkingLevel: string }),
-  context_window_change: entry("context_window_change", { contextWindow: number }),
-  usage: entry("usage", { kind: string, provider: optString, model: optString, usage }),
-  compaction: entry("compaction", {
+/** Every known entry type (`KnownSessionEntrySchema`), in the schema's order, each with the base fields first. */
+const KNOWN = tagged("type", {
+  message: { message: agentMessage },
+  model_change: { provider: string, modelId: string },
+  thinking_level_change: { thinkingLevel: string },
+  context_window_change: { contextWindow: number },
+  usage: { kind: string, provider: optString, model: optString, usage },
+  compaction: {
     summary: string,
     firstKeptEntryId: optNullableString,
     tokensBefore: optNumber,
@@ -203,37 +196,37 @@ const KNOWN: Record<string, Check> = {
     systemMessage: optional(systemMessage),
     usage: optUsage,
     fromHook: optBoolean,
-  }),
-  context_compaction: entry("context_compaction"),
-  context_edit: entry("context_edit", {
+  },
+  context_compaction: {},
+  context_edit: {
     targetId: string,
     replacement: nullable(object({
       content: union(string, array(union(userBlock, assistantBlock))),
     })),
-  }),
-  branch_summary: entry("branch_summary", {
+  },
+  branch_summary: {
     fromId: optNullableString,
     summary: string,
     details: optional(unknown),
     fromHook: optBoolean,
     usage: optUsage,
-  }),
-  custom: entry("custom", { customType: string, data: optional(unknown) }),
-  custom_message: entry("custom_message", {
+  },
+  custom: { customType: string, data: optional(unknown) },
+  custom_message: {
     customType: string,
     content: userContent,
     display: optBoolean,
     details: optional(unknown),
     excludeFromContext: optBoolean,
-  }),
-  label: entry("label", { targetId: string, label: optString }),
-  session_info: entry("session_info", { name: optString }),
-  session_summary: entry("session_summary", {
+  },
+  label: { targetId: string, label: optString },
+  session_info: { name: optString },
+  session_summary: {
     summary: string,
     summarizedThroughId: string,
     usage: optional(object({ input: optNumber, output: optNumber })),
-  }),
-};
+  },
+}, base);
 /**
  * The shape for an entry of a known type. `KnownSessionEntrySchema` is a discriminated
  * union, but it is only asked about known types, which it hands straight to their option.
@@ -243,7 +236,8 @@ const KNOWN_BY_TYPE = new Map(Object.entries(KNOWN));
 const unknownEntry = object({ type: refine(string, minLength(1)), ...base });
 
 /** Entry types this library knows; anything else is kept as an inert unknown entry. */
-export const KNOWN_ENTRY_TYPE_NAMES: readonly string[] = Object.keys(KNOWN);
+// Pure: bundles that never list the known types (the edge handler's) drop the call.
+export const KNOWN_ENTRY_TYPE_NAMES: readonly string[] = /* @__PURE__ */ Object.keys(KNOWN);
 
 /**
  * What is wrong with a value as an entry, worded as zod words it for

@@ -44,56 +44,6 @@ export const TORN_FINAL_RECORD =
 const REPLACEMENT_CHARACTER = "\ufffd";
 
 /**
- * Native conversions of bytes to text a runtime lends the checking pass (Node's and Deno's
- * `node:buffer`, `stores/jsonl/_byte_text.ts`; see `LineShortcut`).
- *
- * @example
- * ```ts
- * import type { ByteText } from "./_jsonl_lines.ts";
- * const slow: ByteText = {
- *   latin1: (bytes) => String.fromCharCode(...bytes),
- *   isUtf8: (bytes) => { try { new TextDecoder("utf-8", { fatal: true }).decode(bytes); return true; } catch { return false; } },
- * };
- * ```
- */
-export interface ByteText {
-  /** The bytes as ISO-8859-1 text: char `i` is byte `i`. */
-  latin1(bytes: Uint8Array): string;
-  /** Whether the bytes are valid UTF-8 (asked of whole chunks: fast on large input). */
-  isUtf8(bytes: Uint8Array): boolean;
-}
-
-/**
- * A way to take a line before it is decoded as UTF-8 (the checking pass's, in
- * `stores/jsonl/scan/_line_checks.ts`): decoding into two-byte strings is much of what the pass costs above
- * `JSON.parse`, and a line that is valid UTF-8 can be checked from its ISO-8859-1 text.
- *
- * @example
- * ```ts
- * import { JsonlLineSplitter, type LineShortcut } from "./_jsonl_lines.ts";
- * const shortcut: LineShortcut = {
- *   text: {
- *     latin1: (bytes) => String.fromCharCode(...bytes),
- *     isUtf8: (bytes) => bytes.every((byte) => byte < 0x80), // too strict, never wrong
- *   },
- *   take: (latin1) => latin1.startsWith("{"), // objects are handled elsewhere
- * };
- * const decoded: string[] = [];
- * const splitter = new JsonlLineSplitter((r) => decoded.push(r.text), undefined, undefined, shortcut);
- * splitter.push(new TextEncoder().encode('{"a":1}\n[2]\n'));
- * splitter.end(); // decoded: ["[2]"]
- * ```
- */
-export interface LineShortcut {
-  text: ByteText;
-  /**
-   * Take the line (valid UTF-8) given its ISO-8859-1 text (no line break, perhaps a
-   * trailing `\r`) and the offset of its first byte; `false` leaves it to be decoded.
-   */
-  take(latin1: string, byteOffset: number): boolean;
-}
-
-/**
  * Splits bytes into records on 0x0A. Push chunks, then call {@link end}. Lines spanning
  * chunks are joined from their parts only once complete.
  *
@@ -120,25 +70,18 @@ export class JsonlLineSplitter {
   #line = 1;
   #offset = 0; // byte offset of the current line's start
   #source?: string;
-  readonly #shortcut?: LineShortcut;
-  /** Where, in the chunk being split, the lines known to be valid UTF-8 start and end. */
-  #validFrom = 0;
-  #validTo = -1;
 
   /**
    * `start`: where the first pushed byte lies in the source, for a split that resumes
    * after a known line end (`byteOffset` of that byte, `line` its 1-based line number).
-   * `shortcut`: offered every line that is valid UTF-8 before it is decoded.
    */
   constructor(
     onRecord: (record: JsonlRecord) => void,
     source?: string,
     start?: { byteOffset: number; line: number },
-    shortcut?: LineShortcut,
   ) {
     this.#onRecord = onRecord;
     this.#source = source;
-    this.#shortcut = shortcut;
     if (start) {
       this.#offset = start.byteOffset;
       this.#line = start.line;
@@ -153,33 +96,33 @@ export class JsonlLineSplitter {
   /** Feed the next chunk of bytes. */
   push(chunk: Uint8Array): void {
     let start = 0;
-    if (this.#shortcut) this.#checkUtf8(chunk);
+    this.scanChunk(chunk, this.#parts.length > 0);
     while (start < chunk.length) {
       const newline = chunk.indexOf(10, start);
       if (newline === -1) {
         this.#parts.push(chunk.subarray(start));
         return;
       }
-      const whole = this.#parts.length === 0 && start >= this.#validFrom &&
-        newline <= this.#validTo;
-      this.#emit(this.#take(chunk.subarray(start, newline)), true, whole);
+      const inChunk = this.#parts.length === 0;
+      this.#emit(this.#take(chunk.subarray(start, newline)), true, inChunk ? start : -1);
       start = newline + 1;
     }
   }
 
   /**
-   * Check the chunk's whole lines for valid UTF-8 in one call (per line, the calls cost
-   * Deno more than the check): a UTF-8 character never spans a 0x0A, so the lines between
-   * two line breaks are valid exactly when the bytes between them are.
+   * Called with each chunk before it is split; `midLine` when a line began in an earlier
+   * chunk. Nothing here: a hook for `ShortcutLineSplitter` (`_jsonl_shortcut.ts`), which
+   * lives apart so the parser's bundles (the edge handler's) do not carry it.
    */
-  #checkUtf8(chunk: Uint8Array): void {
-    const first = this.#parts.length > 0 ? chunk.indexOf(10) + 1 : 0; // a line began before
-    const last = chunk.lastIndexOf(10);
-    const valid = first > 0 || this.#parts.length === 0
-      ? last >= first && this.#shortcut!.text.isUtf8(chunk.subarray(first, last))
-      : false;
-    this.#validFrom = valid ? first : 0;
-    this.#validTo = valid ? last : -1;
+  protected scanChunk(_chunk: Uint8Array, _midLine: boolean): void {}
+
+  /**
+   * Offered every line before it is decoded (`at`: where it starts in the chunk being
+   * split, -1 for a line joined from several chunks); `true` takes it, and it is not
+   * decoded or delivered. Nothing here: the hook of `ShortcutLineSplitter`.
+   */
+  protected takeLine(_bytes: Uint8Array, _byteOffset: number, _at: number): boolean {
+    return false;
   }
 
   /** Flush the final line (one without a newline after it). */
@@ -194,14 +137,11 @@ export class JsonlLineSplitter {
     return bytes;
   }
 
-  #emit(bytes: Uint8Array, terminated: boolean, validUtf8 = false): void {
+  #emit(bytes: Uint8Array, terminated: boolean, at = -1): void {
     const line = this.#line++;
     const byteOffset = this.#offset;
     this.#offset += bytes.length + (terminated ? 1 : 0);
-    const shortcut = this.#shortcut;
-    if (shortcut && (validUtf8 || shortcut.text.isUtf8(bytes))) {
-      if (shortcut.take(shortcut.text.latin1(bytes), byteOffset)) return;
-    }
+    if (this.takeLine(bytes, byteOffset, at)) return;
     let text = this.#decoder.decode(bytes);
     if (text.includes(REPLACEMENT_CHARACTER)) {
       try {

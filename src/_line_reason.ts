@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { TORN_FINAL_RECORD } from "./_jsonl_lines.ts";
 
 /**
  * The reason for a line that is not JSON. Only a final line without a newline that starts
@@ -19,9 +20,7 @@
  */
 export function unparseableLineReason(text: string, terminated: boolean, error: unknown): string {
   if (text.startsWith(LFS_POINTER)) return "Git LFS pointer, not a session; run git lfs pull";
-  if (!terminated && /^\s*\{/.test(text)) {
-    return "torn final record: the last line is incomplete JSON without a newline (the write was cut off); repair the file to drop it";
-  }
+  if (!terminated && /^\s*\{/.test(text)) return TORN_FINAL_RECORD;
   return `invalid JSON: ${(error as Error).message}`;
 }
 

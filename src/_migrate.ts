@@ -57,8 +57,10 @@ export function headerVersion(header: JsonObject, line = 1, source?: string): nu
  * Random bytes drawn a block at a time: on Node each `crypto.getRandomValues` call costs
  * about as much as a small append's own work, whatever its size, and every append draws an id.
  */
-const randomPool = new Uint8Array(1024);
-let poolUsed = randomPool.length;
+const RANDOM_POOL_BYTES = 1024;
+// Pure, so a bundle that never generates an id (the edge handler's) drops the pool.
+const randomPool = /* @__PURE__ */ new Uint8Array(RANDOM_POOL_BYTES);
+let poolUsed = RANDOM_POOL_BYTES;
 
 function randomBytes4(): Uint8Array {
   if (poolUsed + 4 > randomPool.length) {

@@ -6,6 +6,7 @@
  * @module
  */
 import type { SystemMessage } from "./schema.ts";
+import { contentText } from "./_transcript.ts";
 
 /**
  * A tool declaration from `toolsAdded`: at least a name, other fields kept as written.
@@ -48,16 +49,6 @@ export interface SystemPromptState {
   tools: SystemTool[];
 }
 
-function textOf(content: SystemMessage["content"]): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (block && block.type === "text" && typeof block.text === "string") parts.push(block.text);
-  }
-  return parts.join("\n");
-}
-
 /**
  * Replay system messages in order (`checkpoint` first, e.g. a compaction's `systemMessage`,
  * then `messages`). Returns null when there was nothing to replay.
@@ -82,7 +73,7 @@ export function replaySystemPrompt(
   let replayed = false;
   const apply = (message: SystemMessage) => {
     replayed = true;
-    const text = textOf(message.content);
+    const text = contentText(message.content);
     if (text) instructions.push(text);
     for (const [name, value] of Object.entries(message.sections ?? {})) {
       if (value === null) sections.delete(name);

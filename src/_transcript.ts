@@ -54,14 +54,25 @@ export interface SerializedTranscript {
   images: ImageContent[];
 }
 
-function contentText(content: unknown, images: ImageContent[]): string {
+/**
+ * A message content's text: a string as it is, the text blocks joined by `"\n"`. With
+ * `images`, each image block is appended to it and stands in the text as `[Image #n]`;
+ * without, image blocks are left out (a system prompt's text).
+ *
+ * @example
+ * ```ts
+ * import { contentText } from "./_transcript.ts";
+ * contentText([{ type: "text", text: "a" }, { type: "text", text: "b" }]); // "a\nb"
+ * ```
+ */
+export function contentText(content: unknown, images?: ImageContent[]): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   const parts: string[] = [];
   for (const block of content) {
     if (!block || typeof block !== "object") continue;
     if (block.type === "text" && typeof block.text === "string") parts.push(block.text);
-    else if (block.type === "image") {
+    else if (block.type === "image" && images) {
       images.push(block as ImageContent);
       parts.push(`[Image #${images.length}]`);
     }

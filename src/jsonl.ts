@@ -133,10 +133,9 @@ export interface ParseOptions {
 }
 
 /**
- * Collects records into a session; shared by the sync and async entry points and by a
- * streaming read (`streamableHeader`, `takeEntries`), which hands entries over as they come.
+ * Collects records into a session; shared by the sync and async entry points.
  */
-export class SessionAssembler {
+class RecordAssembler {
   header?: Record<string, unknown>;
   headerLine = 0;
   entries: Record<string, unknown>[] = [];
@@ -187,36 +186,12 @@ export class SessionAssembler {
     this.pendingChars += record.text.length;
   };
 
-  /**
-   * The checked header once it has been read, when the session is in the current format
-   * (its entries can then be handed over unchanged as they come); undefined before the
-   * header or for an older format, which is upgraded as a whole by `finish`.
-   */
-  streamableHeader(): SessionHeader | undefined {
-    if (!this.header) return undefined;
-    const upgrade = this.#upgrade(this.header, []);
-    if (upgrade.upgraded) return undefined;
-    this.#checkHeader(upgrade.header);
-    return upgrade.header as SessionHeader;
-  }
-
-  /** The entries collected so far, checked as `finish` checks them, and forgotten here. */
-  takeEntries(): SessionEntry[] {
-    const entries = this.entries;
-    this.#checkEntries(entries);
-    this.entries = [];
-    this.lines = [];
-    this.offsets = [];
-    this.pendingChars = 0;
-    return entries as unknown as SessionEntry[];
-  }
-
   finish(): ParsedSession {
     const { source } = this.options;
     if (!this.header) throw new SessionFormatError("empty source: no session header", { source });
-    const upgrade = this.#upgrade(this.header, this.entries);
-    this.#checkHeader(upgrade.header);
-    this.#checkEntries(upgrade.entries);
+    const upgrade = upgradeAt(this, this.header, this.entries);
+    checkHeader(this, upgrade.header);
+    checkEntries(this, upgrade.entries);
     return {
       header: upgrade.header as SessionHeader,
       entries: upgrade.entries as unknown as SessionEntry[],
@@ -224,52 +199,88 @@ export class SessionAssembler {
       upgraded: upgrade.upgraded,
     };
   }
+}
 
-  #upgrade(header: Record<string, unknown>, entries: Record<string, unknown>[]) {
-    try {
-      return upgradeRecords(header, entries, this.options.source);
-    } catch (error) {
-      if (error instanceof SessionFormatError) {
-        throw new SessionFormatError(error.reason, {
-          line: this.headerLine,
-          source: this.options.source,
-        });
-      }
-      throw error;
-    }
+/**
+ * A {@link RecordAssembler} that can also hand entries over as they come (a streaming
+ * read: `streamableHeader`, `takeEntries`). Its own class, so bundles that only parse
+ * whole sessions (the edge handler's) do not carry it.
+ */
+export class SessionAssembler extends RecordAssembler {
+  /**
+   * The checked header once it has been read, when the session is in the current format
+   * (its entries can then be handed over unchanged as they come); undefined before the
+   * header or for an older format, which is upgraded as a whole by `finish`.
+   */
+  streamableHeader(): SessionHeader | undefined {
+    if (!this.header) return undefined;
+    const upgrade = upgradeAt(this, this.header, []);
+    if (upgrade.upgraded) return undefined;
+    checkHeader(this, upgrade.header);
+    return upgrade.header as SessionHeader;
   }
 
-  #checkHeader(header: Record<string, unknown>): void {
-    const { source } = this.options;
-    if (nestsDeeperThan(header, MAX_NESTING_DEPTH)) {
-      throw new SessionFormatError(
-        `invalid session header: nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`,
-        { line: this.headerLine, source },
-      );
-    }
-    const problem = headerProblem(header);
-    if (problem) {
-      throw new SessionFormatError(`invalid session header: ${problem}`, {
-        line: this.headerLine,
-        source,
+  /** The entries collected so far, checked as `finish` checks them, and forgotten here. */
+  takeEntries(): SessionEntry[] {
+    const entries = this.entries;
+    checkEntries(this, entries);
+    this.entries = [];
+    this.lines = [];
+    this.offsets = [];
+    this.pendingChars = 0;
+    return entries as unknown as SessionEntry[];
+  }
+}
+
+/** The records upgraded; a version error is placed on the header's line. */
+function upgradeAt(
+  at: RecordAssembler,
+  header: Record<string, unknown>,
+  entries: Record<string, unknown>[],
+) {
+  try {
+    return upgradeRecords(header, entries, at.options.source);
+  } catch (error) {
+    if (error instanceof SessionFormatError) {
+      throw new SessionFormatError(error.reason, {
+        line: at.headerLine,
+        source: at.options.source,
       });
     }
+    throw error;
   }
+}
 
-  /** Entry `i` is the one read at `this.lines[i]`. */
-  #checkEntries(entries: readonly Record<string, unknown>[]): void {
-    for (let i = 0; i < entries.length; i++) {
-      const problem = validateEntry(entries[i]);
-      if (problem) {
-        throw new SessionFormatError(
-          `invalid ${entryTypeLabel(entries[i])} entry: ${problem}`,
-          {
-            line: this.lines[i],
-            byteOffset: this.offsets[i],
-            source: this.options.source,
-          },
-        );
-      }
+function checkHeader(at: RecordAssembler, header: Record<string, unknown>): void {
+  const { source } = at.options;
+  if (nestsDeeperThan(header, MAX_NESTING_DEPTH)) {
+    throw new SessionFormatError(
+      `invalid session header: nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`,
+      { line: at.headerLine, source },
+    );
+  }
+  const problem = headerProblem(header);
+  if (problem) {
+    throw new SessionFormatError(`invalid session header: ${problem}`, {
+      line: at.headerLine,
+      source,
+    });
+  }
+}
+
+/** Entry `i` is the one read at `at.lines[i]`. */
+function checkEntries(at: RecordAssembler, entries: readonly Record<string, unknown>[]): void {
+  for (let i = 0; i < entries.length; i++) {
+    const problem = validateEntry(entries[i]);
+    if (problem) {
+      throw new SessionFormatError(
+        `invalid ${entryTypeLabel(entries[i])} entry: ${problem}`,
+        {
+          line: at.lines[i],
+          byteOffset: at.offsets[i],
+          source: at.options.source,
+        },
+      );
     }
   }
 }
@@ -289,7 +300,7 @@ export function parseSessionJsonlSync(
   input: string | Uint8Array,
   options: ParseOptions = {},
 ): ParsedSession {
-  const assembler = new SessionAssembler(options);
+  const assembler = new RecordAssembler(options);
   if (typeof input === "string") {
     splitJsonlString(input, assembler.onRecord);
   } else {
@@ -320,7 +331,7 @@ export async function parseSessionJsonl(
   if (typeof input === "string" || input instanceof Uint8Array) {
     return parseSessionJsonlSync(input, options);
   }
-  const assembler = new SessionAssembler(options);
+  const assembler = new RecordAssembler(options);
   const splitter = new JsonlLineSplitter(assembler.onRecord, options.source);
   let bytesRead = 0;
   const chunks = Symbol.asyncIterator in input ? input : readableChunks(input);

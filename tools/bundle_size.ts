@@ -32,6 +32,8 @@ export interface BundleSubject {
 /** What bundling one subject produced. */
 export interface BundleMeasure {
   subject: BundleSubject;
+  /** The minified bundle's text (for tests that look for names kept in it). */
+  code: string;
   /** Minified bundle size, bytes. */
   bytes: number;
   /** The minified bundle after `gzip -9`, bytes. */
@@ -90,6 +92,7 @@ export async function bundleEntry(subject: BundleSubject): Promise<BundleMeasure
   }
   return {
     subject,
+    code: result.outputFiles[0].text,
     bytes: output.byteLength,
     gzipBytes: gzipSync(output, { level: 9 }).byteLength,
     inputs: Object.keys(inputBytes),

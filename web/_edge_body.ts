@@ -37,6 +37,10 @@ export class HttpError extends Error {
   }
 }
 
+/** A body over the handler's byte limit (413), however it was found out. */
+export const tooLarge = (maxBytes: number): HttpError =>
+  new HttpError(413, "PayloadTooLarge", `session is larger than ${maxBytes} bytes`);
+
 /**
  * How a body read ends badly: the status for a stall and for a failed read.
  *
@@ -114,9 +118,7 @@ export async function* guardBody(
       if (result.done) return;
       seen += result.value.byteLength;
       if (seen > maxBytes) {
-        throw refuse(
-          new HttpError(413, "PayloadTooLarge", `session is larger than ${maxBytes} bytes`),
-        );
+        throw refuse(tooLarge(maxBytes));
       }
       yield result.value;
     }
@@ -221,7 +223,7 @@ export async function fetchSession(
   const length = Number(response.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(length) && length > options.maxBytes) {
     await response.body.cancel();
-    throw new HttpError(413, "PayloadTooLarge", `session is larger than ${options.maxBytes} bytes`);
+    throw tooLarge(options.maxBytes);
   }
   return response.body;
 }

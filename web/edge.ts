@@ -67,7 +67,14 @@ import {
 import { Gate, projectionJson } from "./_edge_response.ts";
 import { isPublicHttpsUrl } from "./_url_guard.ts";
 import { readIndexed } from "./_edge_range.ts";
-import { FETCHED_BODY, fetchSession, guardBody, HttpError, POSTED_BODY } from "./_edge_body.ts";
+import {
+  FETCHED_BODY,
+  fetchSession,
+  guardBody,
+  HttpError,
+  POSTED_BODY,
+  tooLarge,
+} from "./_edge_body.ts";
 
 export { isPublicHttpsUrl };
 
@@ -151,17 +158,20 @@ export interface ProjectionHandlerOptions {
   maxQueued?: number;
 }
 
-function jsonHeaders(extra: HeadersInit = {}): Headers {
-  const headers = new Headers(extra);
-  headers.set("content-type", "application/json; charset=utf-8");
-  headers.set("cache-control", "no-store");
-  headers.set("x-content-type-options", "nosniff");
-  return headers;
+function jsonHeaders(extra?: Record<string, string>): Record<string, string> {
+  return {
+    ...extra,
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  };
 }
 
-function json(status: number, body: unknown, extra: HeadersInit = {}): Response {
+function json(status: number, body: unknown, extra?: Record<string, string>): Response {
   return new Response(JSON.stringify(body), { status, headers: jsonHeaders(extra) });
 }
+
+const badRequest = (message: string) => new HttpError(400, "BadRequest", message);
 
 /**
  * Build a handler with its own limits and `?url=` policy.
@@ -194,14 +204,14 @@ export function createProjectionHandler(
     try {
       const params = new URL(request.url).searchParams;
       const leaf = params.get("leaf");
-      if (leaf === "") throw new HttpError(400, "BadRequest", "leaf must be a non-empty entry id");
+      if (leaf === "") throw badRequest("leaf must be a non-empty entry id");
       const form = params.get("form") ?? "full";
       if (form !== "full" && form !== "compact") {
-        throw new HttpError(400, "BadRequest", "form must be full or compact");
+        throw badRequest("form must be full or compact");
       }
       const target = params.get("url");
       if (target === null && params.has("index")) {
-        throw new HttpError(400, "BadRequest", "index= goes with url=");
+        throw badRequest("index= goes with url=");
       }
       if (!["GET", "HEAD", "POST"].includes(request.method)) {
         return json(405, { error: "MethodNotAllowed", message: "use POST or GET" }, {
@@ -217,26 +227,18 @@ export function createProjectionHandler(
       let body: AsyncIterable<Uint8Array> | undefined;
       if (request.method === "POST") {
         if (target !== null) {
-          throw new HttpError(400, "BadRequest", "send either a JSONL body or ?url=, not both");
+          throw badRequest("send either a JSONL body or ?url=, not both");
         }
-        if (!request.body) throw new HttpError(400, "BadRequest", "the request has no body");
+        if (!request.body) throw badRequest("the request has no body");
         const length = Number(request.headers.get("content-length") ?? "NaN");
         if (Number.isFinite(length) && length > settings.maxBytes) {
           await request.body.cancel().catch(() => {}); // refused: read none of it
-          throw new HttpError(
-            413,
-            "PayloadTooLarge",
-            `session is larger than ${settings.maxBytes} bytes`,
-          );
+          throw tooLarge(settings.maxBytes);
         }
         body = guardBody(request.body, settings.maxBytes, POSTED_BODY, settings.bodyTimeoutMs);
       } else {
         if (target === null) {
-          throw new HttpError(
-            400,
-            "BadRequest",
-            "POST a session JSONL body, or GET with ?url=<exported session>",
-          );
+          throw badRequest("POST a session JSONL body, or GET with ?url=<exported session>");
         }
         const read = await readIndexed(target, params.get("index"), leaf, settings);
         if (read.kind === "answer") answer = read.answer;

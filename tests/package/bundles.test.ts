@@ -48,6 +48,24 @@ Deno.test("@mu/sessions/edge: no store code in its bundle (the core keeps none b
   }
 });
 
+Deno.test("@mu/sessions/edge: none of the parser's store-only paths in its bundle", async () => {
+  try {
+    const edge = RUNTIME_BUNDLES.find((subject) => subject.file === "web/edge.ts")!;
+    const measure = await bundleEntry(edge);
+    // The JSONL store's checking pass takes lines before decoding them; the handler decodes
+    // every line it parses.
+    assertEquals(measure.inputs.filter((path) => path === "src/_jsonl_shortcut.ts"), []);
+    // A streaming read hands entries over batch by batch (the JSONL store's `streamExact`);
+    // the handler parses a whole body. Method names survive minification.
+    for (const method of ["streamableHeader", "takeEntries"]) {
+      assert(!measure.code.includes(method), `${method} is in the edge bundle`);
+    }
+    assert(measure.inputs.includes("src/jsonl.ts"), "the bundle holds no parser");
+  } finally {
+    await stopBundler();
+  }
+});
+
 Deno.test("the edge handler imports the library through core.ts only", async () => {
   const source = await Deno.readTextFile(new URL("../../web/edge.ts", import.meta.url));
   const imports = [...source.matchAll(/^import[^;]*?from\s+"([^"]+)";/gms)].map((m) => m[1]);

@@ -19,7 +19,8 @@ import {
   CONTEXT_WINDOW,
   contextFlags,
 } from "../../../src/context_load.ts";
-import { type ByteText, JsonlLineSplitter, type JsonlRecord } from "../../../src/_jsonl_lines.ts";
+import { JsonlLineSplitter, type JsonlRecord } from "../../../src/_jsonl_lines.ts";
+import { type ByteText, ShortcutLineSplitter } from "../../../src/_jsonl_shortcut.ts";
 import {
   applyEntryToListing,
   emptyListingState,
@@ -30,7 +31,7 @@ import type { SessionEntry } from "../../../src/schema.ts";
 import { validateEntry } from "../../../src/_entry_check.ts";
 import type { ScanColumns } from "./_resume_index.ts";
 
-export type { ByteText } from "../../../src/_jsonl_lines.ts";
+export type { ByteText } from "../../../src/_jsonl_shortcut.ts";
 
 /**
  * Thrown inside the pass to stop it; never escapes `scanContext` or the lazy scan.
@@ -227,12 +228,13 @@ export async function scanRange(
   const { start } = job;
   const { source, text } = reader;
   const scanner = new RangeScanner(start, start === 0);
-  const shortcut = text && { text, take: scanner.take };
   const scan = scanner.scan;
   // Line numbers only word errors, which the full parser words; 1 is the header's line.
   const firstLine = job.line ?? 1;
   const from = { byteOffset: start, line: firstLine };
-  const splitter = new JsonlLineSplitter(scanner.onRecord, source, from, shortcut);
+  const splitter = text
+    ? new ShortcutLineSplitter(scanner.onRecord, { text, take: scanner.take }, source, from)
+    : new JsonlLineSplitter(scanner.onRecord, source, from);
   let last = 10;
   for await (const chunk of reader.stream(start)) {
     onBytes?.(chunk);
