@@ -23,7 +23,7 @@ import {
   type ReleaseLock,
   type WriteOptions,
 } from "./_folder.ts";
-import { acquireLockFile, takeParkedLockFile } from "./_lockfile.ts";
+import { acquireLockFile } from "./_lockfile.ts";
 import { findOnPath, moveToFreedesktopTrash } from "./_trash.ts";
 import { readAhead } from "./_read_ahead.ts";
 import { nodeDigest } from "./scan/_digest.ts";
@@ -32,11 +32,18 @@ import { attachBackend } from "./_backend.ts";
 import { userIndexKey } from "./_index_key.ts";
 import { releaseParked } from "./_park.ts";
 import { readDirectory } from "./_native.ts";
-import { appendKept, statForAppend } from "./_kept.ts";
+import { appendKept, keptBurst, statForAppend } from "./_kept.ts";
 import { mayBeLeftover, sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
 const ON_DENO = "Deno" in globalThis;
+
+/** An append refused, writing nothing: the file is not the size its last stat said. */
+function changedSize(abs: string, size: number, expectedSize: number): SessionStorageError {
+  return new SessionStorageError(
+    `${abs} changed size (${size}, expected ${expectedSize}); nothing was appended`,
+  );
+}
 
 /**
  * Options for {@link NodeJsonlFolderFs}.
@@ -75,6 +82,8 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   readonly #prefix: string;
   /** Directories whose last listing held no name a crash leaves (`mayBeLeftover`). */
   readonly #clean = new Set<string>();
+  /** The last relative path resolved by `#abs`, and its absolute path. */
+  #lastPath: [string | undefined, string] = [undefined, ""];
 
   constructor(directory: string, options: FsFolderOptions = {}) {
     this.root = resolve(directory);
@@ -88,26 +97,28 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       digest: ON_DENO ? undefined : nodeDigest,
       byteText: nodeByteText,
       indexKey: userIndexKey,
-      burst: {
-        takeParked: (path) =>
-          takeParkedLockFile(`${this.#abs(path)}.lock`, { ...this.#lockOptions(), keep: true }),
-        stat: (path) => statForAppend(this.#abs(path)),
-        append: (path, data, expectedSize, durability) =>
-          this.#appendSync(path, data, expectedSize, durability !== "relaxed"),
-      },
+      burst: keptBurst(
+        (path) => this.#abs(path),
+        { ...this.#lockOptions(), keep: true },
+        (abs, size, expectedSize) => changedSize(abs, size, expectedSize),
+      ),
     });
   }
 
   /** Absolute path of a folder path; folder paths cannot climb out with `..`. */
   #abs(path: string): string {
+    if (path === this.#lastPath[0]) return this.#lastPath[1]; // an append asks several times
     if (isAbsolute(path)) return path;
     const parts = path.split("/");
     if (parts.some((part) => part === ".." || part === "")) {
       throw new SessionStorageError(`Invalid session folder path: ${path}`);
     }
     // What join would give, without its normalising pass (a listing asks 20,000 times).
-    if (sep === "/" && !parts.includes(".")) return `${this.#prefix}${path}`;
-    return join(this.root, ...parts);
+    const abs = sep === "/" && !parts.includes(".")
+      ? `${this.#prefix}${path}`
+      : join(this.root, ...parts);
+    this.#lastPath = [path, abs];
+    return abs;
   }
 
   describe(path: string): string {
@@ -204,17 +215,13 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   #appendSync(path: string, data: Uint8Array, expectedSize: number, durable: boolean): FileStat {
     // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
     // Under a lock kept across a burst, the file stays open between appends (`_kept.ts`).
+    const abs = this.#abs(path);
     return appendKept(
-      this.#abs(path),
+      abs,
       data,
       expectedSize,
       durable,
-      (size) =>
-        new SessionStorageError(
-          `${
-            this.describe(path)
-          } changed size (${size}, expected ${expectedSize}); nothing was appended`,
-        ),
+      (size) => changedSize(abs, size, expectedSize),
     );
   }
 
