@@ -133,6 +133,7 @@ async function timeCase(
       if (result.error) continue;
       const warming = round < warmup && bench.warmup?.[name];
       const call = typeof warming === "function" ? warming : fn;
+      await bench.before?.(name);
       if (bench.collectBetween !== false) collectGarbage();
       const start = performance.now();
       try {

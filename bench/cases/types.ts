@@ -28,6 +28,8 @@ export interface BenchCase {
    * to back, where a forced collection before each call is not what users see.
    */
   collectBetween?: boolean;
+  /** Runs before every call of a function, untimed (a fresh start per round). */
+  before?: (name: string) => Promise<void>;
   /** Runs once after all measurements. */
   teardown?: () => Promise<void>;
 }
