@@ -28,11 +28,11 @@ import { findOnPath, moveToFreedesktopTrash } from "./_trash.ts";
 import { readAhead } from "./_read_ahead.ts";
 import { nodeDigest } from "./scan/_digest.ts";
 import { nodeByteText } from "./_byte_text.ts";
-import { attachBackend } from "./_backend.ts";
+import { type AppendBurst, attachBackend } from "./_backend.ts";
 import { userIndexKey } from "./_index_key.ts";
 import { releaseParked } from "./_park.ts";
 import { readDirectory } from "./_native.ts";
-import { appendKept, keptBurst, statForAppend } from "./_kept.ts";
+import { keptBurst } from "./_kept.ts";
 import { mayBeLeftover, sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
@@ -84,11 +84,18 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   readonly #clean = new Set<string>();
   /** The last relative path resolved by `#abs`, and its absolute path. */
   #lastPath: [string | undefined, string] = [undefined, ""];
+  /** The `stat` and append calls, through the file kept open under a kept lock (`_kept.ts`). */
+  readonly #burst: AppendBurst;
 
   constructor(directory: string, options: FsFolderOptions = {}) {
     this.root = resolve(directory);
     this.#options = options;
     this.#prefix = this.root.endsWith(sep) ? this.root : `${this.root}${sep}`;
+    this.#burst = keptBurst(
+      (path) => this.#abs(path),
+      { ...this.#lockOptions(), keep: true },
+      changedSize,
+    );
     attachBackend(this, {
       readSync: (path, start, end) => this.#readSync(path, start, end),
       fileIdentity: (path) => this.#fileIdentity(path),
@@ -97,11 +104,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       digest: ON_DENO ? undefined : nodeDigest,
       byteText: nodeByteText,
       indexKey: userIndexKey,
-      burst: keptBurst(
-        (path) => this.#abs(path),
-        { ...this.#lockOptions(), keep: true },
-        (abs, size, expectedSize) => changedSize(abs, size, expectedSize),
-      ),
+      burst: this.#burst,
     });
   }
 
@@ -155,7 +158,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   // few microseconds, while a promise-based call costs a thread-pool round trip (tens to
   // hundreds of microseconds in Deno), which was most of an append's time (issue 12).
   async stat(path: string): Promise<FileStat | undefined> {
-    return statForAppend(this.#abs(path));
+    return this.#burst.stat(path);
   }
 
   async read(path: string, start: number, end: number): Promise<Uint8Array> {
@@ -209,20 +212,9 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     expectedSize: number,
     options: WriteOptions = {},
   ): Promise<FileStat> {
-    return this.#appendSync(path, data, expectedSize, options.durability !== "relaxed");
-  }
-
-  #appendSync(path: string, data: Uint8Array, expectedSize: number, durable: boolean): FileStat {
     // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
     // Under a lock kept across a burst, the file stays open between appends (`_kept.ts`).
-    const abs = this.#abs(path);
-    return appendKept(
-      abs,
-      data,
-      expectedSize,
-      durable,
-      (size) => changedSize(abs, size, expectedSize),
-    );
+    return this.#burst.append(path, data, expectedSize, options.durability ?? "durable");
   }
 
   async truncate(path: string, size: number): Promise<void> {
