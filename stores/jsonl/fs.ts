@@ -83,7 +83,8 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   /** Directories whose last listing held no name a crash leaves (`mayBeLeftover`). */
   readonly #clean = new Set<string>();
   /** The last relative path resolved by `#abs`, and its absolute path. */
-  #lastPath: [string | undefined, string] = [undefined, ""];
+  #lastRelative?: string;
+  #lastAbsolute = "";
   /** The `stat` and append calls, through the file kept open under a kept lock (`_kept.ts`). */
   readonly #burst: AppendBurst;
 
@@ -110,7 +111,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
 
   /** Absolute path of a folder path; folder paths cannot climb out with `..`. */
   #abs(path: string): string {
-    if (path === this.#lastPath[0]) return this.#lastPath[1]; // an append asks several times
+    if (path === this.#lastRelative) return this.#lastAbsolute; // an append asks several times
     if (isAbsolute(path)) return path;
     const parts = path.split("/");
     if (parts.some((part) => part === ".." || part === "")) {
@@ -120,7 +121,8 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     const abs = sep === "/" && !parts.includes(".")
       ? `${this.#prefix}${path}`
       : join(this.root, ...parts);
-    this.#lastPath = [path, abs];
+    this.#lastRelative = path;
+    this.#lastAbsolute = abs;
     return abs;
   }
 
