@@ -6,7 +6,8 @@
  *
  * Modes:
  * - `time`: every function of the case runs `warmup + runs` rounds, round-robin, with a
- *   full GC before each call; warm-up rounds are discarded.
+ *   full GC before each call (unless the case says `collectBetween: false`); warm-up
+ *   rounds are discarded.
  * - `mem`: one function runs once; its peak is the RSS high-water mark (reset just
  *   before) minus the RSS before the call.
  * - `prepare`: build a SQLite database for later jobs.
@@ -132,7 +133,8 @@ async function timeCase(
       if (result.error) continue;
       const warming = round < warmup && bench.warmup?.[name];
       const call = typeof warming === "function" ? warming : fn;
-      collectGarbage();
+      await bench.before?.(name);
+      if (bench.collectBetween !== false) collectGarbage();
       const start = performance.now();
       try {
         const facts = await call();

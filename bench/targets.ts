@@ -268,7 +268,9 @@ export function evaluate(rows: Row[], sessions: SessionData[]): Evaluation[] {
           target: "≤ 10 ms",
           measured: value === undefined
             ? missing(onto)
-            : `${ms(value)} (open ${ms(opened)}; a new session's first ${ms(fresh1)})`,
+            : `${ms(value)} (open ${ms(opened)}; a new session's first ${ms(fresh1)})${
+              cpuNote(onto.facts?.firstAppendCpuMs)
+            }`,
           value,
           met: value === undefined ? null : value <= 10,
         });
@@ -319,6 +321,22 @@ type Ratio = (
   baseName: string,
   anchors?: string,
 ) => void;
+
+/** "; CPU n ms" from a CPU-time fact, or nothing when the run did not report one. */
+function cpuNote(cpuMs: unknown): string {
+  return typeof cpuMs === "number" ? `; CPU ${ms(cpuMs)}` : "";
+}
+
+/**
+ * "; CPU a µs = r× (b µs)" per append from the rows' median CPU-time facts (steadier than
+ * the wall clock on a shared machine), or nothing when the run did not report them.
+ */
+function cpuRatio(ours: Row | undefined, theirs: Row | undefined, appends: number): string {
+  const [a, b] = [ours?.facts?.cpuMs, theirs?.facts?.cpuMs];
+  if (typeof a !== "number" || typeof b !== "number") return "";
+  const us = (cpuMs: number) => (cpuMs / appends * 1000).toFixed(0);
+  return `; CPU ${us(a)} µs = ${x(a / b)} (${us(b)} µs)`;
+}
 
 /**
  * Issue 12's append targets, from the `append-cost` case: a durable JSONL append against
@@ -383,7 +401,9 @@ function appendCost(
       anchors,
       measured: value === undefined
         ? missing(ours === undefined ? relaxed : pi)
-        : `${ours!.toFixed(0)} µs = ${x(value)} pi's append (${theirs!.toFixed(0)} µs)`,
+        : `${ours!.toFixed(0)} µs = ${x(value)} pi's append (${theirs!.toFixed(0)} µs)${
+          cpuRatio(relaxed, pi, appends)
+        }`,
       value,
       met: value === undefined ? null : value <= 1.2,
       ...(value !== undefined && value > 1.2 ? { note: LOCK_NOTE } : {}),

@@ -22,6 +22,14 @@ export interface BenchCase {
   warmup?: Record<string, BenchFn | string>;
   /** Facts about the setup (import times, sizes). */
   info?: Facts;
+  /**
+   * False: no full collection before each timed call (`time` mode collects by default, so
+   * one function's garbage is not billed to the next). For operations a user repeats back
+   * to back, where a forced collection before each call is not what users see.
+   */
+  collectBetween?: boolean;
+  /** Runs before every call of a function, untimed (a fresh start per round). */
+  before?: (name: string) => Promise<void>;
   /** Runs once after all measurements. */
   teardown?: () => Promise<void>;
 }

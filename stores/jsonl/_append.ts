@@ -64,6 +64,15 @@ export interface AppendContext {
 }
 
 const encoder = new TextEncoder();
+/** What an append within a burst encodes into: written before the call returns, never kept. */
+const burstBytes = new Uint8Array(1 << 16);
+
+/** `text` as UTF-8 in {@link burstBytes} (valid until the next call), or fresh when large. */
+function encodeForBurst(text: string): Uint8Array {
+  // At most 3 bytes per UTF-16 unit; a large entry gets its own array, not a kept one.
+  if (text.length * 3 > burstBytes.length) return encoder.encode(text);
+  return burstBytes.subarray(0, encoder.encodeInto(text, burstBytes).written);
+}
 
 /**
  * Append serialised `lines` for `entries` to `path` (lock held by the caller). Resolves
@@ -231,7 +240,7 @@ export function appendInBurst(
     return false;
   }
   // Serialised before the lock, as appends are: an entry that cannot be stored throws here.
-  const payload = encoder.encode(serializeEntries(entries));
+  const payload = encodeForBurst(serializeEntries(entries));
   const release = burst!.takeParked(path!);
   if (!release) return false;
   let size: number | undefined;

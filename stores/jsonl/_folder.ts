@@ -288,10 +288,15 @@ export function joinPath(dir: string, name: string): string {
  */
 export class KeyedMutex {
   readonly #tails = new Map<string, Promise<void>>();
+  /**
+   * Keys held through {@link tryAcquire}: a promise to wait on is made only when someone
+   * waits (an append within a burst takes and gives back its key with nobody waiting).
+   */
+  readonly #holds = new Map<string, { tail?: Promise<void>; release?: () => void }>();
 
   /** Wait for the key (at most `timeoutMs`), then hold it until the returned function runs. */
   async acquire(key: string, timeoutMs: number): Promise<() => void> {
-    const waiting = this.#tails.get(key);
+    const waiting = this.#tails.get(key) ?? this.#awaitable(key);
     const done = this.#enqueue(key, waiting);
     // Nobody holds the key: no timer and no race (this runs around every append).
     if (!waiting) return done;
@@ -313,7 +318,24 @@ export class KeyedMutex {
 
   /** Hold the key now when nobody holds or waits for it; undefined otherwise. */
   tryAcquire(key: string): (() => void) | undefined {
-    return this.#tails.has(key) ? undefined : this.#enqueue(key, undefined);
+    if (this.#tails.has(key) || this.#holds.has(key)) return undefined;
+    const hold: { tail?: Promise<void>; release?: () => void } = {};
+    this.#holds.set(key, hold);
+    return () => {
+      if (this.#holds.get(key) !== hold) return; // released already
+      this.#holds.delete(key);
+      hold.release?.();
+      if (hold.tail !== undefined && this.#tails.get(key) === hold.tail) this.#tails.delete(key);
+    };
+  }
+
+  /** The key's {@link tryAcquire} hold as a promise to queue behind (made now), if held so. */
+  #awaitable(key: string): Promise<void> | undefined {
+    const hold = this.#holds.get(key);
+    if (!hold) return undefined;
+    hold.tail ??= new Promise<void>((resolve) => (hold.release = resolve));
+    this.#tails.set(key, hold.tail);
+    return hold.tail;
   }
 
   /** Queue behind `waiting` (the key's tail); the returned function releases the slot. */

@@ -16,6 +16,8 @@
  * @module
  */
 import type { FileStat } from "./_folder.ts";
+import type { AppendBurst } from "./_backend.ts";
+import { type LockFileOptions, takeParkedLockFile } from "./_lockfile.ts";
 import { closeKept, type HeldLock, heldNow } from "./_park.ts";
 import { appendAt, type AppendFile, statInode, statPath } from "./_native.ts";
 
@@ -26,8 +28,8 @@ interface Kept extends AppendFile {
 }
 
 /** The kept file of the lock held on `abs`'s lock path right now, and that lock. */
-function keptOf(abs: string): { held?: HeldLock; kept?: Kept } {
-  const held = heldNow(`${abs}.lock`);
+function keptOf(abs: string, lockPath = `${abs}.lock`): { held?: HeldLock; kept?: Kept } {
+  const held = heldNow(lockPath);
   return { held, kept: held?.kept as Kept | undefined };
 }
 
@@ -41,8 +43,8 @@ function keptOf(abs: string): { held?: HeldLock; kept?: Kept } {
  * statForAppend("/tmp/sessions/a.jsonl"); // { size, mtimeMs } or undefined
  * ```
  */
-export function statForAppend(abs: string): FileStat | undefined {
-  const { kept } = keptOf(abs);
+export function statForAppend(abs: string, lockPath?: string): FileStat | undefined {
+  const { kept } = keptOf(abs, lockPath);
   if (!kept) return statPath(abs);
   const info = statInode(abs);
   kept.seenIno = info?.ino;
@@ -54,6 +56,8 @@ export function statForAppend(abs: string): FileStat | undefined {
  * open with its lock when the path was just seen to name it; otherwise open the path (and,
  * under a held lock, keep it open for the next append). Throws `changed(size)`, writing
  * nothing, when a freshly opened file's size is not `expectedSize`.
+ *
+ * `lockPath` (default `<abs>.lock`) saves building it again within a burst.
  *
  * @example
  * ```ts
@@ -67,8 +71,9 @@ export function appendKept(
   expectedSize: number,
   durable: boolean,
   changed: (size: number) => Error,
+  lockPath?: string,
 ): FileStat {
-  const { held, kept } = keptOf(abs);
+  const { held, kept } = keptOf(abs, lockPath);
   // No lock held here (a caller of the folder interface without one), or a platform that
   // reports no inodes (nothing to recognise the file by): one open per append.
   if (!held) return appendAt(abs, data, expectedSize, durable, changed);
@@ -83,4 +88,51 @@ export function appendKept(
     held.kept = file;
     return true;
   });
+}
+
+/**
+ * The synchronous calls of appends within a burst (`_backend.ts`) for a folder whose paths
+ * `abs` resolves: the lock, the `stat` and the write of {@link statForAppend} and
+ * {@link appendKept}. The last path's absolute and lock paths are remembered, as a burst
+ * asks about one file again and again.
+ *
+ * @example
+ * ```ts
+ * import { keptBurst } from "./_kept.ts";
+ * const burst = keptBurst((path) => `/tmp/sessions/${path}`, { timeoutMs: 1000, keep: true }, (path, size, expected) => new Error(`${path}: ${size}, not ${expected}`));
+ * burst.stat("a.jsonl"); // undefined: no such file
+ * ```
+ */
+export function keptBurst(
+  abs: (path: string) => string,
+  lockOptions: LockFileOptions,
+  changed: (abs: string, size: number, expectedSize: number) => Error,
+): AppendBurst {
+  let last = { path: "", abs: "", lock: "" };
+  const paths = (path: string) => {
+    if (last.path !== path || path === "") {
+      const full = abs(path);
+      last = { path, abs: full, lock: `${full}.lock` };
+    }
+    return last;
+  };
+  return {
+    takeParked: (path) => takeParkedLockFile(paths(path).lock, lockOptions),
+    stat: (path) => {
+      const { abs, lock } = paths(path);
+      return statForAppend(abs, lock);
+    },
+    append: (path, data, expectedSize, durability) => {
+      const { abs, lock } = paths(path);
+      const durable = durability !== "relaxed";
+      return appendKept(
+        abs,
+        data,
+        expectedSize,
+        durable,
+        (size) => changed(abs, size, expectedSize),
+        lock,
+      );
+    },
+  };
 }

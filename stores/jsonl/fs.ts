@@ -23,20 +23,27 @@ import {
   type ReleaseLock,
   type WriteOptions,
 } from "./_folder.ts";
-import { acquireLockFile, takeParkedLockFile } from "./_lockfile.ts";
+import { acquireLockFile } from "./_lockfile.ts";
 import { findOnPath, moveToFreedesktopTrash } from "./_trash.ts";
 import { readAhead } from "./_read_ahead.ts";
 import { nodeDigest } from "./scan/_digest.ts";
 import { nodeByteText } from "./_byte_text.ts";
-import { attachBackend } from "./_backend.ts";
+import { type AppendBurst, attachBackend } from "./_backend.ts";
 import { userIndexKey } from "./_index_key.ts";
 import { releaseParked } from "./_park.ts";
 import { readDirectory } from "./_native.ts";
-import { appendKept, statForAppend } from "./_kept.ts";
+import { keptBurst } from "./_kept.ts";
 import { mayBeLeftover, sweepLeftovers } from "./_leftovers.ts";
 import { JsonlSessionStore, type JsonlStoreOptions } from "./store.ts";
 
 const ON_DENO = "Deno" in globalThis;
+
+/** An append refused, writing nothing: the file is not the size its last stat said. */
+function changedSize(abs: string, size: number, expectedSize: number): SessionStorageError {
+  return new SessionStorageError(
+    `${abs} changed size (${size}, expected ${expectedSize}); nothing was appended`,
+  );
+}
 
 /**
  * Options for {@link NodeJsonlFolderFs}.
@@ -75,11 +82,21 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   readonly #prefix: string;
   /** Directories whose last listing held no name a crash leaves (`mayBeLeftover`). */
   readonly #clean = new Set<string>();
+  /** The last relative path resolved by `#abs`, and its absolute path. */
+  #lastRelative?: string;
+  #lastAbsolute = "";
+  /** The `stat` and append calls, through the file kept open under a kept lock (`_kept.ts`). */
+  readonly #burst: AppendBurst;
 
   constructor(directory: string, options: FsFolderOptions = {}) {
     this.root = resolve(directory);
     this.#options = options;
     this.#prefix = this.root.endsWith(sep) ? this.root : `${this.root}${sep}`;
+    this.#burst = keptBurst(
+      (path) => this.#abs(path),
+      { ...this.#lockOptions(), keep: true },
+      changedSize,
+    );
     attachBackend(this, {
       readSync: (path, start, end) => this.#readSync(path, start, end),
       fileIdentity: (path) => this.#fileIdentity(path),
@@ -88,26 +105,25 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
       digest: ON_DENO ? undefined : nodeDigest,
       byteText: nodeByteText,
       indexKey: userIndexKey,
-      burst: {
-        takeParked: (path) =>
-          takeParkedLockFile(`${this.#abs(path)}.lock`, { ...this.#lockOptions(), keep: true }),
-        stat: (path) => statForAppend(this.#abs(path)),
-        append: (path, data, expectedSize, durability) =>
-          this.#appendSync(path, data, expectedSize, durability !== "relaxed"),
-      },
+      burst: this.#burst,
     });
   }
 
   /** Absolute path of a folder path; folder paths cannot climb out with `..`. */
   #abs(path: string): string {
+    if (path === this.#lastRelative) return this.#lastAbsolute; // an append asks several times
     if (isAbsolute(path)) return path;
     const parts = path.split("/");
     if (parts.some((part) => part === ".." || part === "")) {
       throw new SessionStorageError(`Invalid session folder path: ${path}`);
     }
     // What join would give, without its normalising pass (a listing asks 20,000 times).
-    if (sep === "/" && !parts.includes(".")) return `${this.#prefix}${path}`;
-    return join(this.root, ...parts);
+    const abs = sep === "/" && !parts.includes(".")
+      ? `${this.#prefix}${path}`
+      : join(this.root, ...parts);
+    this.#lastRelative = path;
+    this.#lastAbsolute = abs;
+    return abs;
   }
 
   describe(path: string): string {
@@ -144,7 +160,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
   // few microseconds, while a promise-based call costs a thread-pool round trip (tens to
   // hundreds of microseconds in Deno), which was most of an append's time (issue 12).
   async stat(path: string): Promise<FileStat | undefined> {
-    return statForAppend(this.#abs(path));
+    return this.#burst.stat(path);
   }
 
   async read(path: string, start: number, end: number): Promise<Uint8Array> {
@@ -198,24 +214,9 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
     expectedSize: number,
     options: WriteOptions = {},
   ): Promise<FileStat> {
-    return this.#appendSync(path, data, expectedSize, options.durability !== "relaxed");
-  }
-
-  #appendSync(path: string, data: Uint8Array, expectedSize: number, durable: boolean): FileStat {
     // Relaxed: the bytes are in the OS cache (they survive this process, not a power cut).
     // Under a lock kept across a burst, the file stays open between appends (`_kept.ts`).
-    return appendKept(
-      this.#abs(path),
-      data,
-      expectedSize,
-      durable,
-      (size) =>
-        new SessionStorageError(
-          `${
-            this.describe(path)
-          } changed size (${size}, expected ${expectedSize}); nothing was appended`,
-        ),
-    );
+    return this.#burst.append(path, data, expectedSize, options.durability ?? "durable");
   }
 
   async truncate(path: string, size: number): Promise<void> {

@@ -8,7 +8,7 @@
  * @module
  */
 import { SessionExistsError, SessionNotFoundError, SessionStorageError } from "../../src/errors.ts";
-import { serializeEntries, serializeSessionJsonl, toJsonLine } from "../../src/jsonl.ts";
+import { serializeSessionJsonl, toJsonLine } from "../../src/jsonl.ts";
 import {
   type ContextLoadingStore,
   contextOfLoaded,
@@ -34,8 +34,7 @@ import {
   sessionFileName,
 } from "./_folder.ts";
 import type { SessionLocator } from "./_locate.ts";
-import { appendContext, appendEntries, appendInBurst, type BurstContext } from "./_append.ts";
-import { AppendGroups } from "./_batch.ts";
+import { JsonlAppender } from "./_appender.ts";
 import { JsonlListingCache } from "./_cache.ts";
 import { KnownFiles } from "./_known.ts";
 import { type LoadHow, loadSessionFile } from "./_load.ts";
@@ -74,9 +73,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
   readonly #locator: SessionLocator;
   readonly #lazy: LazyFiles;
   #swept = false;
-  readonly #context: BurstContext;
-  readonly #groups: AppendGroups;
-  #appending = 0; // appends under way the general way (not within a burst)
+  readonly #appender: JsonlAppender;
 
   constructor(fs: JsonlFolderFs, options: JsonlStoreOptions = {}) {
     this.#fs = fs;
@@ -84,13 +81,10 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     this.#options = options;
     this.#files = new KnownFiles(fs, options.cache ?? new JsonlListingCache());
     this.#locator = this.#files.locator;
-    this.#context = appendContext(fs, this.#files, options.durability ?? "durable");
-    this.#groups = new AppendGroups(
-      // Kept: appends awaited back to back then take the lock file once (`_park.ts`).
-      (path, fn) => this.#locked(path, "append", fn, true),
-      (path, id, entries, lines, optimistic) =>
-        appendEntries(this.#context, path, id, entries, lines, optimistic),
-    );
+    // Kept: appends awaited back to back then take the lock file once (`_park.ts`).
+    const locked = <T>(path: string, fn: () => Promise<T>) =>
+      this.#locked(path, "append", fn, true);
+    this.#appender = new JsonlAppender(fs, this.#files, options.durability ?? "durable", locked);
     this.directory = fs.root;
   }
 
@@ -115,32 +109,8 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
     });
   }
 
-  async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
-    // Appends made while another is under way go the general way, so they stay in order.
-    const burst = this.#appending === 0 && appendInBurst(this.#context, sessionId, given);
-    if (burst !== false) return void await burst; // a promise rejects: the write failed
-    this.#appending++;
-    try {
-      const entries = await this.#files.newEntries(sessionId, given);
-      if (given.length > 0 && entries.length === 0) return; // all stored already: a retry
-      // Serialise first: an unserialisable entry fails before the file is touched.
-      const lines = await storageOperation("append", () => serializeEntries(entries));
-      const cached = this.#locator.cached(sessionId);
-      if (cached !== undefined && entries.length > 0) {
-        // Optimistic: the checks under the lock (stat, header) confirm the cached file.
-        if (await this.#groups.add(cached, sessionId, entries, lines, true)) {
-          return this.#files.appended(cached, entries, lines);
-        }
-        this.#files.forget(cached);
-      }
-      const path = await this.#files.require(sessionId);
-      if (entries.length > 0) {
-        await this.#groups.add(path, sessionId, entries, lines, false);
-        this.#files.appended(path, entries, lines);
-      }
-    } finally {
-      this.#appending--;
-    }
+  append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
+    return this.#appender.append(sessionId, given); // `_appender.ts`
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
