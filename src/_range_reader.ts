@@ -30,6 +30,7 @@ import {
 } from "./context_load.ts";
 import { concatBytes } from "./_bytes.ts";
 import { EntryNotFoundError } from "./errors.ts";
+import { validateEntry } from "./_entry_check.ts";
 import {
   EXPORT_INDEX_FORMAT,
   type ExportIndex,
@@ -67,6 +68,13 @@ export interface RangeAnswer {
   projection: SessionProjection;
   /** The entries the projection was built from, as a store's context-only load answers them. */
   context: LoadedContext;
+  /**
+   * Stored messages of those entries whose JSON text the whole-body answer writes is known as
+   * verified bytes of the export (the index's `messages` spans): an answer may copy them
+   * instead of serialising the objects again. Weak, so an answer written element by element
+   * can let each go once written.
+   */
+  raw: WeakMap<object, Uint8Array>;
   /** Bytes of the export fetched (the index not counted), and the requests that fetched them. */
   bytesFetched: number;
   requests: number;
@@ -84,6 +92,7 @@ export type RangeRead =
 
 const decoder = new TextDecoder();
 const NEWLINE = 0x0a;
+const CLOSE_BRACE = 0x7d;
 
 /** The export index, fetched whole; `undefined` when the conventional `<url>.idx` is absent. */
 async function fetchIndex(request: RangeReadRequest): Promise<ExportIndex | undefined> {
@@ -180,7 +189,9 @@ async function answerFromRanges(
   );
   const wanted = [...plan.prefix.map((i) => path[i]), ...path.slice(plan.start)];
   await cache.ensure(wanted.map(lineOf));
-  const entries = parsedEntries(index, cache, headerLine, wanted);
+  // An upgraded export's objects are not its lines: nothing of it is copied.
+  const raw = header.upgraded ? undefined : new WeakMap<object, Uint8Array>();
+  const entries = parsedEntries(index, cache, headerLine, wanted, raw);
   const prefixLength = plan.prefix.length;
   let context: LoadedContext = {
     header: header.header,
@@ -194,7 +205,7 @@ async function answerFromRanges(
     context = {
       header: header.header,
       prefix: [],
-      entries: parsedEntries(index, cache, headerLine, path),
+      entries: parsedEntries(index, cache, headerLine, path, raw),
     };
     projection = projectPath(context.entries);
   }
@@ -205,9 +216,44 @@ async function answerFromRanges(
     missingParentIds: index.missing,
     projection,
     context,
+    raw: raw ?? new WeakMap(),
     bytesFetched: cache.bytesFetched,
     requests: cache.requests,
   };
+}
+
+const strictDecoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A current-format entry line whose `message` value starts at `at` and runs to its closing
+ * brace, parsed as the whole read parses it (JSON, then the parser's own entry check) and its
+ * message mapped to the span's bytes in `raw`. The line without the value parses as an object
+ * only if `"message":` at `at` is its last top-level key, and the span parses only if it is
+ * one value: together they are the line.
+ */
+function spannedEntry(
+  line: Uint8Array,
+  at: number,
+  raw: WeakMap<object, Uint8Array>,
+): SessionEntry {
+  const span = line.subarray(at, line.length - 1);
+  let entry: SessionEntry & { message: unknown };
+  try {
+    if (line[line.length - 1] !== CLOSE_BRACE) throw new SyntaxError("no closing brace");
+    entry = JSON.parse(strictDecoder.decode(line.subarray(0, at)) + "null}");
+    entry.message = JSON.parse(strictDecoder.decode(span));
+  } catch (cause) {
+    throw new ExportIndexError("a message span the index gives is not the line's message", {
+      cause,
+    });
+  }
+  const problem = entry === null || typeof entry !== "object"
+    ? "not an object"
+    : validateEntry(entry);
+  if (problem) throw new ExportIndexError(`a line the index points at is not an entry: ${problem}`);
+  const { message } = entry;
+  if (message !== null && typeof message === "object") raw.set(message, span);
+  return entry;
 }
 
 /**
@@ -222,15 +268,28 @@ function parsedLines(lines: Uint8Array[], what: string): ParsedSession {
   }
 }
 
-/** The entries at these positions, parsed as the whole read parses them and checked against the index. */
+/**
+ * The entries at these positions, parsed as the whole read parses them and checked against
+ * the index. With `raw` (a current-format export), a line with a `messages` span is parsed as
+ * two texts, the line without the span's value and the span itself, so that the span is
+ * proven to be exactly the `message` value (else the line is refused), and its message is
+ * mapped to the span's bytes.
+ */
 function parsedEntries(
   index: ExportIndex,
   cache: BlockCache,
   headerLine: Uint8Array,
   positions: number[],
+  raw?: WeakMap<object, Uint8Array>,
 ): SessionEntry[] {
   const lines = positions.map((i) => cache.line(index.offsets[i], index.lengths[i]));
-  const { entries } = parsedLines([headerLine, ...lines], "a line the index points at");
+  const spanned = (i: number) => raw !== undefined && index.messages[positions[i]] > 0;
+  const others = lines.filter((_, i) => !spanned(i));
+  const parsed = parsedLines([headerLine, ...others], "a line the index points at").entries;
+  let next = 0;
+  const entries = lines.map((line, i) =>
+    spanned(i) ? spannedEntry(line, index.messages[positions[i]], raw!) : parsed[next++]
+  );
   positions.forEach((at, i) => {
     const entry = entries[i];
     const parent = index.parents[at];

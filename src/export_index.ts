@@ -12,14 +12,17 @@
  * the block holding it hashed right, so a stale, swapped or foreign index can cost a refused
  * answer but never a wrong one. Every refusal is an {@link ExportIndexError}.
  *
- * Format (version 2) is one JSON object, documented in docs/edge.md:
+ * Format (version 3) is one JSON object, documented in docs/edge.md:
  * `format`, `version`, `length`, `digest`, `blockSize`, `blocks` (hex SHA-256 per block),
  * `header` ([offset, length] of the header line), and per entry in file order `ids` (one
  * string, the ids joined by newlines: an id the parser accepts holds no control character),
  * `parents` (how many entries back the parent is, 0 for a root or a parent not in the file),
  * `flags` (`contextFlags`), `gaps` (bytes skipped after the previous line's newline, 0 unless
- * blank lines sit between) and `lengths` (the entry's line, without its newline), and
- * `missing` (the session's `missingParentIds`, which no subset of its lines can tell). Small
+ * blank lines sit between), `lengths` (the entry's line, without its newline), `messages`
+ * (where the `message` value starts in a line that is exactly `JSON.stringify` of its entry
+ * with `message` last, else 0: a reader copies that span into its answer instead of
+ * serialising the message again) and `missing` (the session's `missingParentIds`, which no
+ * subset of its lines can tell). Version 2 (no `messages`) is still read. Small
  * numbers and one id string rather than per-entry strings and absolute offsets, because a
  * reader parses the whole index for every answer: that parse is most of its fixed cost.
  * Parsed, it becomes the absolute form {@link ExportIndex} (positions and offsets).
@@ -38,8 +41,10 @@ import { sha256Hex } from "./_hex.ts";
 
 /** The `format` tag of an export index. */
 export const EXPORT_INDEX_FORMAT = "mu-export-index";
-/** The one index version this code reads and writes (1 had per-entry id strings and offsets). */
-export const EXPORT_INDEX_VERSION = 2;
+/** The index version this code writes (1 had per-entry id strings and offsets; 2 no `messages`). */
+export const EXPORT_INDEX_VERSION = 3;
+/** The oldest index version this code still reads (it only lacks `messages`). */
+const OLDEST_READ_VERSION = 2;
 /** Bytes per digested block: small enough that a context read fetches little beyond it. */
 export const EXPORT_INDEX_BLOCK_SIZE = 64 * 1024;
 
@@ -63,7 +68,7 @@ export class ExportIndexError extends SessionError {
  */
 export interface ExportIndex {
   format: typeof EXPORT_INDEX_FORMAT;
-  version: typeof EXPORT_INDEX_VERSION;
+  version: number;
   length: number;
   digest: string;
   blockSize: number;
@@ -74,6 +79,12 @@ export interface ExportIndex {
   flags: number[];
   offsets: number[];
   lengths: number[];
+  /**
+   * Byte offset of the `message` value inside the entry's line when the line is exactly
+   * `JSON.stringify` of the entry and `message` is its last key (the value runs to the line's
+   * closing brace), else 0.
+   */
+  messages: number[];
   missing: string[];
 }
 
@@ -128,6 +139,7 @@ export async function buildExportIndex(jsonl: string | Uint8Array): Promise<Expo
     flags: [],
     offsets: [],
     lengths: [],
+    messages: [],
     missing: tree.missingParentIds(),
   };
   const position = new Map(entries.map((entry, i) => [entry.id, i]));
@@ -139,11 +151,39 @@ export async function buildExportIndex(jsonl: string | Uint8Array): Promise<Expo
     index.flags.push(contextFlags(entry));
     index.offsets.push(offset);
     index.lengths.push(length);
+    index.messages.push(messageOffset(entry, bytes.subarray(offset, offset + length)));
   });
   for (let at = 0; at < bytes.length; at += EXPORT_INDEX_BLOCK_SIZE) {
     index.blocks.push(await sha256Hex(bytes.subarray(at, at + EXPORT_INDEX_BLOCK_SIZE)));
   }
   return index;
+}
+
+const MESSAGE_KEY = ',"message":';
+
+/**
+ * Where a line's `message` value starts, if a reader may copy it: the line is exactly what
+ * `JSON.stringify` writes for the parsed entry (so the span is what the whole-body answer
+ * writes for the message), and `message` is the last key (so the span ends at the line's
+ * closing brace); else 0.
+ */
+function messageOffset(entry: object, line: Uint8Array): number {
+  const keys = Object.keys(entry);
+  if (
+    keys[keys.length - 1] !== "message" ||
+    typeof (entry as { message?: unknown }).message !== "object"
+  ) {
+    return 0;
+  }
+  const text = JSON.stringify(entry);
+  const encoded = encoder.encode(text);
+  if (encoded.length !== line.length || encoded.some((byte, i) => byte !== line[i])) return 0;
+  // The last key's `,"message":` is the last occurrence: the value's own text escapes quotes.
+  const value = JSON.stringify((entry as { message: unknown }).message);
+  const at = text.length - 1 - value.length - MESSAGE_KEY.length;
+  if (text.slice(at, at + MESSAGE_KEY.length) !== MESSAGE_KEY) return 0;
+  // A byte offset: the text before the value may hold characters past ASCII.
+  return encoder.encode(text.slice(0, at + MESSAGE_KEY.length)).length;
 }
 
 /**
@@ -176,6 +216,7 @@ export function serializeExportIndex(index: ExportIndex): string {
     flags: index.flags,
     gaps,
     lengths,
+    messages: index.messages,
     missing: index.missing,
   };
   return JSON.stringify(wire) + "\n";
@@ -195,6 +236,7 @@ interface WireIndex {
   flags: number[];
   gaps: number[];
   lengths: number[];
+  messages?: number[];
   missing: string[];
 }
 
@@ -226,9 +268,10 @@ export function parseExportIndex(text: string): ExportIndex {
   if (value === null || typeof value !== "object" || value.format !== EXPORT_INDEX_FORMAT) {
     throw new ExportIndexError("not a mu export index");
   }
-  if (value.version !== EXPORT_INDEX_VERSION) {
+  const version = value.version!;
+  if (!(version >= OLDEST_READ_VERSION && version <= EXPORT_INDEX_VERSION)) {
     throw new ExportIndexError(
-      `export index version ${value.version} is not supported (this reader takes ${EXPORT_INDEX_VERSION}; export again with --index)`,
+      `export index version ${version} is not supported (this reader takes ${OLDEST_READ_VERSION}-${EXPORT_INDEX_VERSION}; export again with --index)`,
     );
   }
   const { length, blockSize, blocks, header, parents, flags, gaps, lengths } = value;
@@ -246,7 +289,14 @@ export function parseExportIndex(text: string): ExportIndex {
   }
   const ids = value.ids === "" ? [] : value.ids!.split("\n");
   const count = ids.length;
-  for (const [name, list] of [["flags", flags], ["gaps", gaps], ["lengths", lengths]]) {
+  // Version 2 has no spans: nothing of it is copied.
+  const messages = version === 2 ? new Array<number>(count).fill(0) : value.messages;
+  for (
+    const [name, list] of [["flags", flags], ["gaps", gaps], ["lengths", lengths], [
+      "messages",
+      messages,
+    ]]
+  ) {
     if (!isNaturalArray(list) || list.length !== count) fail(name as string);
   }
   if (
@@ -265,10 +315,11 @@ export function parseExportIndex(text: string): ExportIndex {
     offsets[i] = end + 1 + gaps![i];
     end = offsets[i] + lengths![i];
     if (end > length!) fail(`entry ${i} past the end`);
+    if (messages![i] >= lengths![i]) fail(`entry ${i}'s message`);
   }
   return {
     format: EXPORT_INDEX_FORMAT,
-    version: EXPORT_INDEX_VERSION,
+    version,
     length: length!,
     digest: value.digest!,
     blockSize: blockSize!,
@@ -279,6 +330,7 @@ export function parseExportIndex(text: string): ExportIndex {
     flags: flags!,
     offsets,
     lengths: lengths!,
+    messages: messages!,
     missing: value.missing!,
   };
 }

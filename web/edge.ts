@@ -64,7 +64,7 @@ import {
   SessionIndex,
   type SessionProjection,
 } from "../core.ts";
-import { Gate, projectionJson } from "./_edge_response.ts";
+import { Gate, projectionJson, type RawJson } from "./_edge_response.ts";
 import { isPublicHttpsUrl } from "./_url_guard.ts";
 import { readIndexed } from "./_edge_range.ts";
 import { FETCHED_BODY, fetchSession, guardBody, HttpError, POSTED_BODY } from "./_edge_body.ts";
@@ -259,7 +259,13 @@ export function createProjectionHandler(
         missingParentIds: answer.missingParentIds,
       };
       // Streamed, so the answer is never one big string; the slot is held until it is sent.
-      const stream = projectionJson(fields, answer.projection, form === "compact", leave);
+      const stream = projectionJson(
+        fields,
+        answer.projection,
+        form === "compact",
+        leave,
+        answer.raw,
+      );
       leave = undefined;
       return new Response(stream, { status: 200, headers: jsonHeaders() });
     } catch (error) {
@@ -300,6 +306,8 @@ interface SessionAnswer {
   upgraded: boolean;
   missingParentIds: string[];
   projection: SessionProjection;
+  /** Messages of the projection whose JSON is known as bytes (a range read's spans). */
+  raw?: RawJson;
 }
 
 /** A whole session body parsed and projected at `leaf`. */

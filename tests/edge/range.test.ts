@@ -158,6 +158,28 @@ Deno.test("lines not in JSON.stringify's form: the same answers as the whole bod
   }
 });
 
+Deno.test("a version 2 index (no message spans): the same answers as the whole body", async () => {
+  const storage = startRangeStorage();
+  try {
+    const ask = handlerFor(storage);
+    const session = generatedSession(400, 9);
+    const bytes = jsonlOf(session);
+    const wire = JSON.parse(serializeExportIndex(await buildExportIndex(bytes)));
+    wire.version = 2;
+    delete wire.messages;
+    putPair(storage, "v2.jsonl", bytes, JSON.stringify(wire));
+    const ids = session.entries.map((entry) => entry.id);
+    await assertSameAsWhole(ask, storage, "v2.jsonl", [
+      undefined,
+      ...ids.filter((_, i) => i % 9 === 0),
+    ]);
+    const served = storage.served("v2.jsonl");
+    assert(served.ranges.length === served.requests, "read by ranges");
+  } finally {
+    await storage.stop();
+  }
+});
+
 /** A 3,000-entry generated export (several blocks, one boundary) and its index. */
 async function generatedExport() {
   const bytes = jsonlOf(generatedSession(3000, 5));
@@ -241,6 +263,23 @@ Deno.test("tampering is a typed JSON error, never an answer", async (t) => {
       [shifted.ids[last], shifted.ids[last - 1]] = [shifted.ids[last - 1], shifted.ids[last]];
       putPair(storage, "lying.jsonl", bytes, serializeExportIndex(shifted));
       await expectError(ask(url("lying.jsonl")), 502, "ExportIndexMismatch", "does not describe");
+    });
+    await t.step("an index whose message span is not the line's message", async () => {
+      const last = index.ids.length - 1;
+      const line = new TextDecoder().decode(
+        bytes.subarray(index.offsets[last], index.offsets[last] + index.lengths[last]),
+      );
+      assert(index.messages[last] > 0, "the last entry is a message with a span");
+      // Inside the message value: its first key, and its last nested object or array.
+      const inner = line.indexOf('"role":');
+      const nested = Math.max(line.lastIndexOf(":{"), line.lastIndexOf(":[")) + 1;
+      assert(nested > index.messages[last], "the last message has a nested value");
+      for (const at of [index.messages[last] + 1, inner, nested, index.messages[last] - 1]) {
+        const lying = structuredClone(index);
+        lying.messages[last] = encoder.encode(line.slice(0, at)).length;
+        putPair(storage, "span.jsonl", bytes, serializeExportIndex(lying));
+        await expectError(ask(url("span.jsonl")), 502, "ExportIndexMismatch", "message span");
+      }
     });
     await t.step("a file appended to after indexing", async () => {
       const line = '{"type":"label","id":"late","parentId":null,"timestamp":"x","targetId":"a"}\n';

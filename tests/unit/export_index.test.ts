@@ -78,6 +78,17 @@ test("every fixture's index names each entry's line, parent and context flags", 
       const known = session.entries.some((e) => e.id === entry.parentId);
       assert.deepEqual(parent < 0 ? null : index.ids[parent], known ? entry.parentId : null);
       assert.deepEqual(index.flags[i], contextFlags(entry), `${session.name} flags of ${entry.id}`);
+      // A span is given exactly for a message entry (message last) written as JSON.stringify
+      // writes it, and is that message's JSON text.
+      const span = index.messages[i];
+      const messageLast = entry.type === "message" && Object.keys(entry).at(-1) === "message";
+      assert.equal(span > 0, messageLast, `${session.name} span of ${entry.id}`);
+      if (span > 0) {
+        const text = new TextDecoder().decode(
+          bytes.subarray(index.offsets[i] + span, index.offsets[i] + index.lengths[i] - 1),
+        );
+        assert.equal(text, JSON.stringify(entry.message), `${session.name} span of ${entry.id}`);
+      }
     });
     await checkExportFile(index, bytes);
     for (let block = 0; block < index.blocks.length; block++) {
@@ -111,7 +122,17 @@ test("a torn, foreign, other-version or inconsistent index is refused", async ()
     ExportIndexError,
     "version 1",
   );
-  assertThrows(() => parseExportIndex(altered((v) => v.version = 3)), ExportIndexError, "version");
+  assertThrows(() => parseExportIndex(altered((v) => v.version = 4)), ExportIndexError, "version");
+  assertThrows(
+    () => parseExportIndex(altered((v) => v.messages[5] = v.lengths[5])),
+    ExportIndexError,
+    "message",
+  );
+  assertThrows(
+    () => parseExportIndex(altered((v) => v.messages.pop())),
+    ExportIndexError,
+    "messages",
+  );
   assertThrows(() => parseExportIndex(altered((v) => v.blocks.pop())), ExportIndexError, "block");
   assertThrows(
     () => parseExportIndex(altered((v) => v.parents[3] = 4)),
@@ -125,6 +146,35 @@ test("a torn, foreign, other-version or inconsistent index is refused", async ()
   );
   assertThrows(() => parseExportIndex(altered((v) => v.lengths[9] = v.length)), ExportIndexError);
   assertThrows(() => parseExportIndex(altered((v) => v.flags.pop())), ExportIndexError, "flags");
+});
+
+test("a version 2 index (no message spans) is still read, with nothing to copy", async () => {
+  const index = await buildExportIndex(generatedJsonl(200));
+  const value = JSON.parse(serializeExportIndex(index));
+  assert(value.messages.some((span: number) => span > 0), "the generated lines have spans");
+  value.version = 2;
+  delete value.messages;
+  const read = parseExportIndex(JSON.stringify(value));
+  assert.equal(read.version, 2);
+  assert.deepEqual(read.ids, index.ids);
+  assert.deepEqual(read.offsets, index.offsets);
+  assert(read.messages.every((span) => span === 0));
+});
+
+test("a line not in JSON.stringify's form, or with message not last, gets no span", async () => {
+  const header = '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z"}';
+  const message = '{"role":"user","content":"hi","timestamp":1}';
+  const lines = [
+    `{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":${message}}`,
+    `{"type":"message", "id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","message":${message}}`,
+    `{"type":"message","id":"c","parentId":"b","message":${message},"timestamp":"2026-01-01T00:00:00.000Z"}`,
+    `{"type":"message","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"\\u00e9","timestamp":1}}`,
+    `{"type":"message","id":"é","parentId":"d","timestamp":"2026-01-01T00:00:00.000Z","message":${message}}`,
+  ];
+  const index = await buildExportIndex([header, ...lines].join("\n") + "\n");
+  const spanOf = (line: string) => line.length - 1 - message.length;
+  // The last id is two bytes in UTF-8: the span is a byte offset.
+  assert.deepEqual(index.messages, [spanOf(lines[0]), 0, 0, 0, spanOf(lines[4]) + 1]);
 });
 
 test("a flipped byte, an appended file or another file's index is refused", async () => {
