@@ -35,6 +35,7 @@ import {
   EXPORT_INDEX_FORMAT,
   type ExportIndex,
   ExportIndexError,
+  type ParsedExportIndex,
   parseExportIndex,
 } from "./export_index.ts";
 import {
@@ -95,7 +96,7 @@ const NEWLINE = 0x0a;
 const CLOSE_BRACE = 0x7d;
 
 /** The export index, fetched whole; `undefined` when the conventional `<url>.idx` is absent. */
-async function fetchIndex(request: RangeReadRequest): Promise<ExportIndex | undefined> {
+async function fetchIndex(request: RangeReadRequest): Promise<ParsedExportIndex | undefined> {
   const probe = request.indexUrl === undefined;
   const response = await request.get(request.indexUrl ?? `${request.url}.idx`, {}, request.signal);
   // S3 answers 403 for a missing key when listing is not public.
@@ -154,17 +155,17 @@ export async function readExportContext(request: RangeReadRequest): Promise<Rang
 
 /** `undefined`: a format-1 export, which only a whole read can upgrade. */
 async function answerFromRanges(
-  index: ExportIndex,
+  index: ParsedExportIndex,
   cache: BlockCache,
   leafId: string | undefined,
 ): Promise<RangeAnswer | undefined> {
-  const { ids, parents, flags, offsets, lengths } = index;
+  const { count, parents, flags, offsets, lengths } = index;
   const lineOf = (entry: number): [number, number] => [offsets[entry], lengths[entry]];
   // Duplicate ids: the later entry wins lookups, as in SessionIndex.
-  const leaf = leafId === undefined ? ids.length - 1 : ids.lastIndexOf(leafId);
+  const leaf = leafId === undefined ? count - 1 : index.positionOf(leafId);
   const path: number[] = [];
   for (let at = leaf; at >= 0; at = parents[at]) {
-    if (path.length > ids.length) throw new ExportIndexError("the index's parents form a cycle");
+    if (path.length > count) throw new ExportIndexError("the index's parents form a cycle");
     path.push(at);
   }
   path.reverse();
@@ -182,7 +183,7 @@ async function answerFromRanges(
   const plan: ContextPlan = planContextLoad(
     path.length,
     (i) => flags[path[i]],
-    (i) => ids[path[i]],
+    (i) => index.idAt(path[i]),
     (i) =>
       parsedLines([headerLine, cache.line(...lineOf(path[i]))], "the boundary line")
         .entries[0] as CompactionEntry,
@@ -276,7 +277,7 @@ function parsedLines(lines: Uint8Array[], what: string): ParsedSession {
  * mapped to the span's bytes.
  */
 function parsedEntries(
-  index: ExportIndex,
+  index: ParsedExportIndex,
   cache: BlockCache,
   headerLine: Uint8Array,
   positions: number[],
@@ -294,9 +295,9 @@ function parsedEntries(
     const entry = entries[i];
     const parent = index.parents[at];
     const parentRight = parent >= 0
-      ? entry.parentId === index.ids[parent]
-      : entry.parentId === null || !index.ids.includes(entry.parentId);
-    if (entry.id !== index.ids[at] || !parentRight || contextFlags(entry) !== index.flags[at]) {
+      ? entry.parentId === index.idAt(parent)
+      : entry.parentId === null || index.positionOf(entry.parentId) < 0;
+    if (entry.id !== index.idAt(at) || !parentRight || contextFlags(entry) !== index.flags[at]) {
       throw new ExportIndexError(
         `the index does not describe entry ${entry.id} as the export has it`,
       );

@@ -10,6 +10,7 @@ import { createProjectionHandler } from "../../web/edge.ts";
 import { buildExportIndex, serializeExportIndex } from "../../src/export_index.ts";
 import { parseSessionJsonlSync } from "../../core.ts";
 import { generatedSession } from "../unit/context_sessions.ts";
+import { versionTwo } from "../unit/export_index_versions.ts";
 import { type RangeStorage, startRangeStorage } from "./range_storage.ts";
 import { exportFiles, indexedExports } from "./range_exports.ts";
 
@@ -164,9 +165,7 @@ Deno.test("a version 2 index (no message spans): the same answers as the whole b
     const ask = handlerFor(storage);
     const session = generatedSession(400, 9);
     const bytes = jsonlOf(session);
-    const wire = JSON.parse(serializeExportIndex(await buildExportIndex(bytes)));
-    wire.version = 2;
-    delete wire.messages;
+    const wire = versionTwo(await buildExportIndex(bytes));
     putPair(storage, "v2.jsonl", bytes, JSON.stringify(wire));
     const ids = session.entries.map((entry) => entry.id);
     await assertSameAsWhole(ask, storage, "v2.jsonl", [
@@ -276,7 +275,7 @@ Deno.test("tampering is a typed JSON error, never an answer", async (t) => {
       assert(nested > index.messages[last], "the last message has a nested value");
       for (const at of [index.messages[last] + 1, inner, nested, index.messages[last] - 1]) {
         const lying = structuredClone(index);
-        lying.messages[last] = encoder.encode(line.slice(0, at)).length;
+        (lying.messages as number[])[last] = encoder.encode(line.slice(0, at)).length;
         putPair(storage, "span.jsonl", bytes, serializeExportIndex(lying));
         await expectError(ask(url("span.jsonl")), 502, "ExportIndexMismatch", "message span");
       }

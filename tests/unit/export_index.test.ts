@@ -17,6 +17,7 @@ import { contextFlags } from "../../src/context_load.ts";
 import { SessionWriter } from "../../bench/gen/session.ts";
 import { Rng, TextPools } from "../../bench/gen/text.ts";
 import { parseableFixtures } from "./context_sessions.ts";
+import { versionTwo, type Wire } from "./export_index_versions.ts";
 
 const encoder = new TextEncoder();
 
@@ -107,58 +108,72 @@ test("the index of a generated session is at most 3% of its JSONL", async () => 
 });
 
 test("a torn, foreign, other-version or inconsistent index is refused", async () => {
-  const text = serializeExportIndex(await buildExportIndex(generatedJsonl(200)));
+  const index = await buildExportIndex(generatedJsonl(200));
+  const text = serializeExportIndex(index);
   assertThrows(() => parseExportIndex(text.slice(0, text.length >> 1)), ExportIndexError, "torn");
   assertThrows(() => parseExportIndex('{"format":"zip"}'), ExportIndexError, "not a mu export");
-  const value = JSON.parse(text);
-  const altered = (change: (v: typeof value) => void) => {
-    const copy = structuredClone(value);
-    change(copy);
-    return JSON.stringify(copy);
+  // Each change to the sidecar's JSON (version 3) or to its version 2 form.
+  const wire = (change: (v: Wire) => void, value: Wire = JSON.parse(text)) => {
+    change(value);
+    return JSON.stringify(value);
   };
+  const two = (change: (v: Wire) => void) => wire(change, versionTwo(index));
+  const refused = (text: string, says = "") =>
+    assertThrows(() => parseExportIndex(text), ExportIndexError, says);
   // Version 1 (absolute offsets, an id string per entry) is refused by name, not misread.
-  assertThrows(
-    () => parseExportIndex(altered((v) => v.version = 1)),
-    ExportIndexError,
-    "version 1",
-  );
-  assertThrows(() => parseExportIndex(altered((v) => v.version = 4)), ExportIndexError, "version");
-  assertThrows(
-    () => parseExportIndex(altered((v) => v.messages[5] = v.lengths[5])),
-    ExportIndexError,
-    "message",
-  );
-  assertThrows(
-    () => parseExportIndex(altered((v) => v.messages.pop())),
-    ExportIndexError,
-    "messages",
-  );
-  assertThrows(() => parseExportIndex(altered((v) => v.blocks.pop())), ExportIndexError, "block");
-  assertThrows(
-    () => parseExportIndex(altered((v) => v.parents[3] = 4)),
-    ExportIndexError,
-    "parent",
-  );
-  assertThrows(() => parseExportIndex(altered((v) => v.gaps[4] = -1)), ExportIndexError, "gaps");
-  assertThrows(
-    () => parseExportIndex(altered((v) => v.ids = v.ids.slice(0, v.ids.lastIndexOf("\n")))),
-    ExportIndexError,
-  );
-  assertThrows(() => parseExportIndex(altered((v) => v.lengths[9] = v.length)), ExportIndexError);
-  assertThrows(() => parseExportIndex(altered((v) => v.flags.pop())), ExportIndexError, "flags");
+  refused(wire((v) => v.version = 1), "version 1");
+  refused(wire((v) => v.version = 4), "version");
+  parseExportIndex(wire(() => {}));
+  parseExportIndex(two(() => {}));
+  for (const version of [wire, two]) {
+    refused(version((v) => v.blocks = v.blocks.slice(0, -1)), "block");
+    refused(version((v) => v.ids = v.ids.slice(0, v.ids.lastIndexOf("\n"))));
+    refused(version((v) => v.ids = v.ids.replace("\n", "\n\n")));
+  }
+  // Version 3's numbers are digit strings: a stray character, one number too few or too many.
+  refused(wire((v) => v.gaps = `!${v.gaps.slice(1)}`), "gaps");
+  refused(wire((v) => v.flags = v.flags.slice(0, -1)), "flags");
+  refused(wire((v) => v.lengths += "0"), "lengths");
+  refused(wire((v) => v.entries += 1), "lengths");
+  refused(wire((v) => v.messages = v.messages.slice(0, -1)), "messages");
+  refused(wire((v) => v.entries = -1), "entries");
+  // What the numbers say must fit together.
+  const lying = structuredClone(index);
+  (lying.messages as number[])[5] = lying.lengths[5];
+  refused(serializeExportIndex(lying), "message");
+  refused(two((v) => v.lengths[9] = v.length), "past the end");
+  refused(two((v) => v.parents[3] = 4), "parent");
+  refused(two((v) => v.gaps[4] = -1), "gaps");
+  refused(two((v) => v.flags.pop()), "flags");
+});
+
+test("a parsed index finds each id's last position and each position's id", async () => {
+  const built = await buildExportIndex(generatedJsonl(60));
+  const ids = built.ids;
+  [ids[0], ids[1], ids[30], ids[59]] = ["first", "dup", "dup", "last"];
+  ids[40] = ids[20];
+  for (const version of [JSON.parse(serializeExportIndex(built)), versionTwo(built)]) {
+    const index = parseExportIndex(JSON.stringify(version));
+    assert.equal(index.count, 60);
+    ids.forEach((id, i) => {
+      assert.equal(index.idAt(i), id);
+      assert.equal(index.positionOf(id), ids.lastIndexOf(id), id);
+    });
+    assert.deepEqual(index.ids, ids);
+    for (const absent of ["", "no-such-id", "dup\nfirst", "first\n", "irst", "las"]) {
+      assert.equal(index.positionOf(absent), -1, JSON.stringify(absent));
+    }
+  }
 });
 
 test("a version 2 index (no message spans) is still read, with nothing to copy", async () => {
   const index = await buildExportIndex(generatedJsonl(200));
-  const value = JSON.parse(serializeExportIndex(index));
-  assert(value.messages.some((span: number) => span > 0), "the generated lines have spans");
-  value.version = 2;
-  delete value.messages;
-  const read = parseExportIndex(JSON.stringify(value));
+  assert(Array.from(index.messages).some((span) => span > 0), "the generated lines have spans");
+  const read = parseExportIndex(JSON.stringify(versionTwo(index)));
   assert.equal(read.version, 2);
   assert.deepEqual(read.ids, index.ids);
-  assert.deepEqual(read.offsets, index.offsets);
-  assert(read.messages.every((span) => span === 0));
+  assert.deepEqual(Array.from(read.offsets), index.offsets);
+  assert(Array.from(read.messages).every((span) => span === 0));
 });
 
 test("a line not in JSON.stringify's form, or with message not last, gets no span", async () => {
