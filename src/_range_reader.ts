@@ -223,37 +223,52 @@ async function answerFromRanges(
   };
 }
 
-const strictDecoder = new TextDecoder("utf-8", { fatal: true });
+const lineDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * A current-format entry line whose `message` value starts at `at` and runs to its closing
- * brace, parsed as the whole read parses it (JSON, then the parser's own entry check) and its
- * message mapped to the span's bytes in `raw`. The line without the value parses as an object
- * only if `"message":` at `at` is its last top-level key, and the span parses only if it is
- * one value: together they are the line.
+ * Bytes decoded as the parser decodes a line: without `fatal` (faster), and again with it
+ * when U+FFFD shows, so that a bad byte (never in a line the parser accepts) throws.
  */
-function spannedEntry(
+function lineText(bytes: Uint8Array): string {
+  const text = lineDecoder.decode(bytes);
+  return text.includes("\ufffd") ? strictDecoder.decode(bytes) : text;
+}
+
+/**
+ * A line of a current-format export parsed as the whole read parses it (its text decoded as
+ * the parser decodes a line, `JSON.parse`, the parser's own entry check). With a `messages`
+ * span at `at`, the line is parsed as two texts, the line without the span's value and the
+ * span, and its message mapped to the span's bytes in `raw`: the first parses as an object
+ * only if `"message":` at `at` is its last top-level key, the span only if it is one value,
+ * so together they are the line (else the index lies about it: refused).
+ */
+function currentEntry(
   line: Uint8Array,
   at: number,
   raw: WeakMap<object, Uint8Array>,
 ): SessionEntry {
   const span = line.subarray(at, line.length - 1);
-  let entry: SessionEntry & { message: unknown };
+  let entry: SessionEntry & { message?: unknown };
   try {
-    if (line[line.length - 1] !== CLOSE_BRACE) throw new SyntaxError("no closing brace");
-    entry = JSON.parse(strictDecoder.decode(line.subarray(0, at)) + "null}");
-    entry.message = JSON.parse(strictDecoder.decode(span));
+    if (!at) entry = JSON.parse(lineText(line));
+    else {
+      if (line[line.length - 1] !== CLOSE_BRACE) throw new SyntaxError("no closing brace");
+      entry = JSON.parse(lineText(line.subarray(0, at)) + "null}");
+      entry.message = JSON.parse(lineText(span));
+    }
   } catch (cause) {
-    throw new ExportIndexError("a message span the index gives is not the line's message", {
-      cause,
-    });
+    throw new ExportIndexError(
+      at
+        ? "a message span the index gives is not the line's message"
+        : "a line the index points at is not JSON",
+      { cause },
+    );
   }
-  const problem = entry === null || typeof entry !== "object"
-    ? "not an object"
-    : validateEntry(entry);
+  const problem = validateEntry(entry);
   if (problem) throw new ExportIndexError(`a line the index points at is not an entry: ${problem}`);
   const { message } = entry;
-  if (message !== null && typeof message === "object") raw.set(message, span);
+  if (at && message !== null && typeof message === "object") raw.set(message, span);
   return entry;
 }
 
@@ -271,10 +286,8 @@ function parsedLines(lines: Uint8Array[], what: string): ParsedSession {
 
 /**
  * The entries at these positions, parsed as the whole read parses them and checked against
- * the index. With `raw` (a current-format export), a line with a `messages` span is parsed as
- * two texts, the line without the span's value and the span itself, so that the span is
- * proven to be exactly the `message` value (else the line is refused), and its message is
- * mapped to the span's bytes.
+ * the index; with `raw` (a current-format export), line by line ({@link currentEntry}), each
+ * message with a span mapped to its bytes.
  */
 function parsedEntries(
   index: ParsedExportIndex,
@@ -284,13 +297,10 @@ function parsedEntries(
   raw?: WeakMap<object, Uint8Array>,
 ): SessionEntry[] {
   const lines = positions.map((i) => cache.line(index.offsets[i], index.lengths[i]));
-  const spanned = (i: number) => raw !== undefined && index.messages[positions[i]] > 0;
-  const others = lines.filter((_, i) => !spanned(i));
-  const parsed = parsedLines([headerLine, ...others], "a line the index points at").entries;
-  let next = 0;
-  const entries = lines.map((line, i) =>
-    spanned(i) ? spannedEntry(line, index.messages[positions[i]], raw!) : parsed[next++]
-  );
+  // An older format is upgraded as a whole session: the parser's work.
+  const entries = raw === undefined
+    ? parsedLines([headerLine, ...lines], "a line the index points at").entries
+    : lines.map((line, i) => currentEntry(line, index.messages[positions[i]], raw));
   positions.forEach((at, i) => {
     const entry = entries[i];
     const parent = index.parents[at];

@@ -132,6 +132,7 @@ const NON_CANONICAL: Array<(line: string) => string> = [
   (line) => line.replace(/"text":"(\w)/, '"text":"\\u0041$1'), // a needless \u escape
   (line) => line.replace(/"text":"(\w)/, '"text":"\\/$1'), // an escaped solidus
   (line) => line.replace(/\}$/, " }"), // whitespace before the end
+  (line) => `${line}\r`, // a CRLF line end
 ];
 
 Deno.test("lines not in JSON.stringify's form: the same answers as the whole body", async () => {
