@@ -7,7 +7,7 @@
  * first, a digit of 32 or more saying another group follows) instead of JSON arrays, the
  * block digests one hex string, and the ids one string joined by newlines that is never split:
  * an id is sliced out when the reader asks for it, and a leaf is found by one string search.
- * Version 2 (JSON arrays of numbers and of digests, no `messages`) is still read.
+ * An index of another version (2 had JSON arrays and no `messages`) is refused: export again.
  *
  * @module
  */
@@ -16,10 +16,9 @@ import {
   EXPORT_INDEX_VERSION,
   type ExportIndex,
   ExportIndexError,
+  type ExportIndexFacts,
 } from "./export_index.ts";
 
-/** The oldest index version still read (it only lacks `messages`). */
-const OLDEST_READ_VERSION = 2;
 const DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
 /** Each digit's value by its character code (ASCII), -1 for a character that is no digit. */
 const DIGIT_VALUES = /* @__PURE__ */ (() => {
@@ -29,8 +28,8 @@ const DIGIT_VALUES = /* @__PURE__ */ (() => {
 })();
 const HEX_DIGEST = /^[0-9a-f]{64}$/;
 
-/** A parsed index, with its ids looked up without building a string per entry. */
-export interface ParsedExportIndex extends ExportIndex {
+/** A parsed index, its ids looked up without building a string per entry. */
+export interface ParsedExportIndex extends ExportIndexFacts {
   /** Number of entries. */
   count: number;
   /** The id of the entry at `position`. */
@@ -106,32 +105,26 @@ export function serializeExportIndex(index: ExportIndex): string {
   return JSON.stringify(wire) + "\n";
 }
 
-/** The sidecar's JSON shape (see the module comment; version 2 has arrays). */
+/** The sidecar's JSON shape (see the module comment). */
 interface WireIndex {
   format: string;
   version: number;
   length: number;
   digest: string;
   blockSize: number;
-  blocks: string | string[];
+  blocks: string;
   header: [number, number];
-  /** Version 3: the number of entries. */
-  entries?: number;
+  entries: number;
   ids: string;
-  parents: string | number[];
-  flags: string | number[];
-  gaps: string | number[];
-  lengths: string | number[];
-  messages?: string;
+  parents: string;
+  flags: string;
+  gaps: string;
+  lengths: string;
+  messages: string;
   missing: string[];
 }
 
-/** A version 2 array of `count` natural numbers. */
-function arrayOf(list: unknown, count: number): number[] | undefined {
-  if (!Array.isArray(list) || list.length !== count) return undefined;
-  for (const n of list) if (!Number.isSafeInteger(n) || n < 0) return undefined;
-  return list;
-}
+const isNatural = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
 
 /**
  * Parse and check an index's own consistency; a torn, foreign, other-version or inconsistent
@@ -157,44 +150,31 @@ export function parseExportIndex(text: string): ParsedExportIndex {
   if (value === null || typeof value !== "object" || value.format !== EXPORT_INDEX_FORMAT) {
     throw new ExportIndexError("not a mu export index");
   }
-  const version = value.version!;
-  if (!(version >= OLDEST_READ_VERSION && version <= EXPORT_INDEX_VERSION)) {
+  if (value.version !== EXPORT_INDEX_VERSION) {
     throw new ExportIndexError(
-      `export index version ${version} is not supported (this reader takes ${OLDEST_READ_VERSION}-${EXPORT_INDEX_VERSION}; export again with --index)`,
+      `export index version ${value.version} is not supported (this reader takes ${EXPORT_INDEX_VERSION}; export again with --index)`,
     );
   }
-  const { length, blockSize, header } = value;
-  if (!Number.isSafeInteger(length) || length! < 0) fail("length");
+  const { length, blockSize, header, blocks, entries: count, ids, missing } = value;
+  if (!isNatural(length)) fail("length");
   if (typeof value.digest !== "string" || !HEX_DIGEST.test(value.digest)) fail("digest");
-  if (!Number.isSafeInteger(blockSize) || blockSize! <= 0) fail("blockSize");
-  const blocks = blockDigests(value.blocks);
-  if (!blocks) fail("blocks");
-  if (blocks!.length !== Math.ceil(length! / blockSize!)) fail("block count");
-  if (!Array.isArray(header) || header.length !== 2 || !arrayOf(header, 2)) fail("header");
-  if (typeof value.ids !== "string") fail("ids");
-  if (!Array.isArray(value.missing) || !value.missing.every((id) => typeof id === "string")) {
-    fail("missing");
-  }
-  const ids = value.ids!;
-  const numbers = (name: keyof WireIndex, count: number) =>
-    (version === 2 ? arrayOf(value[name], count) : naturalsOf(value[name], count)) ?? fail(name);
-  const count = version === 2 ? (ids === "" ? 0 : ids.split("\n").length) : value.entries!;
-  if (!Number.isSafeInteger(count) || count < 0) fail("entries");
-  const lengths = numbers("lengths", count), gaps = numbers("gaps", count);
-  const flags = numbers("flags", count);
-  // Version 2 has no spans: nothing of it is copied.
-  const messages = version === 2 ? new Float64Array(count) : numbers("messages", count);
-  const parents = version === 2
-    ? (Array.isArray(value.parents) && value.parents.length === count &&
-      value.parents.every((n) => Number.isSafeInteger(n)) && value.parents as number[]) ||
-      fail("parents")
-    : numbers("parents", count);
-  const offsets = new Float64Array(count);
+  if (!isNatural(blockSize) || !blockSize) fail("blockSize");
+  // One hex string, 64 digits per block.
+  if (typeof blocks !== "string" || /[^0-9a-f]/.test(blocks)) fail("blocks");
+  if (blocks!.length !== 64 * Math.ceil(length! / blockSize!)) fail("block count");
+  if (!Array.isArray(header) || header.length !== 2 || !header.every(isNatural)) fail("header");
+  if (typeof ids !== "string") fail("ids");
+  if (!Array.isArray(missing) || !missing.every((id) => typeof id === "string")) fail("missing");
+  if (!isNatural(count)) fail("entries");
+  const numbers = (name: keyof WireIndex) => naturalsOf(value[name], count!) ?? fail(name);
+  const lengths = numbers("lengths"), gaps = numbers("gaps"), flags = numbers("flags");
+  const messages = numbers("messages"), parents = numbers("parents");
+  const offsets = new Float64Array(count!);
   let end = header![0] + header![1];
   if (end > length!) fail("header past the end");
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < count!; i++) {
     const back = parents[i];
-    if (back !== 0 && (i - back < 0 || i - back >= count)) fail(`entry ${i}'s parent`);
+    if (back > i) fail(`entry ${i}'s parent`);
     parents[i] = back === 0 ? -1 : i - back;
     // Lines are newline-separated, so each starts past the previous line's newline.
     offsets[i] = end + 1 + gaps[i];
@@ -202,14 +182,16 @@ export function parseExportIndex(text: string): ParsedExportIndex {
     if (end > length!) fail(`entry ${i} past the end`);
     if (messages[i] >= lengths[i]) fail(`entry ${i}'s message`);
   }
+  const digests: string[] = [];
+  for (let at = 0; at < blocks!.length; at += 64) digests.push(blocks!.slice(at, at + 64));
   return withIds(
     {
       format: EXPORT_INDEX_FORMAT,
-      version,
+      version: EXPORT_INDEX_VERSION,
       length: length!,
       digest: value.digest!,
       blockSize: blockSize!,
-      blocks: blocks!,
+      blocks: digests,
       header: header as [number, number],
       parents,
       flags,
@@ -218,22 +200,9 @@ export function parseExportIndex(text: string): ParsedExportIndex {
       messages,
       missing: value.missing!,
     },
-    ids,
-    count,
+    ids!,
+    count!,
   ) ?? fail("ids");
-}
-
-/** Version 3's one hex string, or version 2's array, as one digest per block. */
-function blockDigests(blocks: unknown): string[] | undefined {
-  if (Array.isArray(blocks)) {
-    return blocks.every((b) => HEX_DIGEST.test(String(b))) ? blocks : undefined;
-  }
-  if (typeof blocks !== "string" || blocks.length % 64 || /[^0-9a-f]/.test(blocks)) {
-    return undefined;
-  }
-  const out: string[] = [];
-  for (let at = 0; at < blocks.length; at += 64) out.push(blocks.slice(at, at + 64));
-  return out;
 }
 
 /**
@@ -241,48 +210,36 @@ function blockDigests(blocks: unknown): string[] | undefined {
  * `joined` does not hold `count` ids.
  */
 function withIds(
-  fields: Omit<ExportIndex, "ids">,
+  fields: ExportIndexFacts,
   joined: string,
   count: number,
 ): ParsedExportIndex | undefined {
-  // starts[i]: where id i starts in `joined`; starts[count]: past its end, as if a newline
-  // followed the last id.
+  // Each id followed by a newline; starts[i] is where id i starts, starts[count] the end.
+  const text = joined + "\n";
   const starts = new Float64Array(count + 1);
   let at = -1;
-  for (let i = 0; i < count - 1; i++) {
+  for (let i = 0; i < count && (i === 0 || at >= 0); i++) {
     starts[i] = at + 1;
-    at = joined.indexOf("\n", at + 1);
-    if (at < 0) return undefined;
+    at = text.indexOf("\n", at + 1);
   }
-  if (count === 0) {
-    return joined === ""
-      ? { ...fields, count, idAt: () => "", positionOf: () => -1, ids: [] }
-      : undefined;
-  }
-  starts[count - 1] = at + 1;
-  if (joined.indexOf("\n", at + 1) >= 0) return undefined;
-  starts[count] = joined.length + 1;
-  const idAt = (position: number) => joined.slice(starts[position], starts[position + 1] - 1);
-  let ids: string[] | undefined;
+  if (count ? at !== text.length - 1 : joined !== "") return undefined;
+  starts[count] = text.length;
+  const idAt = (position: number) => text.slice(starts[position], starts[position + 1] - 1);
   return {
     ...fields,
     count,
     idAt,
     positionOf(id) {
       if (id.includes("\n")) return -1;
-      if (idAt(count - 1) === id) return count - 1;
-      const found = joined.lastIndexOf(`\n${id}\n`);
-      if (found < 0) return idAt(0) === id ? 0 : -1;
-      let low = 0, high = count - 1; // the position whose id starts at found + 1
+      const found = text.lastIndexOf(`\n${id}\n`) + 1; // where the id starts, or 0
+      if (!found) return text.startsWith(`${id}\n`) ? 0 : -1;
+      let low = 0, high = count - 1; // the position whose id starts there
       while (low < high) {
         const middle = (low + high + 1) >> 1;
-        if (starts[middle] <= found + 1) low = middle;
+        if (starts[middle] <= found) low = middle;
         else high = middle - 1;
       }
       return low;
-    },
-    get ids() {
-      return ids ??= Array.from({ length: count }, (_, i) => idAt(i));
     },
   };
 }

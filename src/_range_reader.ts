@@ -33,8 +33,8 @@ import { EntryNotFoundError } from "./errors.ts";
 import { validateEntry } from "./_entry_check.ts";
 import {
   EXPORT_INDEX_FORMAT,
-  type ExportIndex,
   ExportIndexError,
+  type ExportIndexFacts,
   type ParsedExportIndex,
   parseExportIndex,
 } from "./export_index.ts";
@@ -88,7 +88,7 @@ export interface RangeAnswer {
  */
 export type RangeRead =
   | { kind: "answer"; answer: RangeAnswer }
-  | { kind: "whole"; index: ExportIndex; body: AsyncIterable<Uint8Array> }
+  | { kind: "whole"; index: ExportIndexFacts; body: AsyncIterable<Uint8Array> }
   | { kind: "none" };
 
 const decoder = new TextDecoder();
@@ -250,26 +250,26 @@ function currentEntry(
 ): SessionEntry {
   const span = line.subarray(at, line.length - 1);
   let entry: SessionEntry & { message?: unknown };
+  let problem;
   try {
     if (!at) entry = JSON.parse(lineText(line));
     else {
-      if (line[line.length - 1] !== CLOSE_BRACE) throw new SyntaxError("no closing brace");
       entry = JSON.parse(lineText(line.subarray(0, at)) + "null}");
       entry.message = JSON.parse(lineText(span));
+      if (line[line.length - 1] !== CLOSE_BRACE) problem = "no closing brace";
     }
+    problem ??= validateEntry(entry);
   } catch (cause) {
-    throw new ExportIndexError(
-      at
-        ? "a message span the index gives is not the line's message"
-        : "a line the index points at is not JSON",
-      { cause },
-    );
+    problem = cause;
   }
-  const problem = validateEntry(entry);
-  if (problem) throw new ExportIndexError(`a line the index points at is not an entry: ${problem}`);
-  const { message } = entry;
+  if (problem) {
+    throw new ExportIndexError("a line the index points at does not parse as the index says", {
+      cause: problem,
+    });
+  }
+  const { message } = entry!;
   if (at && message !== null && typeof message === "object") raw.set(message, span);
-  return entry;
+  return entry!;
 }
 
 /**

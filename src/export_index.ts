@@ -90,6 +90,9 @@ export interface ExportIndex {
   missing: string[];
 }
 
+/** What every index says, built or parsed (a parsed one looks its ids up in place). */
+export type ExportIndexFacts = Omit<ExportIndex, "ids">;
+
 /** Per-entry numbers: arrays when built, `Float64Array`s when parsed (off the heap). */
 export type IndexNumbers = ArrayLike<number> & Iterable<number>;
 
@@ -197,7 +200,7 @@ function messageOffset(entry: object, line: Uint8Array): number {
  * ```
  */
 export async function checkExportBlock(
-  index: ExportIndex,
+  index: ExportIndexFacts,
   block: number,
   bytes: Uint8Array,
 ): Promise<void> {
@@ -223,7 +226,10 @@ export async function checkExportBlock(
  * await checkExportFile(await buildExportIndex(jsonl), new TextEncoder().encode(jsonl));
  * ```
  */
-export async function checkExportFile(index: ExportIndex, bytes: Uint8Array): Promise<void> {
+export async function checkExportFile(
+  index: ExportIndexFacts,
+  bytes: Uint8Array,
+): Promise<void> {
   if (bytes.length !== index.length) {
     throw new ExportIndexError(
       `the export has ${bytes.length} bytes, its index describes ${index.length}`,
