@@ -1,10 +1,10 @@
 /**
  * How the edge handler answers a projection without holding it twice: the JSON is written
  * piece by piece into the response stream (one array element per pull, so a slow client
- * holds back the serialising instead of buffering it), messages whose JSON is known as bytes
- * (a range read's verified spans) copied instead of serialised, and an optional compact form refers
- * to the caller's own entries by id instead of copying them back. Plus the admission gate
- * that bounds how many requests parse and project at once.
+ * holds back the serialising instead of buffering it), messages whose JSON is known as
+ * bytes (a range read's verified spans) copied instead of serialised, and an optional compact
+ * form refers to the caller's own entries by id instead of copying them back. Plus the
+ * admission gate that bounds how many requests parse and project at once.
  *
  * @module
  */
@@ -33,7 +33,7 @@ function compactEntry(entry: ProjectedEntry): CompactProjectedEntry {
 
 const encoder = new TextEncoder();
 const SLICE_CHARS = 256 * 1024;
-/** Pieces are joined up to this many characters, and bytes per written chunk (fewer, larger writes). */
+/** Pieces are joined up to this many characters, and bytes per written chunk (fewer writes). */
 const BATCH_CHARS = 32 * 1024;
 
 /** Objects whose JSON text is known as bytes (the range reader's verified message spans). */
@@ -43,10 +43,9 @@ export type RawJson = Pick<WeakMap<object, Uint8Array>, "get">;
  * The JSON text of `{ ...fields, projection }`, exactly as `JSON.stringify` would write it,
  * produced lazily: the projection's `entries` and `messages` one element at a time, each
  * element dropped once written so the projection can be collected as it goes out; a message
- * found in `raw` is copied from its bytes. Written
- * into an identity `TransformStream` (the one stream every Workers compatibility date has;
- * `new ReadableStream` needs 2022-11-30), each write awaited, so a slow client holds back
- * the serialising instead of buffering it.
+ * found in `raw` is copied from its bytes. Written into an identity `TransformStream` (the one
+ * stream every Workers compatibility date has; `new ReadableStream` needs 2022-11-30), each
+ * write awaited, so a slow client holds back the serialising instead of buffering it.
  *
  * @example
  * ```ts
@@ -122,8 +121,8 @@ function* jsonPieces(
         if (bytes) {
           if (i > 0) yield ",";
           yield bytes;
-        } // The common case, an item without long strings, in one piece without a generator.
-        else if (!hasLongString(item, SLICE_CHARS)) {
+        } else if (!hasLongString(item, SLICE_CHARS)) {
+          // The common case, an item without long strings, in one piece without a generator.
           yield (i > 0 ? "," : "") + (JSON.stringify(item) ?? "null");
         } else {
           if (i > 0) yield ",";

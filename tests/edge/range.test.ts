@@ -8,6 +8,7 @@
  */
 import { createProjectionHandler } from "../../web/edge.ts";
 import { buildExportIndex, serializeExportIndex } from "../../src/export_index.ts";
+import { readExportContext } from "../../src/_range_reader.ts";
 import { parseSessionJsonlSync } from "../../core.ts";
 import { generatedSession } from "../unit/context_sessions.ts";
 import { type RangeStorage, startRangeStorage } from "./range_storage.ts";
@@ -154,6 +155,38 @@ Deno.test("lines not in JSON.stringify's form: the same answers as the whole bod
       undefined,
       ...ids.filter((_, i) => i % 7 === 0),
     ]);
+  } finally {
+    await storage.stop();
+  }
+});
+
+Deno.test("a range answer's stored messages are copied from their verified bytes", async () => {
+  const storage = startRangeStorage();
+  try {
+    const bytes = jsonlOf(generatedSession(400, 12));
+    putPair(storage, "copy.jsonl", bytes, serializeExportIndex(await buildExportIndex(bytes)));
+    const read = await readExportContext({
+      url: `${storage.origin}/o/copy.jsonl`,
+      get: (url, headers, signal) =>
+        Promise.resolve(storage.fetch(new Request(url, { headers, signal }))),
+      maxBytes: 1 << 30,
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert(read.kind === "answer", read.kind);
+    const { projection, raw, context } = read.answer;
+    const stored = new Set(
+      [...context.prefix, ...context.entries].map((entry) =>
+        (entry as { message?: unknown }).message
+      ),
+    );
+    // Every stored message the answer writes (not those the projection builds) is copied.
+    const copied = projection.messages.filter((message) => stored.has(message));
+    assert(copied.length > projection.messages.length * 0.9, `${copied.length} stored messages`);
+    for (const message of copied) {
+      const bytes = raw.get(message);
+      assert(bytes, `no bytes for a ${message.role} message`);
+      assertEquals(new TextDecoder().decode(bytes), JSON.stringify(message));
+    }
   } finally {
     await storage.stop();
   }
