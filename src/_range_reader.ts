@@ -8,7 +8,9 @@
  * The index is trusted for nothing by itself. Every byte read is used only after the 64 KiB
  * block holding it hashed to the index's digest; every Content-Range must name the length the
  * index describes; every line read must sit between newlines where the index says and carry
- * the id, parent and context flags the index gives it. The object changing between requests
+ * the id, parent and context flags the index gives it, and a message span it gives must be
+ * exactly the line's `message` value (its bytes are then copied into the answer as the
+ * whole-body answer would serialise them). The object changing between requests
  * is caught by its ETag (compared on every response, sent as If-Match once known) and, when
  * a server sends none, by the digests. What the reader cannot check without reading the whole
  * file is what the index says about lines it did not read; the index is bound to the file by
