@@ -8,7 +8,7 @@
  * @module
  */
 import { concatBytes } from "./_bytes.ts";
-import { checkExportBlock, type ExportIndex, ExportIndexError } from "./export_index.ts";
+import { checkExportBlock, ExportIndexError, type ExportIndexFacts } from "./export_index.ts";
 import { readableChunks } from "./jsonl.ts";
 
 /** The export changed between two of the reader's requests (answer 409: retry). */
@@ -60,7 +60,7 @@ export class BlockCache {
   etag: string | undefined;
   bytesFetched = 0;
   requests = 0;
-  constructor(readonly index: ExportIndex, readonly request: BlockSource) {}
+  constructor(readonly index: ExportIndexFacts, readonly request: BlockSource) {}
 
   /** Fetch and verify every block holding these lines and the newlines around them. */
   async ensure(lines: Array<[number, number]>): Promise<void> {
@@ -217,7 +217,7 @@ export async function readAtMost(
  */
 export async function* verifiedWhole(
   body: ReadableStream<Uint8Array>,
-  index: ExportIndex,
+  index: ExportIndexFacts,
 ): AsyncGenerator<Uint8Array> {
   try {
     yield* verifiedBlocks(readableChunks(body), index);
@@ -228,7 +228,7 @@ export async function* verifiedWhole(
 
 async function* verifiedBlocks(
   chunks: AsyncIterable<Uint8Array>,
-  index: ExportIndex,
+  index: ExportIndexFacts,
 ): AsyncGenerator<Uint8Array> {
   let block = 0;
   let pending: Uint8Array[] = [];

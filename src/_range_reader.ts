@@ -8,7 +8,9 @@
  * The index is trusted for nothing by itself. Every byte read is used only after the 64 KiB
  * block holding it hashed to the index's digest; every Content-Range must name the length the
  * index describes; every line read must sit between newlines where the index says and carry
- * the id, parent and context flags the index gives it. The object changing between requests
+ * the id, parent and context flags the index gives it, and a message span it gives must be
+ * exactly the line's `message` value (its bytes are then copied into the answer as the
+ * whole-body answer would serialise them). The object changing between requests
  * is caught by its ETag (compared on every response, sent as If-Match once known) and, when
  * a server sends none, by the digests. What the reader cannot check without reading the whole
  * file is what the index says about lines it did not read; the index is bound to the file by
@@ -30,10 +32,12 @@ import {
 } from "./context_load.ts";
 import { concatBytes } from "./_bytes.ts";
 import { EntryNotFoundError } from "./errors.ts";
+import { validateEntry } from "./_entry_check.ts";
 import {
   EXPORT_INDEX_FORMAT,
-  type ExportIndex,
   ExportIndexError,
+  type ExportIndexFacts,
+  type ParsedExportIndex,
   parseExportIndex,
 } from "./export_index.ts";
 import {
@@ -67,6 +71,13 @@ export interface RangeAnswer {
   projection: SessionProjection;
   /** The entries the projection was built from, as a store's context-only load answers them. */
   context: LoadedContext;
+  /**
+   * Stored messages of those entries whose JSON text the whole-body answer writes is known as
+   * verified bytes of the export (the index's `messages` spans): an answer may copy them
+   * instead of serialising the objects again. Weak, so an answer written element by element
+   * can let each go once written.
+   */
+  raw: WeakMap<object, Uint8Array>;
   /** Bytes of the export fetched (the index not counted), and the requests that fetched them. */
   bytesFetched: number;
   requests: number;
@@ -79,14 +90,15 @@ export interface RangeAnswer {
  */
 export type RangeRead =
   | { kind: "answer"; answer: RangeAnswer }
-  | { kind: "whole"; index: ExportIndex; body: AsyncIterable<Uint8Array> }
+  | { kind: "whole"; index: ExportIndexFacts; body: AsyncIterable<Uint8Array> }
   | { kind: "none" };
 
 const decoder = new TextDecoder();
 const NEWLINE = 0x0a;
+const CLOSE_BRACE = 0x7d;
 
 /** The export index, fetched whole; `undefined` when the conventional `<url>.idx` is absent. */
-async function fetchIndex(request: RangeReadRequest): Promise<ExportIndex | undefined> {
+async function fetchIndex(request: RangeReadRequest): Promise<ParsedExportIndex | undefined> {
   const probe = request.indexUrl === undefined;
   const response = await request.get(request.indexUrl ?? `${request.url}.idx`, {}, request.signal);
   // S3 answers 403 for a missing key when listing is not public.
@@ -145,17 +157,17 @@ export async function readExportContext(request: RangeReadRequest): Promise<Rang
 
 /** `undefined`: a format-1 export, which only a whole read can upgrade. */
 async function answerFromRanges(
-  index: ExportIndex,
+  index: ParsedExportIndex,
   cache: BlockCache,
   leafId: string | undefined,
 ): Promise<RangeAnswer | undefined> {
-  const { ids, parents, flags, offsets, lengths } = index;
+  const { count, parents, flags, offsets, lengths } = index;
   const lineOf = (entry: number): [number, number] => [offsets[entry], lengths[entry]];
   // Duplicate ids: the later entry wins lookups, as in SessionIndex.
-  const leaf = leafId === undefined ? ids.length - 1 : ids.lastIndexOf(leafId);
+  const leaf = leafId === undefined ? count - 1 : index.positionOf(leafId);
   const path: number[] = [];
   for (let at = leaf; at >= 0; at = parents[at]) {
-    if (path.length > ids.length) throw new ExportIndexError("the index's parents form a cycle");
+    if (path.length > count) throw new ExportIndexError("the index's parents form a cycle");
     path.push(at);
   }
   path.reverse();
@@ -173,14 +185,16 @@ async function answerFromRanges(
   const plan: ContextPlan = planContextLoad(
     path.length,
     (i) => flags[path[i]],
-    (i) => ids[path[i]],
+    (i) => index.idAt(path[i]),
     (i) =>
       parsedLines([headerLine, cache.line(...lineOf(path[i]))], "the boundary line")
         .entries[0] as CompactionEntry,
   );
   const wanted = [...plan.prefix.map((i) => path[i]), ...path.slice(plan.start)];
   await cache.ensure(wanted.map(lineOf));
-  const entries = parsedEntries(index, cache, headerLine, wanted);
+  // An upgraded export's objects are not its lines: nothing of it is copied.
+  const raw = header.upgraded ? undefined : new WeakMap<object, Uint8Array>();
+  const entries = parsedEntries(index, cache, headerLine, wanted, raw);
   const prefixLength = plan.prefix.length;
   let context: LoadedContext = {
     header: header.header,
@@ -194,7 +208,7 @@ async function answerFromRanges(
     context = {
       header: header.header,
       prefix: [],
-      entries: parsedEntries(index, cache, headerLine, path),
+      entries: parsedEntries(index, cache, headerLine, path, raw),
     };
     projection = projectPath(context.entries);
   }
@@ -205,9 +219,59 @@ async function answerFromRanges(
     missingParentIds: index.missing,
     projection,
     context,
+    raw: raw ?? new WeakMap(),
     bytesFetched: cache.bytesFetched,
     requests: cache.requests,
   };
+}
+
+const lineDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Bytes decoded as the parser decodes a line: without `fatal` (faster), and again with it
+ * when U+FFFD shows, so that a bad byte (never in a line the parser accepts) throws.
+ */
+function lineText(bytes: Uint8Array): string {
+  const text = lineDecoder.decode(bytes);
+  return text.includes("\ufffd") ? strictDecoder.decode(bytes) : text;
+}
+
+/**
+ * A line of a current-format export parsed as the whole read parses it (its text decoded as
+ * the parser decodes a line, `JSON.parse`, the parser's own entry check). With a `messages`
+ * span at `at`, the line is parsed as two texts, the line without the span's value and the
+ * span, and its message mapped to the span's bytes in `raw`: the first parses as an object
+ * only if `"message":` at `at` is its last top-level key, the span only if it is one value,
+ * so together they are the line (else the index lies about it: refused).
+ */
+function currentEntry(
+  line: Uint8Array,
+  at: number,
+  raw: WeakMap<object, Uint8Array>,
+): SessionEntry {
+  const span = line.subarray(at, line.length - 1);
+  let entry: SessionEntry & { message?: unknown };
+  let problem;
+  try {
+    if (!at) entry = JSON.parse(lineText(line));
+    else {
+      entry = JSON.parse(lineText(line.subarray(0, at)) + "null}");
+      entry.message = JSON.parse(lineText(span));
+      if (line[line.length - 1] !== CLOSE_BRACE) problem = "no closing brace";
+    }
+    problem ??= validateEntry(entry);
+  } catch (cause) {
+    problem = cause;
+  }
+  if (problem) {
+    throw new ExportIndexError("a line the index points at does not parse as the index says", {
+      cause: problem,
+    });
+  }
+  const { message } = entry!;
+  if (at && message !== null && typeof message === "object") raw.set(message, span);
+  return entry!;
 }
 
 /**
@@ -222,22 +286,30 @@ function parsedLines(lines: Uint8Array[], what: string): ParsedSession {
   }
 }
 
-/** The entries at these positions, parsed as the whole read parses them and checked against the index. */
+/**
+ * The entries at these positions, parsed as the whole read parses them and checked against
+ * the index; with `raw` (a current-format export), line by line ({@link currentEntry}), each
+ * message with a span mapped to its bytes.
+ */
 function parsedEntries(
-  index: ExportIndex,
+  index: ParsedExportIndex,
   cache: BlockCache,
   headerLine: Uint8Array,
   positions: number[],
+  raw?: WeakMap<object, Uint8Array>,
 ): SessionEntry[] {
   const lines = positions.map((i) => cache.line(index.offsets[i], index.lengths[i]));
-  const { entries } = parsedLines([headerLine, ...lines], "a line the index points at");
+  // An older format is upgraded as a whole session: the parser's work.
+  const entries = raw === undefined
+    ? parsedLines([headerLine, ...lines], "a line the index points at").entries
+    : lines.map((line, i) => currentEntry(line, index.messages[positions[i]], raw));
   positions.forEach((at, i) => {
     const entry = entries[i];
     const parent = index.parents[at];
     const parentRight = parent >= 0
-      ? entry.parentId === index.ids[parent]
-      : entry.parentId === null || !index.ids.includes(entry.parentId);
-    if (entry.id !== index.ids[at] || !parentRight || contextFlags(entry) !== index.flags[at]) {
+      ? entry.parentId === index.idAt(parent)
+      : entry.parentId === null || index.positionOf(entry.parentId) < 0;
+    if (entry.id !== index.idAt(at) || !parentRight || contextFlags(entry) !== index.flags[at]) {
       throw new ExportIndexError(
         `the index does not describe entry ${entry.id} as the export has it`,
       );

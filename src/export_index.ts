@@ -12,17 +12,18 @@
  * the block holding it hashed right, so a stale, swapped or foreign index can cost a refused
  * answer but never a wrong one. Every refusal is an {@link ExportIndexError}.
  *
- * Format (version 2) is one JSON object, documented in docs/edge.md:
- * `format`, `version`, `length`, `digest`, `blockSize`, `blocks` (hex SHA-256 per block),
- * `header` ([offset, length] of the header line), and per entry in file order `ids` (one
- * string, the ids joined by newlines: an id the parser accepts holds no control character),
+ * Format (version 3) is one JSON object, documented in docs/edge.md and written and read by
+ * `_export_index_wire.ts`: `format`, `version`, `length`, `digest`, `blockSize`, `blocks`
+ * (hex SHA-256 per block), `header` ([offset, length] of the header line), and per entry in
+ * file order `ids` (joined by newlines: an id the parser accepts holds no control character),
  * `parents` (how many entries back the parent is, 0 for a root or a parent not in the file),
  * `flags` (`contextFlags`), `gaps` (bytes skipped after the previous line's newline, 0 unless
- * blank lines sit between) and `lengths` (the entry's line, without its newline), and
- * `missing` (the session's `missingParentIds`, which no subset of its lines can tell). Small
- * numbers and one id string rather than per-entry strings and absolute offsets, because a
- * reader parses the whole index for every answer: that parse is most of its fixed cost.
- * Parsed, it becomes the absolute form {@link ExportIndex} (positions and offsets).
+ * blank lines sit between), `lengths` (the entry's line, without its newline), `messages`
+ * (where the `message` value starts in a line that is exactly `JSON.stringify` of its entry
+ * with `message` last, else 0: a reader copies that span into its answer instead of
+ * serialising the message again) and `missing` (the session's `missingParentIds`, which no
+ * subset of its lines can tell). Parsed, it becomes the absolute form {@link ExportIndex}
+ * (positions and offsets).
  *
  * Only a session the full parser accepts is indexed (its lines valid, its parents acyclic),
  * so a reader that uses the index answers exactly what a whole-file read answers; a file the
@@ -36,10 +37,16 @@ import { parseSessionJsonlSync } from "./jsonl.ts";
 import { SessionIndex } from "./tree.ts";
 import { sha256Hex } from "./_hex.ts";
 
+export {
+  type ParsedExportIndex,
+  parseExportIndex,
+  serializeExportIndex,
+} from "./_export_index_wire.ts";
+
 /** The `format` tag of an export index. */
 export const EXPORT_INDEX_FORMAT = "mu-export-index";
-/** The one index version this code reads and writes (1 had per-entry id strings and offsets). */
-export const EXPORT_INDEX_VERSION = 2;
+/** The index version this code writes (1 had per-entry id strings and offsets; 2 no `messages`). */
+export const EXPORT_INDEX_VERSION = 3;
 /** Bytes per digested block: small enough that a context read fetches little beyond it. */
 export const EXPORT_INDEX_BLOCK_SIZE = 64 * 1024;
 
@@ -63,19 +70,31 @@ export class ExportIndexError extends SessionError {
  */
 export interface ExportIndex {
   format: typeof EXPORT_INDEX_FORMAT;
-  version: typeof EXPORT_INDEX_VERSION;
+  version: number;
   length: number;
   digest: string;
   blockSize: number;
   blocks: string[];
   header: [number, number];
   ids: string[];
-  parents: number[];
-  flags: number[];
-  offsets: number[];
-  lengths: number[];
+  parents: IndexNumbers;
+  flags: IndexNumbers;
+  offsets: IndexNumbers;
+  lengths: IndexNumbers;
+  /**
+   * Byte offset of the `message` value inside the entry's line when the line is exactly
+   * `JSON.stringify` of the entry and `message` is its last key (the value runs to the line's
+   * closing brace), else 0.
+   */
+  messages: IndexNumbers;
   missing: string[];
 }
+
+/** What every index says, built or parsed (a parsed one looks its ids up in place). */
+export type ExportIndexFacts = Omit<ExportIndex, "ids">;
+
+/** Per-entry numbers: arrays when built, `Float64Array`s when parsed (off the heap). */
+export type IndexNumbers = ArrayLike<number> & Iterable<number>;
 
 // Pure: a reader that never builds an index (the edge handler) drops it.
 const encoder = /* @__PURE__ */ new TextEncoder();
@@ -115,172 +134,59 @@ export async function buildExportIndex(jsonl: string | Uint8Array): Promise<Expo
   if (entries.length !== lines.length - 1) {
     throw new ExportIndexError("an export with blank-looking lines cannot be indexed");
   }
-  const index: ExportIndex = {
+  const position = new Map(entries.map((entry, i) => [entry.id, i]));
+  const lineOf = (i: number) => lines[i + 1];
+  const blocks: string[] = [];
+  for (let at = 0; at < bytes.length; at += EXPORT_INDEX_BLOCK_SIZE) {
+    blocks.push(await sha256Hex(bytes.subarray(at, at + EXPORT_INDEX_BLOCK_SIZE)));
+  }
+  return {
     format: EXPORT_INDEX_FORMAT,
     version: EXPORT_INDEX_VERSION,
     length: bytes.length,
     digest: await sha256Hex(bytes),
     blockSize: EXPORT_INDEX_BLOCK_SIZE,
-    blocks: [],
+    blocks,
     header: lines[0],
-    ids: [],
-    parents: [],
-    flags: [],
-    offsets: [],
-    lengths: [],
+    ids: entries.map((entry) => entry.id),
+    // A parent that is not in the file ends the path there, exactly like a root.
+    parents: entries.map((entry) => position.get(entry.parentId ?? "") ?? -1),
+    flags: entries.map(contextFlags),
+    offsets: entries.map((_, i) => lineOf(i)[0]),
+    lengths: entries.map((_, i) => lineOf(i)[1]),
+    messages: entries.map((entry, i) => {
+      const [offset, length] = lineOf(i);
+      return messageOffset(entry, bytes.subarray(offset, offset + length));
+    }),
     missing: tree.missingParentIds(),
   };
-  const position = new Map(entries.map((entry, i) => [entry.id, i]));
-  entries.forEach((entry, i) => {
-    const [offset, length] = lines[i + 1];
-    index.ids.push(entry.id);
-    // A parent that is not in the file ends the path there, exactly like a root.
-    index.parents.push(position.get(entry.parentId ?? "") ?? -1);
-    index.flags.push(contextFlags(entry));
-    index.offsets.push(offset);
-    index.lengths.push(length);
-  });
-  for (let at = 0; at < bytes.length; at += EXPORT_INDEX_BLOCK_SIZE) {
-    index.blocks.push(await sha256Hex(bytes.subarray(at, at + EXPORT_INDEX_BLOCK_SIZE)));
-  }
-  return index;
 }
+
+const MESSAGE_KEY = ',"message":';
 
 /**
- * The sidecar text of an index (what `mu export --index` writes to `<file>.jsonl.idx`).
- *
- * @example
- * ```ts
- * import { buildExportIndex, serializeExportIndex } from "./export_index.ts";
- * serializeExportIndex(await buildExportIndex('{"type":"session","version":3,"id":"s"}\n'));
- * ```
+ * Where a line's `message` value starts, if a reader may copy it: the line is exactly what
+ * `JSON.stringify` writes for the parsed entry (so the span is what the whole-body answer
+ * writes for the message), and `message` is the last key (so the span ends at the line's
+ * closing brace); else 0.
  */
-export function serializeExportIndex(index: ExportIndex): string {
-  const { ids, parents, offsets, lengths } = index;
-  let end = index.header[0] + index.header[1];
-  const gaps = offsets.map((offset, i) => {
-    const gap = offset - end - 1;
-    end = offset + lengths[i];
-    return gap;
-  });
-  const wire = {
-    format: index.format,
-    version: index.version,
-    length: index.length,
-    digest: index.digest,
-    blockSize: index.blockSize,
-    blocks: index.blocks,
-    header: index.header,
-    ids: ids.join("\n"),
-    parents: parents.map((parent, i) => parent < 0 ? 0 : i - parent),
-    flags: index.flags,
-    gaps,
-    lengths,
-    missing: index.missing,
-  };
-  return JSON.stringify(wire) + "\n";
-}
-
-/** The sidecar's JSON shape (see the module comment). */
-interface WireIndex {
-  format: string;
-  version: number;
-  length: number;
-  digest: string;
-  blockSize: number;
-  blocks: string[];
-  header: [number, number];
-  ids: string;
-  parents: number[];
-  flags: number[];
-  gaps: number[];
-  lengths: number[];
-  missing: string[];
-}
-
-function isNaturalArray(value: unknown, min = 0): value is number[] {
-  return Array.isArray(value) && value.every((n) => Number.isSafeInteger(n) && n >= min);
-}
-
-/**
- * Parse and check an index's own consistency; a torn, foreign, other-version or inconsistent
- * index is an {@link ExportIndexError}. It is still untrusted about the JSONL until checked
- * against its bytes ({@link checkExportBlock}, {@link checkExportFile}).
- *
- * @example
- * ```ts
- * import { parseExportIndex } from "./export_index.ts";
- * try { parseExportIndex('{"format":"other"}'); } catch (e) { console.log((e as Error).name); } // ExportIndexError
- * ```
- */
-export function parseExportIndex(text: string): ExportIndex {
-  let value: Partial<WireIndex>;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new ExportIndexError("the export index is not JSON (torn or not an index)", { cause });
-  }
-  const fail = (why: string): never => {
-    throw new ExportIndexError(`the export index is inconsistent: ${why}`);
-  };
-  if (value === null || typeof value !== "object" || value.format !== EXPORT_INDEX_FORMAT) {
-    throw new ExportIndexError("not a mu export index");
-  }
-  if (value.version !== EXPORT_INDEX_VERSION) {
-    throw new ExportIndexError(
-      `export index version ${value.version} is not supported (this reader takes ${EXPORT_INDEX_VERSION}; export again with --index)`,
-    );
-  }
-  const { length, blockSize, blocks, header, parents, flags, gaps, lengths } = value;
-  if (!Number.isSafeInteger(length) || length! < 0) fail("length");
-  if (typeof value.digest !== "string" || !/^[0-9a-f]{64}$/.test(value.digest)) fail("digest");
-  if (!Number.isSafeInteger(blockSize) || blockSize! <= 0) fail("blockSize");
-  if (!Array.isArray(blocks) || !blocks.every((b) => /^[0-9a-f]{64}$/.test(String(b)))) {
-    fail("blocks");
-  }
-  if (blocks!.length !== Math.ceil(length! / blockSize!)) fail("block count");
-  if (!isNaturalArray(header) || header.length !== 2) fail("header");
-  if (typeof value.ids !== "string") fail("ids");
-  if (!Array.isArray(value.missing) || !value.missing.every((id) => typeof id === "string")) {
-    fail("missing");
-  }
-  const ids = value.ids === "" ? [] : value.ids!.split("\n");
-  const count = ids.length;
-  for (const [name, list] of [["flags", flags], ["gaps", gaps], ["lengths", lengths]]) {
-    if (!isNaturalArray(list) || list.length !== count) fail(name as string);
-  }
+function messageOffset(entry: object, line: Uint8Array): number {
+  const keys = Object.keys(entry);
   if (
-    !Array.isArray(parents) || parents.length !== count ||
-    !parents.every((n) => Number.isSafeInteger(n))
-  ) fail("parents");
-  const parentAt = new Array<number>(count);
-  const offsets = new Array<number>(count);
-  let end = header![0] + header![1];
-  if (end > length!) fail("header past the end");
-  for (let i = 0; i < count; i++) {
-    const back = parents![i];
-    if (back !== 0 && (i - back < 0 || i - back >= count)) fail(`entry ${i}'s parent`);
-    parentAt[i] = back === 0 ? -1 : i - back;
-    // Lines are newline-separated, so each starts past the previous line's newline.
-    offsets[i] = end + 1 + gaps![i];
-    end = offsets[i] + lengths![i];
-    if (end > length!) fail(`entry ${i} past the end`);
+    keys[keys.length - 1] !== "message" ||
+    typeof (entry as { message?: unknown }).message !== "object"
+  ) {
+    return 0;
   }
-  return {
-    format: EXPORT_INDEX_FORMAT,
-    version: EXPORT_INDEX_VERSION,
-    length: length!,
-    digest: value.digest!,
-    blockSize: blockSize!,
-    blocks: blocks!,
-    header: header as [number, number],
-    ids,
-    parents: parentAt,
-    flags: flags!,
-    offsets,
-    lengths: lengths!,
-    missing: value.missing!,
-  };
+  const text = JSON.stringify(entry);
+  const encoded = encoder.encode(text);
+  if (encoded.length !== line.length || encoded.some((byte, i) => byte !== line[i])) return 0;
+  // The last key's `,"message":` is the last occurrence: the value's own text escapes quotes.
+  const value = JSON.stringify((entry as { message: unknown }).message);
+  const at = text.length - 1 - value.length - MESSAGE_KEY.length;
+  if (text.slice(at, at + MESSAGE_KEY.length) !== MESSAGE_KEY) return 0;
+  // A byte offset: the text before the value may hold characters past ASCII.
+  return encoder.encode(text.slice(0, at + MESSAGE_KEY.length)).length;
 }
 
 /**
@@ -294,7 +200,7 @@ export function parseExportIndex(text: string): ExportIndex {
  * ```
  */
 export async function checkExportBlock(
-  index: ExportIndex,
+  index: ExportIndexFacts,
   block: number,
   bytes: Uint8Array,
 ): Promise<void> {
@@ -320,7 +226,10 @@ export async function checkExportBlock(
  * await checkExportFile(await buildExportIndex(jsonl), new TextEncoder().encode(jsonl));
  * ```
  */
-export async function checkExportFile(index: ExportIndex, bytes: Uint8Array): Promise<void> {
+export async function checkExportFile(
+  index: ExportIndexFacts,
+  bytes: Uint8Array,
+): Promise<void> {
   if (bytes.length !== index.length) {
     throw new ExportIndexError(
       `the export has ${bytes.length} bytes, its index describes ${index.length}`,

@@ -1,13 +1,15 @@
 /**
  * How the edge handler answers a projection without holding it twice: the JSON is written
  * piece by piece into the response stream (one array element per pull, so a slow client
- * holds back the serialising instead of buffering it), and an optional compact form refers
- * to the caller's own entries by id instead of copying them back. Plus the admission gate
- * that bounds how many requests parse and project at once.
+ * holds back the serialising instead of buffering it), messages whose JSON is known as
+ * bytes (a range read's verified spans) copied instead of serialised, and an optional compact
+ * form refers to the caller's own entries by id instead of copying them back. Plus the
+ * admission gate that bounds how many requests parse and project at once.
  *
  * @module
  */
 import type { ProjectedEntry, SessionProjection } from "../src/projection.ts";
+import { concatBytes } from "../src/_bytes.ts";
 
 /**
  * One entry of the compact form: everything of a {@link ProjectedEntry} but the copy of the
@@ -31,16 +33,19 @@ function compactEntry(entry: ProjectedEntry): CompactProjectedEntry {
 
 const encoder = new TextEncoder();
 const SLICE_CHARS = 256 * 1024;
-/** Pieces are joined up to this many characters per written chunk (fewer, larger writes). */
+/** Pieces are joined up to this many characters, and bytes per written chunk (fewer writes). */
 const BATCH_CHARS = 32 * 1024;
+
+/** Objects whose JSON text is known as bytes (the range reader's verified message spans). */
+export type RawJson = Pick<WeakMap<object, Uint8Array>, "get">;
 
 /**
  * The JSON text of `{ ...fields, projection }`, exactly as `JSON.stringify` would write it,
  * produced lazily: the projection's `entries` and `messages` one element at a time, each
- * element dropped once written so the projection can be collected as it goes out. Written
- * into an identity `TransformStream` (the one stream every Workers compatibility date has;
- * `new ReadableStream` needs 2022-11-30), each write awaited, so a slow client holds back
- * the serialising instead of buffering it.
+ * element dropped once written so the projection can be collected as it goes out; a message
+ * found in `raw` is copied from its bytes. Written into an identity `TransformStream` (the one
+ * stream every Workers compatibility date has; `new ReadableStream` needs 2022-11-30), each
+ * write awaited, so a slow client holds back the serialising instead of buffering it.
  *
  * @example
  * ```ts
@@ -55,24 +60,34 @@ export function projectionJson(
   projection: SessionProjection,
   compact: boolean,
   onDone: () => void = () => {},
+  raw?: RawJson,
 ): ReadableStream<Uint8Array> {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
-  const send = async (text: string) => {
-    await writer.ready;
-    await writer.write(encoder.encode(text));
-  };
   (async () => {
-    // Joined once per batch: appending piece by piece builds a rope that encoding must
-    // flatten, measured three times slower.
+    // Strings are joined once per batch: appending piece by piece builds a rope that
+    // encoding must flatten, measured three times slower. Known bytes join the chunk as
+    // they are.
     let batch: string[] = [];
     let length = 0;
-    for (const piece of jsonPieces(fields, projection, compact)) {
-      batch.push(piece);
-      length += piece.length;
-      if (length >= BATCH_CHARS) await send(batch.join("")), batch = [], length = 0;
+    let chunk: Uint8Array[] = [];
+    let size = 0;
+    const encodeBatch = () => {
+      const bytes = encoder.encode(batch.join(""));
+      chunk.push(bytes), size += bytes.length, batch = [], length = 0;
+    };
+    for (const piece of jsonPieces(fields, projection, compact, raw)) {
+      if (typeof piece !== "string") encodeBatch(), chunk.push(piece), size += piece.length;
+      else if (batch.push(piece), length += piece.length, length >= BATCH_CHARS) encodeBatch();
+      if (size >= BATCH_CHARS) {
+        await writer.ready;
+        await writer.write(concatBytes(chunk));
+        chunk = [], size = 0;
+      }
     }
-    if (length) await send(batch.join(""));
+    encodeBatch();
+    await writer.ready;
+    if (size) await writer.write(concatBytes(chunk));
     await writer.close();
   })().catch((error) => writer.abort(error).catch(() => {})) // a client gone: stop writing
     .finally(onDone);
@@ -83,7 +98,8 @@ function* jsonPieces(
   fields: Record<string, unknown>,
   projection: SessionProjection,
   compact: boolean,
-): Generator<string> {
+  raw?: RawJson,
+): Generator<string | Uint8Array> {
   let head = "{";
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined) continue;
@@ -101,8 +117,12 @@ function* jsonPieces(
         const item = key === "entries" && compact
           ? compactEntry(list[i] as ProjectedEntry)
           : list[i];
-        // The common case, an item without long strings, in one piece without a generator.
-        if (!hasLongString(item, SLICE_CHARS)) {
+        const bytes = key === "messages" ? raw?.get(item as object) : undefined;
+        if (bytes) {
+          if (i > 0) yield ",";
+          yield bytes;
+        } else if (!hasLongString(item, SLICE_CHARS)) {
+          // The common case, an item without long strings, in one piece without a generator.
           yield (i > 0 ? "," : "") + (JSON.stringify(item) ?? "null");
         } else {
           if (i > 0) yield ",";

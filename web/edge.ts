@@ -64,7 +64,7 @@ import {
   SessionIndex,
   type SessionProjection,
 } from "../core.ts";
-import { Gate, projectionJson } from "./_edge_response.ts";
+import { Gate, projectionJson, type RawJson } from "./_edge_response.ts";
 import { isPublicHttpsUrl } from "./_url_guard.ts";
 import { readIndexed } from "./_edge_range.ts";
 import {
@@ -261,7 +261,13 @@ export function createProjectionHandler(
         missingParentIds: answer.missingParentIds,
       };
       // Streamed, so the answer is never one big string; the slot is held until it is sent.
-      const stream = projectionJson(fields, answer.projection, form === "compact", leave);
+      const stream = projectionJson(
+        fields,
+        answer.projection,
+        form === "compact",
+        leave,
+        answer.raw,
+      );
       leave = undefined;
       return new Response(stream, { status: 200, headers: jsonHeaders() });
     } catch (error) {
@@ -302,6 +308,8 @@ interface SessionAnswer {
   upgraded: boolean;
   missingParentIds: string[];
   projection: SessionProjection;
+  /** Messages of the projection whose JSON is known as bytes (a range read's spans). */
+  raw?: RawJson;
 }
 
 /** A whole session body parsed and projected at `leaf`. */

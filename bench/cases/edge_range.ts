@@ -17,6 +17,7 @@ import { cpuUsage } from "node:process";
 import {
   buildExportIndex,
   EXPORT_INDEX_BLOCK_SIZE,
+  EXPORT_INDEX_VERSION,
   parseExportIndex,
   serializeExportIndex,
 } from "../../src/export_index.ts";
@@ -41,7 +42,8 @@ export async function runEdgeRangeBench(
   const base = { section: "edge", runtime: "deno" as const, subject: `${entries} entries` };
   const data = await ensureSession(entries, seed);
   const bytes = await Deno.readFile(data.file);
-  const indexPath = `${data.file}.idx`;
+  // Per index version: bench data is shared between trees that may write another version.
+  const indexPath = `${data.file}.v${EXPORT_INDEX_VERSION}.idx`;
   let indexText = await Deno.readTextFile(indexPath).catch(() => undefined);
   if (!indexText) {
     indexText = serializeExportIndex(await buildExportIndex(bytes));

@@ -21,7 +21,7 @@ cliTest(
     assertEquals(new TextDecoder().decode(jsonl), plain.stdout, "the export itself is unchanged");
     const index = parseExportIndex(await readFile(`${world.cwd}/out.jsonl.idx`, "utf8"));
     await checkExportFile(index, jsonl);
-    assertEquals(index.ids.at(-1), CONV.last);
+    assertEquals(index.idAt(index.count - 1), CONV.last);
 
     const toStdout = await world.mu(["export", CONV.sessionId, "--index"]);
     assert(toStdout.code !== 0 && toStdout.stderr.includes("--index needs -o"), toStdout.stderr);

@@ -8,6 +8,7 @@
  */
 import { createProjectionHandler } from "../../web/edge.ts";
 import { buildExportIndex, serializeExportIndex } from "../../src/export_index.ts";
+import { readExportContext } from "../../src/_range_reader.ts";
 import { parseSessionJsonlSync } from "../../core.ts";
 import { generatedSession } from "../unit/context_sessions.ts";
 import { type RangeStorage, startRangeStorage } from "./range_storage.ts";
@@ -131,6 +132,7 @@ const NON_CANONICAL: Array<(line: string) => string> = [
   (line) => line.replace(/"text":"(\w)/, '"text":"\\u0041$1'), // a needless \u escape
   (line) => line.replace(/"text":"(\w)/, '"text":"\\/$1'), // an escaped solidus
   (line) => line.replace(/\}$/, " }"), // whitespace before the end
+  (line) => `${line}\r`, // a CRLF line end
 ];
 
 Deno.test("lines not in JSON.stringify's form: the same answers as the whole body", async () => {
@@ -153,6 +155,38 @@ Deno.test("lines not in JSON.stringify's form: the same answers as the whole bod
       undefined,
       ...ids.filter((_, i) => i % 7 === 0),
     ]);
+  } finally {
+    await storage.stop();
+  }
+});
+
+Deno.test("a range answer's stored messages are copied from their verified bytes", async () => {
+  const storage = startRangeStorage();
+  try {
+    const bytes = jsonlOf(generatedSession(400, 12));
+    putPair(storage, "copy.jsonl", bytes, serializeExportIndex(await buildExportIndex(bytes)));
+    const read = await readExportContext({
+      url: `${storage.origin}/o/copy.jsonl`,
+      get: (url, headers, signal) =>
+        Promise.resolve(storage.fetch(new Request(url, { headers, signal }))),
+      maxBytes: 1 << 30,
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert(read.kind === "answer", read.kind);
+    const { projection, raw, context } = read.answer;
+    const stored = new Set(
+      [...context.prefix, ...context.entries].map((entry) =>
+        (entry as { message?: unknown }).message
+      ),
+    );
+    // Every stored message the answer writes (not those the projection builds) is copied.
+    const copied = projection.messages.filter((message) => stored.has(message));
+    assert(copied.length > projection.messages.length * 0.9, `${copied.length} stored messages`);
+    for (const message of copied) {
+      const bytes = raw.get(message);
+      assert(bytes, `no bytes for a ${message.role} message`);
+      assertEquals(new TextDecoder().decode(bytes), JSON.stringify(message));
+    }
   } finally {
     await storage.stop();
   }
@@ -241,6 +275,23 @@ Deno.test("tampering is a typed JSON error, never an answer", async (t) => {
       [shifted.ids[last], shifted.ids[last - 1]] = [shifted.ids[last - 1], shifted.ids[last]];
       putPair(storage, "lying.jsonl", bytes, serializeExportIndex(shifted));
       await expectError(ask(url("lying.jsonl")), 502, "ExportIndexMismatch", "does not describe");
+    });
+    await t.step("an index whose message span is not the line's message", async () => {
+      const last = index.ids.length - 1;
+      const line = new TextDecoder().decode(
+        bytes.subarray(index.offsets[last], index.offsets[last] + index.lengths[last]),
+      );
+      assert(index.messages[last] > 0, "the last entry is a message with a span");
+      // Inside the message value: its first key, and its last nested object or array.
+      const inner = line.indexOf('"role":');
+      const nested = Math.max(line.lastIndexOf(":{"), line.lastIndexOf(":[")) + 1;
+      assert(nested > index.messages[last], "the last message has a nested value");
+      for (const at of [index.messages[last] + 1, inner, nested, index.messages[last] - 1]) {
+        const lying = structuredClone(index);
+        (lying.messages as number[])[last] = encoder.encode(line.slice(0, at)).length;
+        putPair(storage, "span.jsonl", bytes, serializeExportIndex(lying));
+        await expectError(ask(url("span.jsonl")), 502, "ExportIndexMismatch", "does not parse");
+      }
     });
     await t.step("a file appended to after indexing", async () => {
       const line = '{"type":"label","id":"late","parentId":null,"timestamp":"x","targetId":"a"}\n';

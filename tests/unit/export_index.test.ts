@@ -68,7 +68,8 @@ test("every fixture's index names each entry's line, parent and context flags", 
     const jsonl = jsonlOf(session);
     const bytes = encoder.encode(jsonl);
     const index = parseExportIndex(serializeExportIndex(await buildExportIndex(jsonl)));
-    assert.deepEqual(index.ids, session.entries.map((e) => e.id), session.name);
+    const ids = Array.from({ length: index.count }, (_, i) => index.idAt(i));
+    assert.deepEqual(ids, session.entries.map((e) => e.id), session.name);
     session.entries.forEach((entry, i) => {
       const line = new TextDecoder().decode(
         bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]),
@@ -76,8 +77,19 @@ test("every fixture's index names each entry's line, parent and context flags", 
       assert.deepEqual(JSON.parse(line), entry, `${session.name} line of ${entry.id}`);
       const parent = index.parents[i];
       const known = session.entries.some((e) => e.id === entry.parentId);
-      assert.deepEqual(parent < 0 ? null : index.ids[parent], known ? entry.parentId : null);
+      assert.deepEqual(parent < 0 ? null : ids[parent], known ? entry.parentId : null);
       assert.deepEqual(index.flags[i], contextFlags(entry), `${session.name} flags of ${entry.id}`);
+      // A span is given exactly for a message entry (message last) written as JSON.stringify
+      // writes it, and is that message's JSON text.
+      const span = index.messages[i];
+      const messageLast = entry.type === "message" && Object.keys(entry).at(-1) === "message";
+      assert.equal(span > 0, messageLast, `${session.name} span of ${entry.id}`);
+      if (span > 0) {
+        const text = new TextDecoder().decode(
+          bytes.subarray(index.offsets[i] + span, index.offsets[i] + index.lengths[i] - 1),
+        );
+        assert.equal(text, JSON.stringify(entry.message), `${session.name} span of ${entry.id}`);
+      }
     });
     await checkExportFile(index, bytes);
     for (let block = 0; block < index.blocks.length; block++) {
@@ -96,35 +108,75 @@ test("the index of a generated session is at most 3% of its JSONL", async () => 
 });
 
 test("a torn, foreign, other-version or inconsistent index is refused", async () => {
-  const text = serializeExportIndex(await buildExportIndex(generatedJsonl(200)));
+  const index = await buildExportIndex(generatedJsonl(200));
+  const text = serializeExportIndex(index);
   assertThrows(() => parseExportIndex(text.slice(0, text.length >> 1)), ExportIndexError, "torn");
   assertThrows(() => parseExportIndex('{"format":"zip"}'), ExportIndexError, "not a mu export");
-  const value = JSON.parse(text);
-  const altered = (change: (v: typeof value) => void) => {
-    const copy = structuredClone(value);
-    change(copy);
-    return JSON.stringify(copy);
+  // deno-lint-ignore no-explicit-any
+  const wire = (change: (v: Record<string, any>) => void) => {
+    const value = JSON.parse(text);
+    change(value);
+    return JSON.stringify(value);
   };
+  const refused = (text: string, says = "") =>
+    assertThrows(() => parseExportIndex(text), ExportIndexError, says);
   // Version 1 (absolute offsets, an id string per entry) is refused by name, not misread.
-  assertThrows(
-    () => parseExportIndex(altered((v) => v.version = 1)),
-    ExportIndexError,
-    "version 1",
-  );
-  assertThrows(() => parseExportIndex(altered((v) => v.version = 3)), ExportIndexError, "version");
-  assertThrows(() => parseExportIndex(altered((v) => v.blocks.pop())), ExportIndexError, "block");
-  assertThrows(
-    () => parseExportIndex(altered((v) => v.parents[3] = 4)),
-    ExportIndexError,
-    "parent",
-  );
-  assertThrows(() => parseExportIndex(altered((v) => v.gaps[4] = -1)), ExportIndexError, "gaps");
-  assertThrows(
-    () => parseExportIndex(altered((v) => v.ids = v.ids.slice(0, v.ids.lastIndexOf("\n")))),
-    ExportIndexError,
-  );
-  assertThrows(() => parseExportIndex(altered((v) => v.lengths[9] = v.length)), ExportIndexError);
-  assertThrows(() => parseExportIndex(altered((v) => v.flags.pop())), ExportIndexError, "flags");
+  refused(wire((v) => v.version = 1), "version 1");
+  // Version 2 (JSON arrays, no message spans) too: export again.
+  refused(wire((v) => v.version = 2), "version 2");
+  refused(wire((v) => v.version = 4), "version");
+  parseExportIndex(wire(() => {}));
+  refused(wire((v) => v.blocks = v.blocks.slice(0, -1)), "block");
+  refused(wire((v) => v.blocks = v.blocks.replace(/^./, "g")), "blocks");
+  refused(wire((v) => v.ids = v.ids.slice(0, v.ids.lastIndexOf("\n"))), "ids");
+  refused(wire((v) => v.ids = v.ids.replace("\n", "\n\n")), "ids");
+  // The numbers are digit strings: a stray character, one number too few or too many.
+  refused(wire((v) => v.gaps = `!${v.gaps.slice(1)}`), "gaps");
+  refused(wire((v) => v.flags = v.flags.slice(0, -1)), "flags");
+  refused(wire((v) => v.lengths += "0"), "lengths");
+  refused(wire((v) => v.entries += 1), "lengths");
+  refused(wire((v) => v.messages = v.messages.slice(0, -1)), "messages");
+  refused(wire((v) => v.entries = -1), "entries");
+  // What the numbers say must fit together.
+  const lying = structuredClone(index);
+  (lying.messages as number[])[5] = lying.lengths[5];
+  refused(serializeExportIndex(lying), "message");
+  // The first entry's parent one entry back (before the file), its line 31 bytes later.
+  assert.equal(JSON.parse(text).parents[0], "0");
+  refused(wire((v) => v.parents = `1${v.parents.slice(1)}`), "entry 0's parent");
+  refused(wire((v) => v.gaps = `V${v.gaps.slice(1)}`), "past the end");
+});
+
+test("a parsed index finds each id's last position and each position's id", async () => {
+  const built = await buildExportIndex(generatedJsonl(60));
+  const ids = built.ids;
+  [ids[0], ids[1], ids[30], ids[59]] = ["first", "dup", "dup", "last"];
+  ids[40] = ids[20];
+  const index = parseExportIndex(serializeExportIndex(built));
+  assert.equal(index.count, 60);
+  ids.forEach((id, i) => {
+    assert.equal(index.idAt(i), id);
+    assert.equal(index.positionOf(id), ids.lastIndexOf(id), id);
+  });
+  for (const absent of ["", "no-such-id", "dup\nfirst", "first\n", "irst", "las"]) {
+    assert.equal(index.positionOf(absent), -1, JSON.stringify(absent));
+  }
+});
+
+test("a line not in JSON.stringify's form, or with message not last, gets no span", async () => {
+  const header = '{"type":"session","version":4,"id":"s","createdAt":"2026-01-01T00:00:00.000Z"}';
+  const message = '{"role":"user","content":"hi","timestamp":1}';
+  const lines = [
+    `{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":${message}}`,
+    `{"type":"message", "id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","message":${message}}`,
+    `{"type":"message","id":"c","parentId":"b","message":${message},"timestamp":"2026-01-01T00:00:00.000Z"}`,
+    `{"type":"message","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"\\u00e9","timestamp":1}}`,
+    `{"type":"message","id":"é","parentId":"d","timestamp":"2026-01-01T00:00:00.000Z","message":${message}}`,
+  ];
+  const index = await buildExportIndex([header, ...lines].join("\n") + "\n");
+  const spanOf = (line: string) => line.length - 1 - message.length;
+  // The last id is two bytes in UTF-8: the span is a byte offset.
+  assert.deepEqual(index.messages, [spanOf(lines[0]), 0, 0, 0, spanOf(lines[4]) + 1]);
 });
 
 test("a flipped byte, an appended file or another file's index is refused", async () => {
