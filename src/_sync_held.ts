@@ -7,12 +7,20 @@
  *
  * The cursor stays plain JSON of strings: the record rides after the sending token in the
  * same value, and a value without one (or torn) is just the token, so such a session is
- * merged by reading both sides as before. Split from `sync.ts`, which plans and copies.
+ * merged by reading both sides as before.
+ *
+ * Here too what a copy does with that record: append a session's new entries to the copy
+ * it shows held ({@link appendToHeldCopy}), and after a copy keep the record for the cursor
+ * ({@link afterCopy}) or, for a copy written into a source, read it back so the other
+ * direction's cursor skips it ({@link recordHeldCopy}). Split from `sync.ts`, which plans
+ * and merges.
  *
  * @module
  */
-import { toJsonLine } from "./jsonl.ts";
+import { EntryConflictError, SessionNotFoundError } from "./errors.ts";
+import { type ParsedSession, toJsonLine } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
+import { fitsOneCall, idsOf, type Pass, readExact } from "./_sync_io.ts";
 
 /** What the receiving copy held at the end of the last complete copy. */
 export interface HeldCopy {
@@ -75,4 +83,96 @@ export function senderDigest(header: SessionHeader, entries: readonly SessionEnt
   add(toJsonLine(header, "header"));
   for (const entry of entries) add(toJsonLine(entry, "entry"));
   return (low >>> 0).toString(16).padStart(8, "0") + (high >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * The sender's entries past what `to` held at the last complete copy, appended without
+ * reading `to`: only while `to`'s token is the one read right after that copy (nothing
+ * wrote to it since) and the sender's first entries still digest as then (not rewritten),
+ * and in one store call, which is atomic: an id `to` holds with other content rejects it
+ * whole (`EntryConflictError`), and then, as for a session gone, the session is merged by
+ * reading both sides, which reports the conflict. False when it did not apply.
+ */
+export async function appendToHeldCopy(
+  pass: Pass,
+  sessionId: string,
+  loaded: ParsedSession,
+  receiverToken: string | undefined,
+): Promise<boolean> {
+  const held = heldCopy(pass.sent[sessionId]);
+  if (!held || receiverToken === undefined || held.token !== receiverToken) return false;
+  if (held.count > loaded.entries.length) return false;
+  if (senderDigest(loaded.header, loaded.entries.slice(0, held.count)) !== held.digest) {
+    return false;
+  }
+  const missing = loaded.entries.slice(held.count);
+  if (!fitsOneCall(missing)) return false; // more than one atomic call: merge instead
+  if (missing.length > 0) {
+    pass.signal?.throwIfAborted();
+    const appended = await pass.to.append(sessionId, missing).then(() => true, (error) => {
+      if (error instanceof EntryConflictError || error instanceof SessionNotFoundError) {
+        return false;
+      }
+      throw error;
+    });
+    if (!appended) return false;
+  }
+  pass.report.entriesCopied += missing.length;
+  pass.report.alreadyPresent += held.count;
+  await afterCopy(pass, sessionId, loaded, missing.length > 0, receiverToken);
+  return true;
+}
+
+/**
+ * After a merge into `to`: with `heldAt` not null (`to` holds exactly the sender's entries)
+ * keep that for the cursor, at `heldAt` when nothing was written, else at `to`'s token read
+ * now. A write by someone else landing between ours and that read goes unnoticed by a
+ * later `appendToHeldCopy`; its append still refuses an id held with other content. What
+ * was written into a source is read back for the other direction (`recordHeldCopy`).
+ */
+export async function afterCopy(
+  pass: Pass,
+  sessionId: string,
+  loaded: ParsedSession,
+  wrote: boolean,
+  heldAt: string | undefined | null,
+): Promise<void> {
+  // Read once after a write, before any entries are read back: both uses want that order.
+  const written = wrote && (heldAt !== null || pass.readBack)
+    ? await pass.to.changeToken?.(sessionId)
+    : undefined;
+  if (heldAt !== null) {
+    const token = wrote ? written : heldAt;
+    if (token !== undefined) {
+      const digest = senderDigest(loaded.header, loaded.entries);
+      pass.held.set(sessionId, { count: loaded.entries.length, digest, token });
+    }
+  }
+  if (wrote && pass.readBack && written !== undefined) {
+    await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries), written);
+  }
+}
+
+/**
+ * After writing a session into `to`, record it in `received` if `to` now holds nothing the
+ * sender lacks: its token read first, then its entries, so a write by someone else landing
+ * meanwhile is either read here (and the session not recorded) or changes the token again.
+ */
+export async function recordHeldCopy(
+  { to, received }: Pass,
+  sessionId: string,
+  sentHeader: SessionHeader,
+  sentIds: ReadonlySet<string>,
+  // `to`'s token if the caller read it after the write (the read must precede the entries').
+  read?: string,
+): Promise<void> {
+  const token = read ?? await to.changeToken?.(sessionId);
+  if (token === undefined) return;
+  const present = await readExact(to, sessionId);
+  if (
+    !present.upgraded && present.entries.every((entry) => sentIds.has(entry.id)) &&
+    toJsonLine(present.header, "header") === toJsonLine(sentHeader, "header")
+  ) {
+    received[sessionId] = token;
+  }
 }
