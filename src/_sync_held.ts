@@ -21,6 +21,7 @@ import { EntryConflictError, SessionNotFoundError } from "./errors.ts";
 import { type ParsedSession, toJsonLine } from "./jsonl.ts";
 import type { SessionEntry, SessionHeader } from "./schema.ts";
 import { fitsOneCall, idsOf, type Pass, readExact } from "./_sync_io.ts";
+import { changeTokens } from "./_sync_tokens.ts";
 
 /** What the receiving copy held at the end of the last complete copy. */
 export interface HeldCopy {
@@ -126,9 +127,11 @@ export async function appendToHeldCopy(
 /**
  * After a merge into `to`: with `heldAt` not null (`to` holds exactly the sender's entries)
  * keep that for the cursor, at `heldAt` when nothing was written, else at `to`'s token read
- * now. A write by someone else landing between ours and that read goes unnoticed by a
- * later `appendToHeldCopy`; its append still refuses an id held with other content. What
- * was written into a source is read back for the other direction (`recordHeldCopy`).
+ * after the write: now, or where `to` answers many tokens at once, in one call after the
+ * pass for all sessions written ({@link heldAfterPass}). A write by someone else landing
+ * between ours and that read goes unnoticed by a later `appendToHeldCopy`; its append
+ * still refuses an id held with other content. What was written into a source is read back
+ * for the other direction (`recordHeldCopy`).
  */
 export async function afterCopy(
   pass: Pass,
@@ -137,20 +140,43 @@ export async function afterCopy(
   wrote: boolean,
   heldAt: string | undefined | null,
 ): Promise<void> {
+  const held = () => ({
+    count: loaded.entries.length,
+    digest: senderDigest(loaded.header, loaded.entries),
+  });
+  if (wrote && heldAt !== null && !pass.readBack && pass.to.changeTokens) {
+    pass.awaitingToken.set(sessionId, held());
+    return;
+  }
   // Read once after a write, before any entries are read back: both uses want that order.
   const written = wrote && (heldAt !== null || pass.readBack)
     ? await pass.to.changeToken?.(sessionId)
     : undefined;
   if (heldAt !== null) {
     const token = wrote ? written : heldAt;
-    if (token !== undefined) {
-      const digest = senderDigest(loaded.header, loaded.entries);
-      pass.held.set(sessionId, { count: loaded.entries.length, digest, token });
-    }
+    if (token !== undefined) pass.held.set(sessionId, { ...held(), token });
   }
   if (wrote && pass.readBack && written !== undefined) {
     await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries), written);
   }
+}
+
+/**
+ * After a pass's copies: `to`'s tokens of the sessions awaiting one, asked for in one call,
+ * kept in the cursor beside the sending tokens the pass recorded for them (a session whose
+ * copy was not recorded, or that `to` no longer holds, keeps its plain token).
+ */
+export async function heldAfterPass(pass: Pass): Promise<void> {
+  const ids = [...pass.awaitingToken.keys()];
+  if (ids.length === 0) return;
+  const tokens = await changeTokens(pass.to, ids, pass.signal);
+  ids.forEach((sessionId, i) => {
+    const sending = sentToken(pass.sent[sessionId]);
+    const token = tokens[i];
+    if (sending === undefined || token === undefined) return;
+    const held = { ...pass.awaitingToken.get(sessionId)!, token };
+    pass.sent[sessionId] = cursorValue(sending, held);
+  });
 }
 
 /**

@@ -28,6 +28,11 @@ export interface Pass {
   readBack: boolean;
   /** What `to` held after a session's copy in this run, kept in `sent` beside its token. */
   held: Map<string, HeldCopy>;
+  /**
+   * The same for sessions written into a `to` that answers many change tokens at once:
+   * their tokens are asked for in one call after the pass (`heldAfterPass`).
+   */
+  awaitingToken: Map<string, Omit<HeldCopy, "token">>;
   /** The run's report, counted into as sessions are copied. */
   report: SyncReport;
   signal: AbortSignal | undefined;

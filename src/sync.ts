@@ -25,6 +25,7 @@ import {
   afterCopy,
   appendToHeldCopy,
   cursorValue,
+  heldAfterPass,
   recordHeldCopy,
   sentToken,
 } from "./_sync_held.ts";
@@ -136,11 +137,11 @@ export async function syncStores(
   const run = { report, signal: options.signal };
   if (direction !== "pull") {
     const pass = { from: source, to: target, sent: push, received: pull, readBack: false };
-    await copyMissing({ ...pass, ...run, held: new Map() }, options);
+    await copyMissing({ ...pass, ...run, held: new Map(), awaitingToken: new Map() }, options);
   }
   if (direction !== "push") {
     const pass = { from: target, to: source, sent: pull, received: push, readBack: true };
-    await copyMissing({ ...pass, ...run, held: new Map() }, options);
+    await copyMissing({ ...pass, ...run, held: new Map(), awaitingToken: new Map() }, options);
   }
   return report;
 }
@@ -185,11 +186,13 @@ async function copyMissing(pass: Pass, options: SyncOptions): Promise<void> {
     ) {
       // Recorded only after a complete copy, so an interrupted run redoes the session.
       if (token !== undefined) sent[sessionId] = cursorValue(token, pass.held.get(sessionId));
+      else pass.awaitingToken.delete(sessionId);
     }
     // Sessions in flight when the signal fired stop at their next store call or here.
     options.signal?.throwIfAborted();
     options.onProgress?.(++done, sessions.length);
   });
+  await heldAfterPass(pass);
   for (const { conflicts, skipped } of found) {
     report.conflicts.push(...conflicts);
     report.skipped.push(...skipped);

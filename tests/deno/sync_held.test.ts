@@ -66,3 +66,40 @@ Deno.test("sync held copy: a torn record is not trusted; the session is merged b
   assertEquals([next.entriesCopied, targetLoads.loads], [1, 0]);
   assertEquals(await target.exportJsonl("s"), await source.exportJsonl("s"));
 });
+
+Deno.test("sync held copy: a receiver that answers many tokens at once is asked once after the pass, not once per session written", async () => {
+  const source = await sqlite();
+  const target = await sqlite();
+  const tips: Record<string, string> = {};
+  for (let s = 0; s < 6; s++) {
+    const [sessionHeader, entries] = [header(`s${s}`), chain(3, `s${s}`)];
+    await source.create(sessionHeader, entries);
+    await target.create(sessionHeader, entries.slice(0, 1));
+    tips[`s${s}`] = entries.at(-1)!.id;
+  }
+  // A server-like receiver: one call answers many sessions' tokens.
+  const calls = { one: 0, many: 0 };
+  const one = target.changeToken.bind(target);
+  Object.assign(target, {
+    changeToken: (id: string) => (calls.one++, one(id)),
+    changeTokens: (ids: readonly string[]) => (calls.many++, Promise.all(ids.map(one))),
+  });
+  let { cursor } = await syncStores(source, target);
+  const targetLoads = countLoads(target);
+  for (let round = 0; round < 2; round++) {
+    for (const id of Object.keys(tips)) {
+      const added = chain(2, `${id}-r${round}`, tips[id]);
+      await source.append(id, added);
+      tips[id] = added.at(-1)!.id;
+    }
+    [calls.one, calls.many, targetLoads.loads] = [0, 0, 0];
+    const report = await syncStores(source, target, { cursor });
+    assertEquals([report.entriesCopied, report.conflicts], [12, []]);
+    assertEquals(targetLoads.loads, 0, `round ${round}: appended to the copies the cursor holds`);
+    assertEquals(calls, { one: 0, many: 2 }, `round ${round}: the tokens before and after`);
+    cursor = report.cursor;
+  }
+  for (const id of Object.keys(tips)) {
+    assertEquals(await target.exportJsonl(id), await source.exportJsonl(id));
+  }
+});
