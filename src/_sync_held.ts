@@ -66,24 +66,55 @@ export function cursorValue(token: string, held: HeldCopy | undefined): string {
 /**
  * A 64-bit digest (two FNV-1a lanes) of the header's and the entries' stored JSON: only
  * to notice a sender rewritten under the same ids, computed synchronously over a session
- * already in memory (a cryptographic hash would need an async call per session).
+ * already in memory (a cryptographic hash would need an async call per session), or part
+ * by part as a session is streamed ({@link SenderDigest}).
  */
 export function senderDigest(header: SessionHeader, entries: readonly SessionEntry[]): string {
-  let low = 0x811c9dc5;
-  let high = 0x01000193 ^ 0x5bd1e995;
-  const add = (text: string) => {
+  return new SenderDigest(header).add(entries).value();
+}
+
+/** {@link senderDigest} fed part by part: the header first, then entries in stored order. */
+export class SenderDigest {
+  #low = 0x811c9dc5;
+  #high = 0x01000193 ^ 0x5bd1e995;
+  #count = 0;
+  constructor(header: SessionHeader) {
+    this.#line(toJsonLine(header, "header"));
+  }
+  /** The entries digested so far. */
+  get count(): number {
+    return this.#count;
+  }
+  add(entries: readonly SessionEntry[]): this {
+    for (const entry of entries) this.#line(toJsonLine(entry, "entry"));
+    this.#count += entries.length;
+    return this;
+  }
+  value(): string {
+    const hex = (lane: number) => (lane >>> 0).toString(16).padStart(8, "0");
+    return hex(this.#low) + hex(this.#high);
+  }
+  #line(text: string): void {
+    let low = this.#low;
+    let high = this.#high;
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
       low = Math.imul(low ^ code, 0x01000193);
       high = Math.imul(high ^ code, 0x01000193 + 0x2000);
     }
     // A line break after each line, so moving text between lines changes the digest.
-    low = Math.imul(low ^ 10, 0x01000193);
-    high = Math.imul(high ^ 10, 0x01000193 + 0x2000);
-  };
-  add(toJsonLine(header, "header"));
-  for (const entry of entries) add(toJsonLine(entry, "entry"));
-  return (low >>> 0).toString(16).padStart(8, "0") + (high >>> 0).toString(16).padStart(8, "0");
+    this.#low = Math.imul(low ^ 10, 0x01000193);
+    this.#high = Math.imul(high ^ 10, 0x01000193 + 0x2000);
+  }
+}
+
+/**
+ * Whether `to`'s token after a write is asked for after the pass ({@link heldAfterPass}):
+ * where `to` answers many at once, so recording what a copy holds costs no round trip per
+ * session, and not when the copy is read back (that read must follow its own token read).
+ */
+export function defersHeldToken(pass: Pass): boolean {
+  return !pass.readBack && pass.to.changeTokens !== undefined;
 }
 
 /**
@@ -144,7 +175,7 @@ export async function afterCopy(
     count: loaded.entries.length,
     digest: senderDigest(loaded.header, loaded.entries),
   });
-  if (wrote && heldAt !== null && !pass.readBack && pass.to.changeTokens) {
+  if (wrote && heldAt !== null && defersHeldToken(pass)) {
     pass.awaitingToken.set(sessionId, held());
     return;
   }

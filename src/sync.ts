@@ -25,8 +25,10 @@ import {
   afterCopy,
   appendToHeldCopy,
   cursorValue,
+  defersHeldToken,
   heldAfterPass,
   recordHeldCopy,
+  SenderDigest,
   sentToken,
 } from "./_sync_held.ts";
 import { sessionConflicts } from "./_sync_conflicts.ts";
@@ -292,6 +294,9 @@ async function createStreaming(
     }
     // Only ids are kept, and only when the copy is read back (`recordHeldCopy`).
     const sentIds = pass.readBack ? idsOf(step.value.entries) : undefined;
+    // What the new copy holds, for the cursor, where that costs no round trip per session.
+    const digest = defersHeldToken(pass) ? new SenderDigest(header) : undefined;
+    digest?.add(step.value.entries);
     let calls = batches(step.value.entries);
     const first = calls.shift() ?? [];
     signal?.throwIfAborted();
@@ -309,8 +314,10 @@ async function createStreaming(
       if (step.done) break;
       calls = batches(step.value.entries);
       for (const entry of sentIds ? step.value.entries : []) sentIds!.add(entry.id);
+      digest?.add(step.value.entries);
     }
     if (sentIds) await recordHeldCopy(pass, sessionId, header, sentIds);
+    if (digest) pass.awaitingToken.set(sessionId, { count: digest.count, digest: digest.value() });
     return true;
   } finally {
     await source.return();
