@@ -12,9 +12,8 @@ import type { SessionInfo } from "../../core.ts";
 import { assert, assertEquals } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, repoRoot, user, v4Header } from "../jsonl/helpers.ts";
-import { CountingFs } from "../jsonl/counting_fs.ts";
-import { NodeJsonlFolderFs, openJsonlFsStore } from "../../stores/jsonl/fs.ts";
-import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
+import { freshListing, uncached } from "../jsonl/listing_helpers.ts";
+import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { LISTING_CACHE_FILE } from "../../stores/jsonl/_persist.ts";
 import { LISTING_JOURNAL_FILE } from "../../stores/jsonl/_listing_journal.ts";
 import { encodeSideFile } from "../../stores/jsonl/_side_file.ts";
@@ -34,20 +33,6 @@ function test(name: string, fn: (dir: string) => Promise<void>) {
       await removeDir(dir);
     }
   });
-}
-
-const rowsText = (rows: SessionInfo[]) => JSON.stringify(rows);
-
-async function uncached(dir: string): Promise<string> {
-  const store = await openJsonlFsStore(dir, { persistListingCache: false });
-  return rowsText(await store.list({ includeInternal: true }));
-}
-
-async function freshListing(dir: string) {
-  const fs = new CountingFs(new NodeJsonlFolderFs(dir));
-  const store = new JsonlSessionStore(fs);
-  const rows = rowsText(await store.list({ includeInternal: true }));
-  return { rows, ...fs.counts, store, fs };
 }
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
