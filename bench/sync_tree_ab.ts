@@ -95,7 +95,7 @@ try {
   }
   const ids = (await tree.source.list()).slice(0, 10).map(({ id }: { id: string }) => id);
   try {
-    // Round 0 only warms both up (a session's first push after its create merges once).
+    // Round 0 only warms both up (in base, a session's first push after its create merges).
     for (let round = 0; !values.first && round <= rounds; round++) {
       for (const s of sides) await appendTenEach(s.source, ids, round, "ab");
       const order = round % 2 === 0 ? [base, tree] : [tree, base];

@@ -95,6 +95,7 @@ export function fitsOneCall(entries: readonly SessionEntry[]): boolean {
   return true;
 }
 
+/** One store call of a copy, counted into the report. */
 export async function appendBatch(
   { to, report, signal }: Pass,
   sessionId: string,
@@ -125,6 +126,7 @@ export async function* streamExact(
   yield* await store.streamExact(sessionId, { batchChars: STREAM_CHARS });
 }
 
+/** The ids of `entries`. */
 export function idsOf(entries: readonly SessionEntry[]): Set<string> {
   return new Set(entries.map((entry) => entry.id));
 }

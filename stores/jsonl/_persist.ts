@@ -107,8 +107,9 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 /**
- * Fill `cache` from the folder's cache file, for paths it does not know yet. Resolves how
- * many entries were taken; 0 when there is no file or it is not trustworthy.
+ * Fill `cache` from the folder's cache file and the journal written on top of it (when that
+ * checks out too), for paths it does not know yet. Resolves how many entries were taken; 0
+ * when there is no file or it is not trustworthy.
  *
  * @example
  * ```ts
