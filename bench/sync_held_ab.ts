@@ -35,7 +35,7 @@ try {
   try {
     let cursor: SyncReport["cursor"] = (await syncStores(source, target)).cursor;
     const sessions = (await source.list()).slice(0, 10);
-    // Round 0 merges once after the creates (a create keeps no record); then pairs.
+    // Round 0 follows the creates (which kept no record before 2026-12-03); then pairs.
     for (let round = 0; round <= 2 * rounds; round++) {
       await appendTenEach(source, sessions.map(({ id }) => id), round, "held");
       const plain = round % 2 === 1;

@@ -9,19 +9,39 @@
  * call and skips entries already stored byte for byte, so a sync killed anywhere and run
  * again converges without losing or duplicating an entry.
  *
- * Past 400 lines: the copy path (streamed creates, merges, appends to a copy the cursor
- * shows held, batching) and the bookkeeping that lets a later run skip sessions or the
- * reading of the receiving copy (cursor, change tokens) read as one algorithm.
+ * Here: the plan of a pass (which sessions changed since the cursor), a new session's
+ * streamed create, and the merge that reads both sides. Beside it: the store calls and a
+ * pass's context (`_sync_io.ts`), the change tokens (`_sync_tokens.ts`), the held-copy
+ * record that lets a later run append without reading the receiving copy
+ * (`_sync_held.ts`) and the conflict check (`_sync_conflicts.ts`).
  *
  * @module
  */
-import { EntryConflictError, SessionExistsError, SessionNotFoundError } from "./errors.ts";
-import { type ParsedSession, parseSessionJsonlSync, toJsonLine } from "./jsonl.ts";
-import type { SessionEntry, SessionHeader } from "./schema.ts";
+import { SessionExistsError } from "./errors.ts";
 import type { SessionInfo, SessionStore } from "./store.ts";
 import { inFlight, readAhead } from "./_in_flight.ts";
 import { changeTokens, receivingTokens } from "./_sync_tokens.ts";
-import { cursorValue, type HeldCopy, heldCopy, senderDigest, sentToken } from "./_sync_held.ts";
+import {
+  afterCopy,
+  appendToHeldCopy,
+  cursorValue,
+  defersHeldToken,
+  heldAfterPass,
+  recordHeldCopy,
+  SenderDigest,
+  sentToken,
+} from "./_sync_held.ts";
+import { sessionConflicts } from "./_sync_conflicts.ts";
+import {
+  appendBatch,
+  batches,
+  idsOf,
+  type Pass,
+  readExact,
+  type SessionCopy,
+  type SessionFindings,
+  streamExact,
+} from "./_sync_io.ts";
 
 /**
  * Options of {@link syncStores}.
@@ -116,37 +136,20 @@ export async function syncStores(
     },
   };
   const { push, pull } = report.cursor;
+  const run = { report, signal: options.signal };
   if (direction !== "pull") {
     const pass = { from: source, to: target, sent: push, received: pull, readBack: false };
-    await copyMissing({ ...pass, held: new Map() }, report, options);
+    await copyMissing({ ...pass, ...run, held: new Map(), awaitingToken: new Map() }, options);
   }
   if (direction !== "push") {
     const pass = { from: target, to: source, sent: pull, received: push, readBack: true };
-    await copyMissing({ ...pass, held: new Map() }, report, options);
+    await copyMissing({ ...pass, ...run, held: new Map(), awaitingToken: new Map() }, options);
   }
   return report;
 }
 
-/** One pass of a sync: the sessions `from` has that `to` lacks in part or in whole. */
-interface Pass {
-  from: SessionStore;
-  to: SessionStore;
-  /** Change tokens of `from` at which `to` held all of a session (this pass's cursor). */
-  sent: Record<string, string>;
-  /** Change tokens of `to` at which `from` held all of a session (the other pass's cursor). */
-  received: Record<string, string>;
-  /**
-   * Read a session back after writing it, to record it in `received`: set when `to` is the
-   * source, whose changed token would otherwise make the next push read the session again
-   * on both sides (a push's own writes are read in the same run's pull, if one follows).
-   */
-  readBack: boolean;
-  /** What `to` held after a session's copy in this run, kept in `sent` beside its token. */
-  held: Map<string, HeldCopy>;
-}
-
-async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions): Promise<void> {
-  const { from, sent } = pass;
+async function copyMissing(pass: Pass, options: SyncOptions): Promise<void> {
+  const { from, sent, report } = pass;
   // Tokens are read before the sessions (the listing's, where the store reports them), so
   // a write landing while one is copied changes it again.
   const listedTokens = new Map<string, string>();
@@ -176,26 +179,27 @@ async function copyMissing(pass: Pass, report: SyncReport, options: SyncOptions)
   let done = 0;
   await inFlight(sessions.length, SESSIONS_IN_FLIGHT, async (i) => {
     options.signal?.throwIfAborted();
-    const { id } = sessions[i];
+    const { id: sessionId } = sessions[i];
     const token = tokens[i];
-    if (token !== undefined && sentToken(sent[id]) === token) {
+    if (token !== undefined && sentToken(sent[sessionId]) === token) {
       report.sessionsUnchanged++;
-    } else if (await copySession(pass, id, report, found[i], options.signal, receiving?.get(id))) {
+    } else if (
+      await copySession({ pass, sessionId, found: found[i], receiving: receiving?.get(sessionId) })
+    ) {
       // Recorded only after a complete copy, so an interrupted run redoes the session.
-      if (token !== undefined) sent[id] = cursorValue(token, pass.held.get(id));
+      if (token !== undefined) sent[sessionId] = cursorValue(token, pass.held.get(sessionId));
+      else pass.awaitingToken.delete(sessionId);
     }
     // Sessions in flight when the signal fired stop at their next store call or here.
     options.signal?.throwIfAborted();
     options.onProgress?.(++done, sessions.length);
   });
+  await heldAfterPass(pass);
   for (const { conflicts, skipped } of found) {
     report.conflicts.push(...conflicts);
     report.skipped.push(...skipped);
   }
 }
-
-/** What one session's copy found; joined into the report in listing order. */
-type SessionFindings = Pick<SyncReport, "conflicts" | "skipped">;
 
 /**
  * Sessions copied at once: a server's round trips and commits of one session overlap the
@@ -215,17 +219,11 @@ function selectSessions(
 }
 
 /** Copy one session; false when it was skipped or conflicts (nothing written then). */
-async function copySession(
-  pass: Pass,
-  sessionId: string,
-  report: SyncReport,
-  found: SessionFindings,
-  signal: AbortSignal | undefined,
-  receiving: { token: string | undefined } | undefined,
-): Promise<boolean> {
-  const { from, to, received } = pass;
+async function copySession(copy: SessionCopy): Promise<boolean> {
+  const { pass, sessionId, found, receiving } = copy;
+  const { from, to, received, report } = pass;
   if (receiving ? receiving.token === undefined : !(await to.has(sessionId))) {
-    const created = await createStreaming(pass, sessionId, report, found, signal, receiving);
+    const created = await createStreaming(copy);
     if (created !== "exists") return created;
   }
   const loaded = await readExact(from, sessionId);
@@ -234,7 +232,7 @@ async function copySession(
     return false;
   }
   const receiverToken = receiving?.token ?? await to.changeToken?.(sessionId);
-  if (await appendToHeldCopy(pass, sessionId, loaded, receiverToken, report, signal)) return true;
+  if (await appendToHeldCopy(pass, sessionId, loaded, receiverToken)) return true;
   const present = await readExact(to, sessionId);
   const conflicts = sessionConflicts(sessionId, loaded.header, loaded.entries, present);
   if (present.upgraded) {
@@ -261,81 +259,11 @@ async function copySession(
       received[sessionId] = receiverToken;
     }
   }
-  for (const batch of batches(missing)) await appendBatch(to, sessionId, batch, report, signal);
+  for (const batch of batches(missing)) await appendBatch(pass, sessionId, batch);
   // Only when `to` now holds exactly the sender's entries (none of its own besides).
   const exact = present.entries.length + missing.length === loaded.entries.length;
   await afterCopy(pass, sessionId, loaded, missing.length > 0, exact ? receiverToken : null);
   return true;
-}
-
-/**
- * The sender's entries past what `to` held at the last complete copy, appended without
- * reading `to`: only while `to`'s token is the one read right after that copy (nothing
- * wrote to it since) and the sender's first entries still digest as then (not rewritten),
- * and in one store call, which is atomic: an id `to` holds with other content rejects it
- * whole (`EntryConflictError`), and then, as for a session gone, the session is merged by
- * reading both sides, which reports the conflict. False when it did not apply.
- */
-async function appendToHeldCopy(
-  pass: Pass,
-  sessionId: string,
-  loaded: ParsedSession,
-  receiverToken: string | undefined,
-  report: SyncReport,
-  signal: AbortSignal | undefined,
-): Promise<boolean> {
-  const held = heldCopy(pass.sent[sessionId]);
-  if (!held || receiverToken === undefined || held.token !== receiverToken) return false;
-  if (held.count > loaded.entries.length) return false;
-  if (senderDigest(loaded.header, loaded.entries.slice(0, held.count)) !== held.digest) {
-    return false;
-  }
-  const missing = loaded.entries.slice(held.count);
-  if (batches(missing).length > 1) return false; // more than one atomic call: merge instead
-  if (missing.length > 0) {
-    signal?.throwIfAborted();
-    const appended = await pass.to.append(sessionId, missing).then(() => true, (error) => {
-      if (error instanceof EntryConflictError || error instanceof SessionNotFoundError) {
-        return false;
-      }
-      throw error;
-    });
-    if (!appended) return false;
-  }
-  report.entriesCopied += missing.length;
-  report.alreadyPresent += held.count;
-  await afterCopy(pass, sessionId, loaded, missing.length > 0, receiverToken);
-  return true;
-}
-
-/**
- * After a merge into `to`: with `heldAt` not null (`to` holds exactly the sender's entries)
- * keep that for the cursor, at `heldAt` when nothing was written, else at `to`'s token read
- * now. A write by someone else landing between ours and that read goes unnoticed by a
- * later `appendToHeldCopy`; its append still refuses an id held with other content. What
- * was written into a source is read back for the other direction (`recordHeldCopy`).
- */
-async function afterCopy(
-  pass: Pass,
-  sessionId: string,
-  loaded: ParsedSession,
-  wrote: boolean,
-  heldAt: string | undefined | null,
-): Promise<void> {
-  // Read once after a write, before any entries are read back: both uses want that order.
-  const written = wrote && (heldAt !== null || pass.readBack)
-    ? await pass.to.changeToken?.(sessionId)
-    : undefined;
-  if (heldAt !== null) {
-    const token = wrote ? written : heldAt;
-    if (token !== undefined) {
-      const digest = senderDigest(loaded.header, loaded.entries);
-      pass.held.set(sessionId, { count: loaded.entries.length, digest, token });
-    }
-  }
-  if (wrote && pass.readBack && written !== undefined) {
-    await recordHeldCopy(pass, sessionId, loaded.header, idsOf(loaded.entries), written);
-  }
 }
 
 function upgradeSkip(sessionId: string, sourceVersion: number) {
@@ -346,24 +274,15 @@ function upgradeSkip(sessionId: string, sourceVersion: number) {
   };
 }
 
-function idsOf(entries: readonly SessionEntry[]): Set<string> {
-  return new Set(entries.map((entry) => entry.id));
-}
-
 /**
  * A session the receiving side lacks, created from its first batch and appended to batch
  * by batch as the source streams it (the next batch is read while one is written): a long
  * session is never held whole. "exists" when another writer created it meanwhile (merge).
  */
 async function createStreaming(
-  pass: Pass,
-  sessionId: string,
-  report: SyncReport,
-  found: SessionFindings,
-  signal: AbortSignal | undefined,
-  receiving: { token: string | undefined } | undefined,
+  { pass, sessionId, found, receiving }: SessionCopy,
 ): Promise<boolean | "exists"> {
-  const { from, to } = pass;
+  const { from, to, report, signal } = pass;
   const source = readAhead(streamExact(from, sessionId)[Symbol.asyncIterator]());
   try {
     let step = await source.next();
@@ -375,6 +294,9 @@ async function createStreaming(
     }
     // Only ids are kept, and only when the copy is read back (`recordHeldCopy`).
     const sentIds = pass.readBack ? idsOf(step.value.entries) : undefined;
+    // What the new copy holds, for the cursor, where that costs no round trip per session.
+    const digest = defersHeldToken(pass) ? new SenderDigest(header) : undefined;
+    digest?.add(step.value.entries);
     let calls = batches(step.value.entries);
     const first = calls.shift() ?? [];
     signal?.throwIfAborted();
@@ -387,140 +309,17 @@ async function createStreaming(
     report.sessionsCreated++;
     report.entriesCopied += first.length;
     while (true) {
-      for (const batch of calls) await appendBatch(to, sessionId, batch, report, signal);
+      for (const batch of calls) await appendBatch(pass, sessionId, batch);
       step = await source.next();
       if (step.done) break;
       calls = batches(step.value.entries);
       for (const entry of sentIds ? step.value.entries : []) sentIds!.add(entry.id);
+      digest?.add(step.value.entries);
     }
     if (sentIds) await recordHeldCopy(pass, sessionId, header, sentIds);
+    if (digest) pass.awaitingToken.set(sessionId, { count: digest.count, digest: digest.value() });
     return true;
   } finally {
     await source.return();
   }
-}
-
-/**
- * After writing a session into `to`, record it in `received` if `to` now holds nothing the
- * sender lacks: its token read first, then its entries, so a write by someone else landing
- * meanwhile is either read here (and the session not recorded) or changes the token again.
- */
-async function recordHeldCopy(
-  { to, received }: Pass,
-  sessionId: string,
-  sentHeader: SessionHeader,
-  sentIds: ReadonlySet<string>,
-  // `to`'s token if the caller read it after the write (the read must precede the entries').
-  read?: string,
-): Promise<void> {
-  const token = read ?? await to.changeToken?.(sessionId);
-  if (token === undefined) return;
-  const present = await readExact(to, sessionId);
-  if (
-    !present.upgraded && present.entries.every((entry) => sentIds.has(entry.id)) &&
-    toJsonLine(present.header, "header") === toJsonLine(sentHeader, "header")
-  ) {
-    received[sessionId] = token;
-  }
-}
-
-/** At most this many entries, or about this many bytes of JSON, per store call. */
-const BATCH_ENTRIES = 2_000;
-const BATCH_BYTES = 4 * 1024 * 1024;
-/**
- * Entry JSON per part of a streamed session: each part is one store call, and with the next
- * part read ahead two are held at a time; smaller parts keep the heap of a long copy small
- * (the garbage collector lets it grow with what is live), larger ones save round trips.
- */
-const STREAM_CHARS = 1024 * 1024;
-
-/**
- * Entries in order, cut into store calls of bounded size: one call per entry would be one
- * round trip per entry to a server, one call for a whole long session one huge statement.
- * Each call is atomic, so a run stopped between calls leaves a prefix of the session.
- */
-function batches(entries: readonly SessionEntry[]): SessionEntry[][] {
-  const result: SessionEntry[][] = [];
-  let batch: SessionEntry[] = [];
-  let bytes = 0;
-  for (const entry of entries) {
-    const size = toJsonLine(entry, "entry").length;
-    if (batch.length > 0 && (batch.length >= BATCH_ENTRIES || bytes + size > BATCH_BYTES)) {
-      result.push(batch);
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(entry);
-    bytes += size;
-  }
-  if (batch.length > 0) result.push(batch);
-  return result;
-}
-
-async function appendBatch(
-  to: SessionStore,
-  sessionId: string,
-  batch: SessionEntry[],
-  report: SyncReport,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  signal?.throwIfAborted();
-  await to.append(sessionId, batch);
-  report.entriesCopied += batch.length;
-}
-
-/**
- * A session whose entries carry their stored JSON text: through `loadExact` or else
- * `exportJsonl` where the store has them (a plain `load` re-serialises, which would change
- * bytes on the other side and make equal entries look different).
- */
-async function readExact(store: SessionStore, sessionId: string): Promise<ParsedSession> {
-  if (store.loadExact) return await store.loadExact(sessionId);
-  if (!store.exportJsonl) return await store.load(sessionId);
-  return parseSessionJsonlSync(await store.exportJsonl(sessionId), { source: sessionId });
-}
-
-/** The session in batches where the store streams it, else whole as one batch. */
-async function* streamExact(store: SessionStore, sessionId: string): AsyncGenerator<ParsedSession> {
-  if (!store.streamExact) return yield await readExact(store, sessionId);
-  yield* await store.streamExact(sessionId, { batchChars: STREAM_CHARS });
-}
-
-function sessionConflicts(
-  sessionId: string,
-  header: SessionHeader,
-  entries: readonly SessionEntry[],
-  present: { header: SessionHeader; entries: readonly SessionEntry[] },
-): SyncReport["conflicts"] {
-  const conflicts: SyncReport["conflicts"] = [];
-  if (toJsonLine(header, "header") !== toJsonLine(present.header, "header")) {
-    conflicts.push({ sessionId, field: firstDifference(header, present.header) });
-  }
-  const stored = new Map(present.entries.map((entry) => [entry.id, entry]));
-  for (const entry of entries) {
-    const other = stored.get(entry.id);
-    if (other !== undefined && toJsonLine(entry, "entry") !== toJsonLine(other, "entry")) {
-      conflicts.push({ sessionId, entryId: entry.id, field: firstDifference(entry, other) });
-    }
-  }
-  return conflicts;
-}
-
-/**
- * The dotted path of the first field whose JSON differs, descending into objects present
- * on both sides; "" when the two values differ as a whole (or only in key order/spacing).
- */
-function firstDifference(left: unknown, right: unknown, path = ""): string {
-  if (!isRecord(left) || !isRecord(right)) return path;
-  const keys = [...new Set([...Object.keys(left), ...Object.keys(right)])];
-  for (const key of keys) {
-    if (JSON.stringify(left[key]) !== JSON.stringify(right[key])) {
-      return firstDifference(left[key], right[key], path ? `${path}.${key}` : key);
-    }
-  }
-  return path;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -16,12 +16,22 @@
  * memory; a file changed behind its back is read again. Writes are atomic (temp + rename)
  * without `fsync`: a cache lost in a power cut is rebuilt, a torn one is refused.
  *
+ * A save that changed few entries since the cache file was last written whole writes them
+ * to the journal beside it instead (`_listing_journal.ts`, trusted on the same terms and
+ * only on top of the cache file it names); the next whole save folds it in.
+ *
  * @module
  */
-import type { JsonlFolderFs } from "./_folder.ts";
+import type { FileStat, JsonlFolderFs } from "./_folder.ts";
 import type { CachedFile, JsonlListingCache } from "./_cache.ts";
 import type { HeaderInfo } from "./_head_line.ts";
 import { decodeSideFile, encodeSideFile } from "./_side_file.ts";
+import {
+  encodeListingJournal,
+  headChecksum,
+  LISTING_JOURNAL_FILE,
+  readListingJournal,
+} from "./_listing_journal.ts";
 
 /** The cache file's name in the folder root. */
 export const LISTING_CACHE_FILE = ".mu-listing-cache.json";
@@ -31,6 +41,29 @@ export const LISTING_CACHE_FILE = ".mu-listing-cache.json";
  */
 export const LISTING_CACHE_VERSION = 2;
 const KIND = { format: "mu-sessions-listing-cache", version: LISTING_CACHE_VERSION };
+const JOURNAL_KIND = { format: "mu-sessions-listing-journal", version: LISTING_CACHE_VERSION };
+/**
+ * A journal larger than this part of the cache file is folded into a whole save instead: a
+ * journal is rewritten with every save, so past that it saves little and reading it costs.
+ */
+const JOURNAL_SHARE = 1 / 8;
+
+/** The cache file as this cache last read or wrote it: what a journal is written on. */
+interface Base {
+  /** `fs.describe` of the cache file: a cache shared with another folder writes whole. */
+  file: string;
+  /** Its head's checksum, which the journal names. */
+  checksum: string;
+  /** Its (size, mtime) then: another writer's whole save since makes this a stale base. */
+  stat: FileStat;
+  /** Body length, against which a journal's size is weighed. */
+  length: number;
+  /** Path -> the cache entry the file holds for it (entries are replaced, never changed). */
+  entries: Map<string, CachedFile>;
+  /** A journal file is in the folder (ours or stale): removed after a whole save. */
+  journal: boolean;
+}
+const bases = new WeakMap<JsonlListingCache, Base>();
 
 /** One file's entry: the header is kept as its line's text (parsed again on load) unless
  * it was upgraded from an older format, which keeps the cache file small to read. */
@@ -74,8 +107,9 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 /**
- * Fill `cache` from the folder's cache file, for paths it does not know yet. Resolves how
- * many entries were taken; 0 when there is no file or it is not trustworthy.
+ * Fill `cache` from the folder's cache file and the journal written on top of it (when that
+ * checks out too), for paths it does not know yet. Resolves how many entries were taken; 0
+ * when there is no file or it is not trustworthy.
  *
  * @example
  * ```ts
@@ -90,29 +124,52 @@ export async function loadListingCache(
   cache: JsonlListingCache,
 ): Promise<number> {
   let files: Record<string, Stored>;
+  let base: Base;
   try {
     const stat = await fs.stat(LISTING_CACHE_FILE);
     if (!stat) return 0;
-    const body = await decodeSideFile(KIND, await fs.read(LISTING_CACHE_FILE, 0, stat.size));
-    if (!body) return 0;
+    const bytes = await fs.read(LISTING_CACHE_FILE, 0, stat.size);
+    const body = await decodeSideFile(KIND, bytes);
+    const checksum = body && headChecksum(bytes);
+    if (!body || !checksum) return 0;
     files = JSON.parse(utf8(body)).files;
     if (!files || typeof files !== "object") return 0;
+    const file = fs.describe(LISTING_CACHE_FILE);
+    base = { file, checksum, stat, length: body.length, entries: new Map(), journal: false };
   } catch {
     return 0; // unreadable, torn or not ours: listed from the files themselves
   }
+  const journal = await readListingJournal(fs, JOURNAL_KIND, base.checksum);
+  base.journal = journal.found;
+  bases.set(cache, base);
   let taken = 0;
-  for (const [path, stored] of Object.entries(files)) {
+  const take = (path: string, stored: Stored) => {
     const key = fs.describe(path);
-    if (cache.get(key)) continue;
-    const { size, mtimeMs, headText, version, needsUpgrade, end, line, state, probe } = stored;
-    const header = stored.header ?? JSON.parse(headText);
-    const info = { header, id: header.id, version, needsUpgrade, end, line };
-    const entry: CachedFile = { size, mtimeMs, info, headText, state };
-    if (probe !== undefined) entry.probe64 = probe; // decoded when needed (`probeOf`)
-    cache.set(key, entry);
-    taken++;
+    const entry = cachedOf(stored);
+    if (!cache.get(key)) {
+      cache.set(key, entry);
+      taken++;
+    }
+    return entry;
+  };
+  for (const [path, stored] of Object.entries(files)) {
+    // Recorded even when the journal replaces it, so the next journal carries that again.
+    if (journal.files && path in journal.files) base.entries.set(path, cachedOf(stored));
+    else base.entries.set(path, take(path, stored));
+  }
+  for (const [path, stored] of Object.entries(journal.files ?? {})) {
+    if (stored !== null) take(path, stored as Stored);
   }
   return taken;
+}
+
+function cachedOf(stored: Stored): CachedFile {
+  const { size, mtimeMs, headText, version, needsUpgrade, end, line, state, probe } = stored;
+  const header = stored.header ?? JSON.parse(headText);
+  const info = { header, id: header.id, version, needsUpgrade, end, line };
+  const entry: CachedFile = { size, mtimeMs, info, headText, state };
+  if (probe !== undefined) entry.probe64 = probe; // decoded when needed (`probeOf`)
+  return entry;
 }
 
 /**
@@ -196,21 +253,74 @@ export async function saveListingCache(
   cache: JsonlListingCache,
   paths: readonly string[],
 ): Promise<boolean> {
-  // The text of `JSON.stringify({ files })`, put together from each entry's own text.
-  const members: string[] = [];
-  for (const path of paths) {
-    const cached = cache.get(fs.describe(path));
-    if (!cached?.info || cached.headText === undefined || cached.error || cached.transient) {
-      continue;
-    }
-    members.push(`${JSON.stringify(path)}:${storedText(cached)}`);
-  }
   try {
-    const text = `{"files":{${members.join(",")}}}`;
-    const bytes = await encodeSideFile(KIND, encoder.encode(text));
+    if (await saveJournal(fs, cache, paths)) return true;
+    // The text of `JSON.stringify({ files })`, put together from each entry's own text.
+    const members: string[] = [];
+    const entries = new Map<string, CachedFile>();
+    for (const path of paths) {
+      const cached = storable(cache.get(fs.describe(path)));
+      if (!cached) continue;
+      members.push(`${JSON.stringify(path)}:${storedText(cached)}`);
+      entries.set(path, cached);
+    }
+    const body = encoder.encode(`{"files":{${members.join(",")}}}`);
+    const bytes = await encodeSideFile(KIND, body);
     await fs.writeAtomic(LISTING_CACHE_FILE, bytes, { durability: "relaxed" });
+    const previous = bases.get(cache);
+    const stat = await fs.stat(LISTING_CACHE_FILE);
+    const checksum = headChecksum(bytes);
+    if (stat && checksum) {
+      const file = fs.describe(LISTING_CACHE_FILE);
+      bases.set(cache, { file, checksum, stat, length: body.length, entries, journal: false });
+    } else bases.delete(cache);
+    // Now naming a base that is gone; readers would ignore it anyway.
+    if (previous?.journal) await fs.remove(LISTING_JOURNAL_FILE).catch(() => {});
     return true;
   } catch {
     return false; // read-only folder, no permission, full disk: list without it next time
   }
+}
+
+/** The entry as a save keeps it: unloadable files and I/O failures are re-read instead. */
+function storable(cached: CachedFile | undefined): CachedFile | undefined {
+  return cached?.info && cached.headText !== undefined && !cached.error && !cached.transient
+    ? cached
+    : undefined;
+}
+
+/**
+ * Write the entries changed since the cache file was last read or written whole as its
+ * journal; false (nothing written) when there is no such file this cache knows, another
+ * writer replaced it since, or the journal would be too large a part of it.
+ */
+async function saveJournal(
+  fs: JsonlFolderFs,
+  cache: JsonlListingCache,
+  paths: readonly string[],
+): Promise<boolean> {
+  const base = bases.get(cache);
+  if (!base || base.file !== fs.describe(LISTING_CACHE_FILE)) return false;
+  const members: string[] = [];
+  let length = 0;
+  const add = (path: string, text: string) => {
+    members.push(`${JSON.stringify(path)}:${text}`);
+    length += members.at(-1)!.length + 1;
+    return length <= base.length * JOURNAL_SHARE;
+  };
+  const listed = new Set(paths);
+  for (const path of paths) {
+    const cached = storable(cache.get(fs.describe(path)));
+    if (cached === base.entries.get(path)) continue;
+    if (!add(path, cached ? storedText(cached) : "null")) return false;
+  }
+  for (const path of base.entries.keys()) {
+    if (!listed.has(path) && !add(path, "null")) return false;
+  }
+  const stat = await fs.stat(LISTING_CACHE_FILE);
+  if (stat?.size !== base.stat.size || stat.mtimeMs !== base.stat.mtimeMs) return false;
+  const bytes = await encodeListingJournal(JOURNAL_KIND, base.checksum, members);
+  await fs.writeAtomic(LISTING_JOURNAL_FILE, bytes, { durability: "relaxed" });
+  base.journal = true;
+  return true;
 }

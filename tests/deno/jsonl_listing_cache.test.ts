@@ -12,6 +12,7 @@ import { assert, assertEquals } from "../conformance/assert.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
 import { chain, user, v4Header } from "../jsonl/helpers.ts";
 import { CountingFs } from "../jsonl/counting_fs.ts";
+import { freshListing, rowsText, uncached } from "../jsonl/listing_helpers.ts";
 import { NodeJsonlFolderFs, openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { JsonlSessionStore } from "../../stores/jsonl/store.ts";
 import { LISTING_CACHE_FILE } from "../../stores/jsonl/_persist.ts";
@@ -30,23 +31,6 @@ function test(name: string, fn: (dir: string) => Promise<void>) {
       await removeDir(dir);
     }
   });
-}
-
-const rowsText = (rows: SessionInfo[]) => JSON.stringify(rows);
-
-/** What a store with no cache at all lists: the reference. */
-async function uncached(dir: string): Promise<string> {
-  const store = await openJsonlFsStore(dir, { persistListingCache: false });
-  return rowsText(await store.list({ includeInternal: true }));
-}
-
-/** A new store, as in a new process: its listing and what it read. */
-async function freshListing(dir: string) {
-  const fs = new CountingFs(new NodeJsonlFolderFs(dir));
-  const store = new JsonlSessionStore(fs);
-  const rows = rowsText(await store.list({ includeInternal: true }));
-  const { streams, atomicWrites: writes, bytesRead } = fs.counts;
-  return { rows, streams, writes, bytesRead, store, fs };
 }
 
 test("a new store lists from the cache file without folding any session", async (dir) => {

@@ -5,7 +5,7 @@
  * conflicts are still reported and nothing is written (counted as reads, never timed).
  */
 import { DatabaseSync } from "node:sqlite";
-import type { SessionEntry } from "../../core.ts";
+import type { SessionEntry, SessionStore } from "../../core.ts";
 import { type SyncReport, syncStores } from "../../sync.ts";
 import { SqliteSessionStore } from "../../stores/sqlite/store.ts";
 import { assertEquals } from "../conformance/assert.ts";
@@ -65,4 +65,76 @@ Deno.test("sync held copy: a torn record is not trusted; the session is merged b
   const next = await syncStores(source, target, { cursor: report.cursor });
   assertEquals([next.entriesCopied, targetLoads.loads], [1, 0]);
   assertEquals(await target.exportJsonl("s"), await source.exportJsonl("s"));
+});
+
+/** A SQLite store answering many sessions' tokens in one call, as a server does; counted. */
+async function batchingReceiver() {
+  const target = await sqlite();
+  const calls = { one: 0, many: 0 };
+  const one = target.changeToken.bind(target);
+  Object.assign(target, {
+    changeToken: (id: string) => (calls.one++, one(id)),
+    // Undefined for a session it lacks, as `changeTokens` answers.
+    changeTokens: (ids: readonly string[]) => (
+      calls.many++,
+        Promise.all(ids.map((id) => target.has(id).then((has) => has ? one(id) : undefined)))
+    ),
+  });
+  return { target, calls };
+}
+
+/** Two new entries on each session of `tips` (id -> last entry id), which it updates. */
+async function appendTwoEach(source: SessionStore, tips: Record<string, string>, tag: string) {
+  for (const id of Object.keys(tips)) {
+    const added = chain(2, `${id}-${tag}`, tips[id]);
+    await source.append(id, added);
+    tips[id] = added.at(-1)!.id;
+  }
+}
+
+Deno.test("sync held copy: a receiver that answers many tokens at once is asked once after the pass, not once per session written", async () => {
+  const source = await sqlite();
+  const { target, calls } = await batchingReceiver();
+  const tips: Record<string, string> = {};
+  for (let s = 0; s < 6; s++) {
+    const [sessionHeader, entries] = [header(`s${s}`), chain(3, `s${s}`)];
+    await source.create(sessionHeader, entries);
+    await target.create(sessionHeader, entries.slice(0, 1));
+    tips[`s${s}`] = entries.at(-1)!.id;
+  }
+  let { cursor } = await syncStores(source, target);
+  const targetLoads = countLoads(target);
+  for (let round = 0; round < 2; round++) {
+    await appendTwoEach(source, tips, `r${round}`);
+    [calls.one, calls.many, targetLoads.loads] = [0, 0, 0];
+    const report = await syncStores(source, target, { cursor });
+    assertEquals([report.entriesCopied, report.conflicts], [12, []]);
+    assertEquals(targetLoads.loads, 0, `round ${round}: appended to the copies the cursor holds`);
+    assertEquals(calls, { one: 0, many: 2 }, `round ${round}: the tokens before and after`);
+    cursor = report.cursor;
+  }
+  for (const id of Object.keys(tips)) {
+    assertEquals(await target.exportJsonl(id), await source.exportJsonl(id));
+  }
+});
+
+Deno.test("sync held copy: a session a push created gets its new entries on the next push without a read of the receiving copy", async () => {
+  const source = await sqlite();
+  const { target, calls } = await batchingReceiver();
+  const tips: Record<string, string> = {};
+  for (let s = 0; s < 5; s++) {
+    const entries = chain(3, `c${s}`);
+    await source.create(header(`c${s}`), entries);
+    tips[`c${s}`] = entries.at(-1)!.id;
+  }
+  const created = await syncStores(source, target);
+  assertEquals([created.sessionsCreated, calls.one, calls.many], [5, 0, 2]);
+  await appendTwoEach(source, tips, "after-create");
+  const targetLoads = countLoads(target);
+  const report = await syncStores(source, target, { cursor: created.cursor });
+  assertEquals([report.entriesCopied, report.alreadyPresent, report.conflicts], [10, 15, []]);
+  assertEquals(targetLoads.loads, 0, "the create recorded what the copy held");
+  for (const id of Object.keys(tips)) {
+    assertEquals(await target.exportJsonl(id), await source.exportJsonl(id));
+  }
 });
