@@ -254,8 +254,8 @@ export class SessionPage {
       const facts = sessionFacts(full, this.origin);
       this.#facts.replaceWith(facts);
       this.#facts = facts;
-      // The tree drawn from the shape stays (the same rows, now with their label chips),
-      // unless the session grew meanwhile.
+      // The tree drawn from the shape stays (the same rows, asked again of the loaded
+      // session), unless the session grew meanwhile.
       if (this.#tree?.options.rowCount !== full.rowCount) this.#mountTree(full.rowCount);
       else this.#tree.refresh();
       const raw = this.#rawDeferred;
