@@ -14,7 +14,7 @@
  *   (the context-only load, `/api/sessions/:id/loaded-context`), its projection and the
  *   listing row;
  * - "first tree rows": what the Tree tab waits for: the first look and the tree's size
- *   with the 200 rows around the leaf, which the server draws from the session it keeps
+ *   with the 200 rows around the leaf (`treeMs`: that ask alone, after the first look), which the server draws from the session it keeps
  *   open (`/api/sessions/:id/tree`: ids and parents, those rows' entries and the labels);
  * - "first entries page": the first page of 2,000 entries (`/api/sessions/:id`), which
  *   the tree and the raw pane wait for;
@@ -104,9 +104,11 @@ function stepFn(driver: StoreDriver, where: string, sessionId: string, step: Ste
       if (step === "first tree rows") {
         const handle = await SessionHandle.open(client, sessionId, conversationServer(api));
         const leafId = handle.overview().defaultLeafId;
+        const asked = performance.now();
         const tree = await handle.treeStart({ leafId, count: 200 });
         return {
           loadMs: elapsed(t),
+          treeMs: elapsed(asked),
           rows: tree?.rows.length ?? "no shape",
           rowCount: tree?.rowCount ?? 0,
           labels: tree?.rows.filter((row) => row.label !== undefined).length ?? 0,
