@@ -11,6 +11,7 @@ import type { SessionStore } from "../../core.ts";
 import { importSession } from "../../src/import_rule.ts";
 import { serializeSessionJsonl } from "../../src/jsonl.ts";
 import { OPEN_LAZY } from "../../src/lazy_store.ts";
+import { counted } from "./counted_store.ts";
 import type { SessionEntry } from "../../src/schema.ts";
 import { SessionIndex } from "../../src/tree.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
@@ -22,26 +23,6 @@ import { assert, assertEquals } from "../conformance/assert.ts";
 import { generatedSession } from "../unit/context_sessions.ts";
 import { fixtureText } from "../unit/fixtures.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
-
-/** `store` with its full loads and lazy opens counted. */
-function counted(store: SessionStore) {
-  const calls = { loads: 0, lazyOpens: 0 };
-  const proxy = new Proxy(store, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target);
-      if (typeof value !== "function") return value;
-      if (key === "load" || key === OPEN_LAZY) {
-        return (...args: unknown[]) => {
-          if (key === "load") calls.loads++;
-          else calls.lazyOpens++;
-          return value.apply(target, args);
-        };
-      }
-      return value.bind(target);
-    },
-  });
-  return { store: proxy, calls };
-}
 
 /** `GET /api/sessions/:id/tree?<params>` of one API over `store` (one set of kept opens). */
 function treeAsker(store: SessionStore) {
@@ -83,7 +64,7 @@ for (const [kind, open] of kinds) {
       const { entries } = session;
       assert(entries.some((e) => e.type === "label" && e.label), "the session has labels");
       await importSession(served, serializeSessionJsonl(session.header, entries));
-      const { store, calls } = counted(served);
+      const { store, opens, loads } = counted(served);
       const askTree = treeAsker(store);
       const id = session.header.id;
       const leaf = entries.at(-1)!.id;
@@ -108,7 +89,7 @@ for (const [kind, open] of kinds) {
       const focusId = views[labelled].id;
       const index = (await askTree(id, { focus: focusId, offset: "0", limit: "0" }))!;
       assertEquals([index.focusRow, index.rows], [labelled, []]);
-      assertEquals(calls, { loads: 0, lazyOpens: 1 }, "one lazy open, no full load");
+      assertEquals([loads(), opens()], [0, 1], "one lazy open, no full load");
     } finally {
       await served.close();
       await removeDir(dir);
@@ -124,12 +105,12 @@ Deno.test("mu serve tree: a session the lazy open declines is drawn from its kep
     const [row] = await served.list({ includeInternal: true });
     const { entries } = await served.load(row.id);
     const leaf = entries.at(-1)!.id;
-    const { store, calls } = counted(served);
+    const { store, loads } = counted(served);
     const askTree = treeAsker(store);
     const tree = (await askTree(row.id, { leaf, limit: "1000" }))!;
     assertEquals(tree.rows, loadedRows(entries, leaf).views);
     await askTree(row.id, { leaf, offset: "1", limit: "1" });
-    assertEquals(calls.loads, 1, "loaded once, kept");
+    assertEquals(loads(), 1, "loaded once, kept");
   } finally {
     await served.close();
     await removeDir(dir);

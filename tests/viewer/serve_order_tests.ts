@@ -9,14 +9,9 @@
  * Requests are counted in the order the browser issued them, not timed. Imported by
  * `tests/deno/viewer.test.ts`; runs alone too.
  */
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import { serializeSessionJsonl } from "../../src/jsonl.ts";
 import { SessionIndex } from "../../src/tree.ts";
 import { conversationItems } from "../../web/conversation/model.ts";
-import { buildViewer } from "../../web/build.ts";
-import { startServe } from "../cli/serve.ts";
-import { generatedSession } from "../unit/context_sessions.ts";
+import { serveGeneratedSession } from "./served_session.ts";
 import { bounded, launchBrowser, screenshot, waitReady, watchPage } from "./helpers.ts";
 import { assert, assertEquals, crampedTreeRows } from "./page.ts";
 
@@ -30,20 +25,14 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  const root = await Deno.makeTempDir({ prefix: "mu-viewer-serve-order-" });
-  const agentDir = join(root, "agent");
-  const folder = join(agentDir, "sessions", "--p--");
-  await mkdir(folder, { recursive: true });
-  const session = generatedSession(ENTRIES, 11);
-  const id = session.header.id;
-  await Deno.writeTextFile(
-    join(folder, `2026-04-01T00-00-00-000Z_${id}.jsonl`),
-    serializeSessionJsonl(session.header, session.entries),
+  const { root, session, server } = await serveGeneratedSession(
+    "mu-viewer-serve-order-",
+    ENTRIES,
+    11,
   );
+  const id = session.header.id;
   const index = SessionIndex.build(session.entries, { source: id });
   const items = conversationItems(index.getPath(session.entries.at(-1)!.id));
-  await buildViewer({ outDir: `${root}/viewer`, minify: false });
-  const server = await startServe(agentDir, ["--root", `${root}/viewer`]);
   const browser = await launchBrowser({ newReader: true });
   const watchdog = setTimeout(() => void browser.close(), WATCHDOG_MS);
   try {

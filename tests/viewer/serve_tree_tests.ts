@@ -8,16 +8,11 @@
  *
  * @module
  */
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { Route } from "playwright-core";
-import { serializeSessionJsonl } from "../../src/jsonl.ts";
 import { SessionIndex } from "../../src/tree.ts";
-import { buildViewer } from "../../web/build.ts";
 import { TREE_ROW_HEIGHT } from "../../web/views/tree.ts";
 import { flattenTree } from "../../web/worker/tree_rows.ts";
-import { startServe } from "../cli/serve.ts";
-import { generatedSession } from "../unit/context_sessions.ts";
+import { serveGeneratedSession } from "./served_session.ts";
 import { bounded, launchBrowser, screenshot, waitReady, watchPage } from "./helpers.ts";
 import { assert, assertEquals, crampedTreeRows } from "./page.ts";
 
@@ -30,16 +25,12 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  const root = await Deno.makeTempDir({ prefix: "mu-viewer-serve-tree-" });
-  const agentDir = join(root, "agent");
-  const folder = join(agentDir, "sessions", "--p--");
-  await mkdir(folder, { recursive: true });
-  const session = generatedSession(ENTRIES, 11);
-  const id = session.header.id;
-  await Deno.writeTextFile(
-    join(folder, `2026-04-01T00-00-00-000Z_${id}.jsonl`),
-    serializeSessionJsonl(session.header, session.entries),
+  const { root, session, server } = await serveGeneratedSession(
+    "mu-viewer-serve-tree-",
+    ENTRIES,
+    11,
   );
+  const id = session.header.id;
   const rows = flattenTree(SessionIndex.build(session.entries, { source: id }).getTree());
   const leaf = session.entries.at(-1)!.id;
   const leafRow = rows.findIndex((row) => row.node.entry.id === leaf);
@@ -48,8 +39,6 @@ Deno.test({
   assert(labelled >= 0, "the session has a labelled entry far from its leaf");
   const label = rows[labelled].node;
 
-  await buildViewer({ outDir: `${root}/viewer`, minify: false });
-  const server = await startServe(agentDir, ["--root", `${root}/viewer`]);
   const browser = await launchBrowser({ newReader: true });
   const watchdog = setTimeout(() => void browser.close(), WATCHDOG_MS);
   try {
