@@ -21,6 +21,7 @@ import { parseHash, type Route, sessionUrl } from "./hash_route.ts";
 import { describeError, toaster } from "./toast.ts";
 import { SearchPanel } from "./views/search.ts";
 import { LiveUpdates } from "./live.ts";
+import { sessionRefresher } from "./session_refresh.ts";
 import {
   loadListSort,
   loadOrigins,
@@ -328,32 +329,15 @@ function mountSession(overview: SessionOverview, leafId: string | null, tab: Ses
   replaceChildren(app, state.page.element);
 }
 
-/** Changes of the shown session are applied one at a time; a burst collapses into one. */
-let refreshing: Promise<void> | undefined;
-let refreshAgain = false;
-
-function refreshSession(key: string): void {
-  if (refreshing) {
-    refreshAgain = true;
-    return;
-  }
-  refreshing = (async () => {
-    do {
-      refreshAgain = false;
-      const page = state.page;
-      if (!page || page.overview.key !== key) return;
-      const overview = await client.call("reopenSession", key);
-      if (state.page !== page) return; // the user went elsewhere meanwhile
-      // A reader at the tip follows the new tip; one on an older branch stays there.
-      const atTip = page.leafId === page.overview.defaultLeafId;
-      const y = scrollY;
-      mountSession(overview, atTip ? overview.defaultLeafId : page.leafId, parseHash().tab);
-      history.replaceState(null, "", sessionUrl(key, state.page!.leafId, parseHash().tab));
-      scrollTo(0, y);
-    } while (refreshAgain);
-  })().catch((error) => toast(`Update failed: ${describeError(error)}`, "error"))
-    .finally(() => refreshing = undefined);
-}
+/** Changes of the shown session (`session_refresh.ts`). */
+const refreshSession = sessionRefresher({
+  client,
+  page: () => state.page,
+  mount: (overview, leafId) => mountSession(overview, leafId, parseHash().tab),
+  tab: () => parseHash().tab,
+  url: sessionUrl,
+  onError: (error) => toast(`Update failed: ${describeError(error)}`, "error"),
+});
 
 async function route(): Promise<void> {
   const r = parseHash();

@@ -226,19 +226,15 @@ const api: ViewerApi = {
   },
 
   async treeStart(sessionId, leafId, focusId) {
-    // Only a tree there before the full load (which the page waits for otherwise).
-    const tree = await (await handle(sessionId)).shape();
-    if (!tree) return null;
-    const focusRow = tree.rowIndex(focusId ?? leafId ?? "");
-    // The pages around the row the tree opens at, so they need no second call (which would
-    // wait behind the full load the other panes start meanwhile).
-    const start = Math.max(0, focusRow - TREE_START_ROWS / 2);
-    const rows = tree.treeRows(leafId, start, TREE_START_ROWS);
-    return { rowCount: tree.rowCount, focusRow, start, rows };
+    // Only a tree there before the full load (which the page waits for otherwise), with the
+    // pages around the row it opens at, so they need no second call (which would wait behind
+    // the full load the other panes start meanwhile).
+    const page = { leafId, focusId, count: TREE_START_ROWS };
+    return await (await handle(sessionId)).treeStart(page);
   },
 
   async treeRows(sessionId, leafId, start, count) {
-    return (await (await handle(sessionId)).tree()).treeRows(leafId, start, count);
+    return await (await handle(sessionId)).treeRows(leafId, start, count);
   },
 
   async locateEntry(sessionId, leafId, entryId) {
@@ -246,7 +242,7 @@ const api: ViewerApi = {
   },
 
   async treeRowIndex(sessionId, entryId) {
-    return (await (await handle(sessionId)).tree()).rowIndex(entryId);
+    return await (await handle(sessionId)).treeRowIndex(entryId);
   },
 
   async context(sessionId, leafId, start, count, as) {

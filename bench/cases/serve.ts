@@ -13,6 +13,9 @@
  * - "first context page": what the Context tab waits for: the first look, `loadContext`
  *   (the context-only load, `/api/sessions/:id/loaded-context`), its projection and the
  *   listing row;
+ * - "first tree rows": what the Tree tab waits for: the first look and the tree's size
+ *   with the 200 rows around the leaf (`treeMs`: that ask alone, after the first look), which the server draws from the session it keeps
+ *   open (`/api/sessions/:id/tree`: ids and parents, those rows' entries and the labels);
  * - "first entries page": the first page of 2,000 entries (`/api/sessions/:id`), which
  *   the tree and the raw pane wait for;
  * - "every page": the whole session in the API's 50 pages (`HttpSessionStore.load`),
@@ -44,6 +47,7 @@ export interface ServeParams {
 const STEPS = [
   "first conversation page",
   "first context page",
+  "first tree rows",
   "first entries page",
   "every page",
   "one full load",
@@ -77,6 +81,12 @@ function conversationServer(
       if (leafId !== undefined) url.searchParams.set("leaf", leafId);
       return await (await api(new Request(url)))!.json();
     },
+    async serverTree(sessionId, page) {
+      const url = new URL(`${BASE}api/sessions/${encodeURIComponent(sessionId)}/tree`);
+      url.searchParams.set("limit", `${page.count}`);
+      if (page.leafId !== null) url.searchParams.set("leaf", page.leafId);
+      return await (await api(new Request(url)))!.json();
+    },
   };
 }
 
@@ -90,6 +100,20 @@ function stepFn(driver: StoreDriver, where: string, sessionId: string, step: Ste
         const leaf = handle.overview().defaultLeafId;
         const page = await handle.conversation(leaf, 0, CONV_PAGE);
         return { loadMs: elapsed(t), items: page.items.length, partial: page.partial === true };
+      }
+      if (step === "first tree rows") {
+        const handle = await SessionHandle.open(client, sessionId, conversationServer(api));
+        const leafId = handle.overview().defaultLeafId;
+        const asked = performance.now();
+        const tree = await handle.treeStart({ leafId, count: 200 });
+        return {
+          loadMs: elapsed(t),
+          treeMs: elapsed(asked),
+          rows: tree?.rows.length ?? "no shape",
+          rowCount: tree?.rowCount ?? 0,
+          labels: tree?.rows.filter((row) => row.label !== undefined).length ?? 0,
+          opens: pages.opens,
+        };
       }
       if (step === "first context page") {
         const loaded = await client.loadContext(sessionId);

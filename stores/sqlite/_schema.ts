@@ -21,6 +21,7 @@
  * INDEX entries_by_id (entry_id)      -- a parent's or reused id's row, when writing
  * INDEX entries_dangling (session_id, parent_id) WHERE walk IS NULL -- appends: a cycle
  *                                    -- closed through a stored entry's missing parent
+ * INDEX entries_labels (session_id, seq) WHERE type = 'label' -- a lazy open's label chips
  * INDEX sessions_by_cwd (cwd, modified DESC, created_at DESC, id)
  * ```
  *
@@ -160,6 +161,11 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
     // when it was written (such a row has no path pointers), so it can refuse the append that
     // would close a parent cycle through it. Rows with pointers, nearly all, are not in it.
     `CREATE INDEX entries_dangling ON entries (session_id, parent_id) WHERE walk IS NULL`,
+  ],
+  [
+    // A lazy open's labels (`_lazy.ts` labelPositions: the tree's label chips before a full
+    // load) without reading every row of the session: only label rows, a few, are in it.
+    `CREATE INDEX entries_labels ON entries (session_id, seq) WHERE type = 'label'`,
   ],
 ];
 

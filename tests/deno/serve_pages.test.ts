@@ -7,7 +7,6 @@
 import { SessionManager, type SessionStore } from "../../core.ts";
 import { importSession } from "../../src/import_rule.ts";
 import { serializeSessionJsonl } from "../../src/jsonl.ts";
-import { OPEN_LAZY } from "../../src/lazy_store.ts";
 import { openJsonlFsStore } from "../../stores/jsonl/fs.ts";
 import { openSqliteStore } from "../../stores/sqlite/file.ts";
 import { HttpSessionStore } from "../../stores/http/store.ts";
@@ -17,27 +16,7 @@ import { assert, assertEquals } from "../conformance/assert.ts";
 import { generatedSession } from "../unit/context_sessions.ts";
 import { fixtureText } from "../unit/fixtures.ts";
 import { removeDir, tempDir } from "../jsonl/subjects.ts";
-
-/** `store` with its session reads counted: full loads, and opens (a load or a lazy open each count one). */
-function counted(store: SessionStore) {
-  let opens = 0;
-  let loads = 0;
-  const proxy = new Proxy(store, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target);
-      if (typeof value !== "function") return value;
-      if (key === "load" || key === OPEN_LAZY) {
-        return (...args: unknown[]) => {
-          opens++;
-          if (key === "load") loads++;
-          return value.apply(target, args);
-        };
-      }
-      return value.bind(target);
-    },
-  });
-  return { store: proxy, opens: () => opens, loads: () => loads };
-}
+import { counted } from "./counted_store.ts";
 
 function client(store: SessionStore, entryPageSize: number): HttpSessionStore {
   const api = createSessionApi({ store });

@@ -44,6 +44,8 @@ import "../viewer/reader_tests.ts"; // a new reader: Conversation first, raw off
 import "../viewer/serve_order_tests.ts"; // mu serve: the first conversation page before the entry pages
 import "../viewer/hosted_tests.ts"; // ?url= of an export with its index: a few ranges, not the file
 import "../viewer/tree_start_tests.ts"; // the tree's rows before the session's full load
+import "../viewer/serve_tree_tests.ts"; // mu serve: the tree's rows before the full load
+import "../viewer/jump_latest_tests.ts"; // Jump to latest ends at the end once laid out
 
 const REALISTIC = DEMO.realistic;
 const BOUNDARY = DEMO.boundary;

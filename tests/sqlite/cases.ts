@@ -177,6 +177,7 @@ export function sqliteCases(register: Register, runtime: SqliteTestRuntime): voi
           [
             "entries_by_id",
             "entries_dangling",
+            "entries_labels",
             "entries_unwalked",
             "entries_walk",
             "search_docs_by_session",

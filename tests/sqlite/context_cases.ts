@@ -14,8 +14,14 @@ import {
 import { generatedSession } from "../unit/context_sessions.ts";
 import { type SqliteTestRuntime, withDatabase } from "./runtime.ts";
 
-/** Undo schema step 11 (the index of rows whose parent may be missing). */
+/** Undo schema step 12 (the index of label rows). */
+export function toSchema11(raw: SqliteDatabase): void {
+  raw.exec("DROP INDEX IF EXISTS entries_labels");
+}
+
+/** Undo schema steps 12 and 11 (the index of rows whose parent may be missing). */
 export function toSchema10(raw: SqliteDatabase): void {
+  toSchema11(raw);
   raw.exec("DROP INDEX IF EXISTS entries_dangling");
 }
 

@@ -1,9 +1,9 @@
 /**
  * The tree drawn before the full load (`web/worker/tree_shape.ts`) from a lazy open's ids
  * and parents: its rows are the loaded session's rows (order, gutters, kinds, previews,
- * path and leaf marks, branch counts; the label chips come with the full load), whether
- * the columns come with the open or deferred; a page parses only its own rows' entries
- * (plus the branch points' children); sessions the lazy index declines are left to the
+ * path and leaf marks, branch counts, label chips), whether the columns come with the open
+ * or deferred; a page parses only its own rows' entries (plus the branch points' children,
+ * and once the label entries the store names); sessions the lazy index declines are left to the
  * full load.
  * Runs under `deno test` and, bundled, under Node 20.
  */
@@ -23,7 +23,7 @@ import { generatedSession } from "./context_sessions.ts";
 /** A lazy session over `entries` whose reads are counted; `deferred`: columns read later. */
 function lazySession(header: SessionHeader, entries: SessionEntry[], deferred = false) {
   const texts = entries.map((entry) => JSON.stringify(entry));
-  const counter = { reads: 0, trees: 0 };
+  const counter = { reads: 0, trees: 0, labelScans: 0 };
   const columns = () => ({
     ids: entries.map((entry) => entry.id),
     parents: entries.map((entry) => entry.parentId),
@@ -34,9 +34,9 @@ function lazySession(header: SessionHeader, entries: SessionEntry[], deferred = 
     ...(deferred ? { ids: [], parents: [], flags: [] } : columns()),
     listing: listingStateOf(entries),
     read: (position) => (counter.reads++, JSON.parse(texts[position])),
-    labelPositions: () => {
-      throw new Error("the shape does not scan for labels (a read of every row)");
-    },
+    labelPositions:
+      () => (counter.labelScans++,
+        entries.flatMap((entry, at) => entry.type === "label" ? [at] : [])),
   };
   if (deferred) {
     session.deferred = {
@@ -56,7 +56,6 @@ function loadedRows(entries: SessionEntry[], leafId: string | null) {
   const rows = flattenTree(index.getTree());
   const pathIds = new Set(index.getPath(leafId).map((entry) => entry.id));
   const views = treeRowViews(rows, 0, rows.length, pathIds, leafId);
-  for (const view of views) delete view.label; // the chips come with the full load
   return { rows, views };
 }
 
@@ -131,9 +130,15 @@ test("tree shape: a page parses its rows and the branch points' children", () =>
     .reduce((sum, row) => sum + row.node.children.length, 0);
   assertEquals(counter.trees, 1, "the columns are read once");
   assert(counter.reads <= branchChildren, `drawing parsed ${counter.reads} entries`);
-  const before = counter.reads;
+  const labels = entries.filter((entry) => entry.type === "label").length;
+  assert(labels > 0, "the session has label entries");
+  let before = counter.reads;
   shape.treeRows(entries.at(-1)!.id, 1000, 50);
-  assertEquals(counter.reads - before, 50, "a page parses its rows");
+  assertEquals(counter.reads - before, 50 + labels, "the first page parses its rows and labels");
+  before = counter.reads;
+  shape.treeRows(entries.at(-1)!.id, 2000, 50);
+  assertEquals(counter.reads - before, 50, "a later page parses its rows");
+  assertEquals(counter.labelScans, 1, "the store names its labels once");
   assert(counter.reads < entries.length / 10, `only a part of the session is parsed`);
 });
 

@@ -10,6 +10,7 @@
  * | `GET /api/sessions?cwd=&internal=1&cursor=&limit=` | `{ sessions, nextCursor, total }`, newest first; the first page also `skipped`: files that could not be read (`skipped.ts`) |
  * | `GET /api/sessions/:id?offset=&limit=` | `{ header, entries, total, nextOffset }`, from the session kept open (`session_pages.ts`); how far it reaches as the `x-mu-entry-progress` header (`<end>/<total>`) |
  * | `GET /api/sessions/:id/conversation?leaf=&offset=&limit=` | `{ leafId, items, total }`: conversation items of the branch (the last entry's when no leaf), `total` `null` while the rest of the branch is unread |
+ * | `GET /api/sessions/:id/tree?leaf=&focus=&offset=&limit=` | `{ rowCount, focusRow, start, rows }`: rows of the tree marked for `leaf`, from `offset` or around `focus`'s row (the leaf's when none), `null` when only a full load decides the tree |
  * | `GET /api/sessions/:id/context?leaf=` | the projection (`buildSessionProjection`) |
  * | `GET /api/sessions/:id/loaded-context?leaf=&empty=1` | a context-only load (`LoadedContext`) |
  * | `GET /api/sessions/:id/export?leaf=` | JSONL (`application/jsonl`) |
@@ -65,6 +66,7 @@ export const DEFAULT_UPLOAD_IDLE_MS = 30_000;
 export const DEFAULT_MAX_EVENT_STREAMS = 64;
 const PAGE = 200;
 const ENTRY_PAGE = 2000;
+const TREE_PAGE = 200;
 
 function intParam(url: URL, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = url.searchParams.get(name);
@@ -217,6 +219,19 @@ export function createSessionApi(
       const offset = intParam(url, "offset", 0);
       const limit = intParam(url, "limit", CONV_PAGE, 1000) || CONV_PAGE;
       return json(200, await pages.conversation(sessionId, leaf, offset, limit));
+    }
+    if (sub === "tree") {
+      // From the session kept open: its ids and parents, a page of rows parsed.
+      const offset = url.searchParams.has("offset") ? intParam(url, "offset", 0) : undefined;
+      return json(
+        200,
+        await pages.tree(sessionId, {
+          leafId: leaf ?? null,
+          focusId: url.searchParams.get("focus") ?? undefined,
+          start: offset,
+          count: intParam(url, "limit", TREE_PAGE, 1000),
+        }),
+      );
     }
     if (sub === "context") {
       // A context-only load where the store has one: a huge session answers from its

@@ -10,6 +10,10 @@
  * - otherwise (older formats, sessions the lazy open declines, stores without one) from
  *   one full load, kept.
  *
+ * The tree's rows (`tree`) come from the same open, as the browser store's worker draws them
+ * before a full load (`TreeShape`: ids and parents, a page of entries parsed per answer),
+ * so a viewer shows the tree of a 100k-entry session without loading it first.
+ *
  * An open is trusted only while the store's `changeToken` for the session is unchanged
  * (appends and rewrites by any process move it), and only a few sessions stay open (least
  * recently used first out). A store without `changeToken` cannot say when an open goes
@@ -25,6 +29,8 @@ import type { LoadedSession, SessionStore } from "../../src/store.ts";
 import { SessionIndex } from "../../src/tree.ts";
 import type { ConvItem } from "../conversation/model.ts";
 import { type BranchReader, conversationPrefix } from "../conversation/prefix.ts";
+import type { TreeStartView } from "../types.ts";
+import { type ShapeColumns, type TreePage, TreeShape } from "../worker/tree_shape.ts";
 
 /** One page of a session's entries, in commit order. */
 export interface EntryPage {
@@ -50,6 +56,8 @@ interface OpenSession {
   slice(start: number, end: number): SessionEntry[];
   /** The branch to `leafId` (the last entry when undefined), its entries parsed as read. */
   branch(leafId: string | undefined): BranchReader & { leafId: string | null };
+  /** The tree's shape (built on the first ask, kept with the open; undefined: none). */
+  shape(): TreeShape | undefined;
 }
 
 /** How many sessions stay open by default. */
@@ -62,6 +70,7 @@ function lazyOpen(session: LazySession): OpenSession | undefined {
   if (!index) return undefined;
   const total = session.deferred?.count ?? session.ids.length;
   return {
+    shape: keptShape(() => TreeShape.from(session)),
     header: session.header,
     sourceVersion: 4,
     total,
@@ -85,9 +94,27 @@ function lazyOpen(session: LazySession): OpenSession | undefined {
   };
 }
 
+/** `build` once, on the first ask. */
+function keptShape(build: () => TreeShape | undefined): () => TreeShape | undefined {
+  let shape: { value: TreeShape | undefined } | undefined;
+  return () => (shape ??= { value: build() }).value;
+}
+
+/** A loaded session as the lazy open's columns, for its tree's shape. */
+function loadedColumns(loaded: LoadedSession): ShapeColumns {
+  const { entries } = loaded;
+  return {
+    ids: entries.map((e) => e.id),
+    parents: entries.map((e) => e.parentId),
+    read: (at) => entries[at],
+    labelPositions: () => entries.flatMap((e, at) => e.type === "label" ? [at] : []),
+  };
+}
+
 function loadedOpen(loaded: LoadedSession): OpenSession {
   let index: SessionIndex | undefined;
   return {
+    shape: keptShape(() => TreeShape.from(loadedColumns(loaded))),
     header: loaded.header,
     sourceVersion: loaded.sourceVersion,
     total: loaded.entries.length,
@@ -152,6 +179,14 @@ export class SessionPages {
       const { items, total } = conversationPrefix(branch, offset + limit);
       return { leafId: branch.leafId, items: items.slice(offset), total };
     });
+  }
+
+  /**
+   * Rows of the session's tree (`TreeShape`) with its size and the focused entry's row;
+   * `null` for a session only a full load decides (repeated ids, a parent after its child).
+   */
+  tree(sessionId: string, page: TreePage): Promise<TreeStartView | null> {
+    return this.#fromOpen(sessionId, (open) => open.shape()?.page(page) ?? null);
   }
 
   /** `answer(open)` from the session's current open. */

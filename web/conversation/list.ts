@@ -25,6 +25,10 @@ import { CONV_PAGE } from "./model.ts";
 export { CONV_PAGE };
 /** Most items held in the page at once. */
 export const CONV_WINDOW = 150;
+/** Most frames "Jump to latest" keeps the last item at the end while the layout settles. */
+const SETTLE_FRAMES = 60;
+/** What the reader does to scroll: a jump stops following its item then. */
+const READER_INPUT = ["wheel", "touchstart", "pointerdown", "keydown"] as const;
 
 /** Where the list gets items. */
 export interface ConversationSource {
@@ -212,7 +216,41 @@ export class ConversationList {
     }
     const items = this.#items();
     const last = items[items.length - 1];
-    if (last) this.#focusItem(last, "end");
+    if (!last) return;
+    this.#focusItem(last, "end");
+    await this.#keepAtEnd(last);
+  }
+
+  /**
+   * Keep the last item at the end while what came into view is laid out: the items stood
+   * in at placeholder heights when the jump scrolled, and the anchor keeps the item's top
+   * where the jump put it, not its end, so an item laid out shorter (and the scroll
+   * position clamped meanwhile) left it lower than the end, cut off. Scrolled to the end
+   * again each frame the scroller has room below it, until the layout is still or the
+   * reader acts.
+   */
+  async #keepAtEnd(node: HTMLElement): Promise<void> {
+    let acted = false;
+    const stop = () => acted = true;
+    for (const type of READER_INPUT) document.addEventListener(type, stop, { capture: true });
+    try {
+      for (let frame = 0, still = 0; frame < SETTLE_FRAMES && still < 3; frame++) {
+        await afterNextFrame();
+        if (acted || !node.isConnected || !node.classList.contains("conv-current")) return;
+        const scroller = this.#scroller();
+        const room = scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop;
+        // An item taller than the view shows its start (see `#focusItem`): left there.
+        const fits = node.getBoundingClientRect().height < scroller.clientHeight;
+        if (room <= 1 || !fits) still++;
+        else {
+          still = 0;
+          scroller.scrollTop += room; // the list's end: the last item and the room after it
+          this.#anchor.pin(node);
+        }
+      }
+    } finally {
+      for (const type of READER_INPUT) document.removeEventListener(type, stop, { capture: true });
+    }
   }
 
   /** Bring the conversation to one item (from the outline), loading its page if needed. */

@@ -21,28 +21,16 @@ import type { ConversationList } from "../conversation/list.ts";
 import { hitTerms } from "./search.ts";
 import { loadingNotice, TAB_LOADING_TEXT, treeLoadingNotice } from "./loading.ts";
 import { rawToggle, showRaw } from "./raw_toggle.ts";
-import { clampedTitle } from "./clamped_title.ts";
+import { type SessionActions, sessionHead } from "./session_head.ts";
 import { preferredTab, rememberTab, type SessionTab, tabName } from "./reading_prefs.ts";
 
 export type { SessionTab };
 export type { ImportOrigin };
+export type { SessionActions };
 
 /** The tab a URL's `tab=` names (else the one the reader last chose, the conversation at first). */
 export function sessionTab(name: string | null): SessionTab {
   return tabName(name) ?? preferredTab();
-}
-
-/** What the session page can ask the app to do. */
-export interface SessionActions {
-  /** The leaf or tab changed (update the URL; an `undefined` leaf is not named there). */
-  navigate(leafId: string | null | undefined, tab: SessionTab): void;
-  /**
-   * Download the session (null) or the branch to `leafId`; `html`: the branch as one HTML
-   * file, `"all"`: every branch in one HTML file with a switcher (opening on `leafId`).
-   */
-  exportJsonl(leafId: string | null, html?: boolean | "all"): void;
-  /** For a computer session: copy it into this browser's store. */
-  keepCopy?(): void;
 }
 
 /** A mounted session page. */
@@ -118,47 +106,14 @@ export class SessionPage {
     this.element = el(
       "div",
       { class: "session-page" },
-      el(
-        "header",
-        { class: "session-head" },
-        el(
-          "div",
-          { class: "title-row" },
-          clampedTitle("h2", "session-title", overview.title),
-          overview.internal ? el("span", { class: "chip tone-internal" }, "internal") : null,
-        ),
-        this.#facts,
-        el(
-          "div",
-          { class: "actions" },
-          button("Export session", () => actions.exportJsonl(null), {
-            attrs: { id: "export-session" },
-          }),
-          button("Export this branch", () => actions.exportJsonl(this.#leafId), {
-            attrs: { id: "export-branch" },
-          }),
-          button("All branches as HTML", () => actions.exportJsonl(this.#leafId, "all"), {
-            attrs: { id: "export-html-all" },
-            title: "Every branch in one self-contained HTML file, with a branch switcher",
-          }),
-          button("Export as HTML", () => actions.exportJsonl(this.#leafId, true), {
-            attrs: { id: "export-html" },
-            title: "This branch as one self-contained HTML file (the conversation view)",
-          }),
-          actions.keepCopy
-            ? button("Keep a copy in this browser", () => actions.keepCopy?.(), {
-              attrs: { id: "keep-copy" },
-            })
-            : null,
-        ),
-        el(
-          "div",
-          { class: "find-row" },
-          new FindBar(client, overview.key, (hit) => void this.showHit(hit.entryId, hitTerms(hit)))
-            .element,
-          this.#makeLeaf,
-        ),
-      ),
+      sessionHead({
+        overview,
+        facts: this.#facts,
+        actions,
+        leafId: () => this.#leafId,
+        find: new FindBar(client, overview.key, (h) => void this.showHit(h.entryId, hitTerms(h))),
+        makeLeaf: this.#makeLeaf,
+      }),
       el(
         "div",
         { class: "session-body" },
@@ -254,8 +209,8 @@ export class SessionPage {
       const facts = sessionFacts(full, this.origin);
       this.#facts.replaceWith(facts);
       this.#facts = facts;
-      // The tree drawn from the shape stays (the same rows, now with their label chips),
-      // unless the session grew meanwhile.
+      // The tree drawn from the shape stays (the same rows, asked again of the loaded
+      // session), unless the session grew meanwhile.
       if (this.#tree?.options.rowCount !== full.rowCount) this.#mountTree(full.rowCount);
       else this.#tree.refresh();
       const raw = this.#rawDeferred;

@@ -8,7 +8,8 @@
  * A store without `loadContext` (IndexedDB, memory), or a context the load cannot decide
  * (`projectLoadedContext` answers `undefined`), opens with the full load at once. A session
  * of `mu serve` gets its first conversation pages from the server, which reads only the
- * start of the branch for them.
+ * start of the branch for them, and its tree's rows until the full load (the server keeps
+ * the session open and draws them from its ids and parents).
  *
  * @module
  */
@@ -16,12 +17,18 @@ import { canLoadContext, projectLoadedContext } from "../../src/context_load.ts"
 import { toJsonLine } from "../../src/jsonl.ts";
 import { CURRENT_SESSION_VERSION, isWorkflowInternal } from "../../src/schema.ts";
 import type { SessionStore } from "../../src/store.ts";
-import type { ContextAs, ContextPageView, SessionOverview, TreeRowView } from "../types.ts";
+import type {
+  ContextAs,
+  ContextPageView,
+  SessionOverview,
+  TreeRowView,
+  TreeStartView,
+} from "../types.ts";
 import { CONV_PAGE, type ConvItem } from "../conversation/model.ts";
 import { ContextPages } from "./context_pages.ts";
 import { OpenedSession } from "./opened_session.ts";
 import { canOpenLazy, OPEN_LAZY } from "../../src/lazy_store.ts";
-import { TreeShape } from "./tree_shape.ts";
+import { type TreePage, TreeShape } from "./tree_shape.ts";
 
 type Json = Record<string, unknown>;
 
@@ -41,6 +48,8 @@ export interface ConversationServer {
     offset: number,
     limit: number,
   ): Promise<{ leafId: string | null; items: ConvItem[]; total: number | null }>;
+  /** Rows of the session's tree (`TreeShape.page`); `null` when only a full load decides it. */
+  serverTree?(sessionId: string, page: TreePage): Promise<TreeStartView | null>;
 }
 
 /**
@@ -159,6 +168,36 @@ export class SessionHandle {
   /** The tree's rows: the loaded session's, else its shape, else the full load's. */
   async tree(): Promise<TreeRowSource> {
     return this.#loaded ?? await this.shape() ?? await this.full();
+  }
+
+  /**
+   * The tree's size and a page of its rows before the full load: from the store's lazy
+   * open, else from a server that keeps the session open; `null` when neither can (the
+   * tree waits for the full load).
+   */
+  async treeStart(page: TreePage): Promise<TreeStartView | null> {
+    const shape = await this.shape();
+    if (shape) return shape.page(page);
+    if (this.#loaded || !this.server?.serverTree) return null;
+    return await this.server.serverTree(this.sessionId, page);
+  }
+
+  /** Rows `[start, start+count)` of the tree marked for `leafId` (see {@link treeStart}). */
+  async treeRows(leafId: string | null, start: number, count: number): Promise<TreeRowView[]> {
+    const served = await this.#servedTree({ leafId, start, count });
+    return served ? served.rows : (await this.tree()).treeRows(leafId, start, count);
+  }
+
+  /** The row of an entry in the tree, -1 when absent. */
+  async treeRowIndex(entryId: string): Promise<number> {
+    const served = await this.#servedTree({ leafId: null, focusId: entryId, start: 0, count: 0 });
+    return served ? served.focusRow : (await this.tree()).rowIndex(entryId);
+  }
+
+  /** A page of the tree from the server, until the session is loaded here or has a shape. */
+  async #servedTree(page: TreePage): Promise<TreeStartView | null> {
+    if (this.#loaded || canOpenLazy(this.store) || !this.server?.serverTree) return null;
+    return await this.server.serverTree(this.sessionId, page);
   }
 
   /**

@@ -16,7 +16,8 @@ import {
   type SessionSource,
 } from "../session_key.ts";
 import { openHostedExport } from "./hosted.ts";
-import type { SessionRowView } from "../types.ts";
+import type { SessionRowView, TreeStartView } from "../types.ts";
+import type { TreePage } from "./tree_shape.ts";
 import type { ConvItem } from "../conversation/model.ts";
 import { ENTRY_PROGRESS_HEADER } from "../api/http.ts";
 import type { ImportSource } from "./importer.ts";
@@ -102,18 +103,38 @@ export class ViewerSources {
     offset: number,
     limit: number,
   ): Promise<{ leafId: string | null; items: ConvItem[]; total: number | null }> {
-    const url = new URL(`api/sessions/${encodeURIComponent(sessionId)}/conversation`, this.origin);
-    if (leafId !== undefined) url.searchParams.set("leaf", leafId);
-    url.searchParams.set("offset", String(offset));
-    url.searchParams.set("limit", String(limit));
+    return await this.#serverJson(sessionId, "conversation", {
+      ...(leafId !== undefined ? { leaf: leafId } : {}),
+      offset: String(offset),
+      limit: String(limit),
+    });
+  }
+
+  /**
+   * Rows of a computer session's tree, answered by the server from the session it keeps
+   * open (`GET /api/sessions/:id/tree`): the tree before the session is loaded here.
+   */
+  async serverTree(sessionId: string, page: TreePage): Promise<TreeStartView | null> {
+    return await this.#serverJson(sessionId, "tree", {
+      ...(page.leafId !== null ? { leaf: page.leafId } : {}),
+      ...(page.focusId !== undefined ? { focus: page.focusId } : {}),
+      ...(page.start !== undefined ? { offset: String(page.start) } : {}),
+      limit: String(page.count),
+    });
+  }
+
+  /** The JSON answer of `GET /api/sessions/:id/<route>?<params>`; an error status throws. */
+  async #serverJson<T>(sessionId: string, route: string, params: Record<string, string>) {
+    const url = new URL(`api/sessions/${encodeURIComponent(sessionId)}/${route}`, this.origin);
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     const response = await fetch(url);
     const body = await response.json().catch(() => ({}));
     if (!response.ok) {
       throw new Error(
-        body.message ?? `the server answered ${response.status} ${response.statusText}`,
+        body?.message ?? `the server answered ${response.status} ${response.statusText}`,
       );
     }
-    return body;
+    return body as T;
   }
 
   /** A computer session as an import source for the browser's store. */

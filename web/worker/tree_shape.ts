@@ -5,9 +5,9 @@
  * kind, preview and time are parsed only when its row is asked for (a page on screen),
  * plus the few bodies the order needs (the children of branch points, sorted by time as
  * `getTree` sorts them). The rows are the ones the loaded session draws
- * (`OpenedSession.treeRows`) but for their label chips: which entries are labels is known
- * only from a scan of every row (a 100k-entry session's whole table, most of the time of
- * the shape), so the chips come with the full load's rows.
+ * (`OpenedSession.treeRows`), label chips included: the store names its label entries'
+ * positions (`labelPositions`: the SQLite store from a partial index of label rows, the
+ * JSONL store from its scan), and only those entries are parsed, once.
  *
  * Only sessions the lazy index would take are drawn this way (unique ids, every parent
  * written before its child); any other waits for the full load, which decides them.
@@ -16,11 +16,17 @@
  */
 import type { LazySession } from "../../src/lazy_index.ts";
 import type { SessionEntry } from "../../src/schema.ts";
-import type { TreeRowView } from "../types.ts";
+import type { TreeRowView, TreeStartView } from "../types.ts";
 import { flattenShape, treeRowView } from "./tree_rows.ts";
 
+/** What the shape reads of a lazy open (a loaded session gives the same from its entries). */
+export type ShapeColumns = Pick<
+  LazySession,
+  "ids" | "parents" | "read" | "labelPositions" | "reading" | "deferred"
+>;
+
 /** The columns of the lazy open, read now (a deferred open reads them here, once). */
-function columns(session: LazySession): { ids: string[]; parents: (string | null)[] } | undefined {
+function columns(session: ShapeColumns): { ids: string[]; parents: (string | null)[] } | undefined {
   const deferred = session.deferred;
   if (!deferred) return session;
   const tree = deferred.tree();
@@ -28,9 +34,20 @@ function columns(session: LazySession): { ids: string[]; parents: (string | null
   return intact ? tree : undefined;
 }
 
+/** Which rows of a tree to answer (`TreeShape.page`). */
+export interface TreePage {
+  /** The leaf the rows are marked for (null: no row marked). */
+  leafId: string | null;
+  /** The entry whose row is answered as `focusRow` (default: the leaf). */
+  focusId?: string;
+  /** The first row; by default the page is centred on the focused row. */
+  start?: number;
+  count: number;
+}
+
 /** Rows of a session's tree from its ids and parents, bodies parsed per page. */
 export class TreeShape {
-  readonly #session: LazySession;
+  readonly #session: ShapeColumns;
   readonly #ids: string[];
   readonly #at: Map<string, number>;
   readonly #parents: (number | undefined)[];
@@ -40,9 +57,11 @@ export class TreeShape {
   readonly #rowOf: Int32Array;
   readonly #childCount: Uint32Array;
   #path?: { leafId: string | null; ids: Set<string> };
+  /** Current labels by target id, read on the first page of rows. */
+  #labels?: Map<string, string>;
 
   private constructor(
-    session: LazySession,
+    session: ShapeColumns,
     ids: string[],
     at: Map<string, number>,
     parents: (number | undefined)[],
@@ -91,12 +110,12 @@ export class TreeShape {
    * TreeShape.from(session)?.rowCount;
    * ```
    */
-  static from(session: LazySession): TreeShape | undefined {
+  static from(session: ShapeColumns): TreeShape | undefined {
     const reading = session.reading ?? ((fn) => fn());
     return reading(() => TreeShape.#from(session));
   }
 
-  static #from(session: LazySession): TreeShape | undefined {
+  static #from(session: ShapeColumns): TreeShape | undefined {
     const known = columns(session);
     if (!known) return undefined;
     const { ids } = known;
@@ -127,6 +146,14 @@ export class TreeShape {
     return at === undefined ? -1 : this.#rowOf[at];
   }
 
+  /** The tree's size, the focused entry's row and the rows of `page`. */
+  page(page: TreePage): TreeStartView {
+    const focusRow = this.rowIndex(page.focusId ?? page.leafId ?? "");
+    const start = page.start ?? Math.max(0, focusRow - Math.floor(page.count / 2));
+    const rows = this.treeRows(page.leafId, start, page.count);
+    return { rowCount: this.rowCount, focusRow, start, rows };
+  }
+
   /** Rows `[start, start+count)` marked for `leafId`, their entries parsed now. */
   treeRows(leafId: string | null, start: number, count: number): TreeRowView[] {
     const reading = this.#session.reading ?? ((fn) => fn());
@@ -135,14 +162,31 @@ export class TreeShape {
 
   #rows(leafId: string | null, start: number, count: number): TreeRowView[] {
     const marks = { pathIds: this.#pathIds(leafId), leafId };
+    const labels = this.#currentLabels();
     const end = Math.min(this.rowCount, Math.max(0, start) + Math.max(0, count));
     const out: TreeRowView[] = [];
     for (let r = Math.max(0, start); r < end; r++) {
       const at = this.#order[r];
       const entry = this.#session.read(at);
-      out.push(treeRowView(entry, this.#prefixes[r], this.#childCount[at], undefined, marks));
+      const label = labels.get(entry.id);
+      out.push(treeRowView(entry, this.#prefixes[r], this.#childCount[at], label, marks));
     }
     return out;
+  }
+
+  /** Labels as `getLabel` answers them: the last label entry per target; an empty one clears. */
+  #currentLabels(): Map<string, string> {
+    if (!this.#labels) {
+      this.#labels = new Map();
+      for (const at of this.#session.labelPositions()) {
+        if (at >= this.#ids.length) continue; // appended after the columns were read
+        const entry = this.#session.read(at);
+        if (entry.type !== "label") continue;
+        if (entry.label) this.#labels.set(entry.targetId, entry.label);
+        else this.#labels.delete(entry.targetId);
+      }
+    }
+    return this.#labels;
   }
 
   /** Ids from the root to `leafId` (from the parents column), cached for the last leaf. */
