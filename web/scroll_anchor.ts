@@ -205,6 +205,12 @@ export class ScrollAnchor {
         : top - view.top;
       this.#scrollTop = scroller.scrollTop;
     };
+    // A pinned item scrolled out of view by the page itself (an outline row brought into
+    // view) is let go: held, a page put in above it pulled the view back to it, thousands
+    // of pixels away from what the reader went to.
+    if (this.#pinned?.isConnected && !this.#inView(this.#pinned, scroller)) {
+      this.#pinned = undefined;
+    }
     if (this.#pinned?.isConnected) {
       place(this.#pinned, this.#pinned.getBoundingClientRect().top);
       return;
@@ -220,7 +226,19 @@ export class ScrollAnchor {
       top = box.top;
       if (box.bottom >= middle) break;
     }
-    if (best) place(best, top);
+    // A list that starts below the middle has nothing to keep in place: the view shows what
+    // is above it (the outline, the summary), which a page put in at the list's top does not
+    // move.
+    if (best && top <= middle) place(best, top);
+  }
+
+  /** Whether any of `item` is inside the visible part of `scroller`. */
+  #inView(item: HTMLElement, scroller: Element): boolean {
+    const box = item.getBoundingClientRect();
+    const shown = this.#isPage(scroller)
+      ? { top: 0, bottom: innerHeight }
+      : scroller.getBoundingClientRect();
+    return box.bottom > Math.max(0, shown.top) && box.top < Math.min(innerHeight, shown.bottom);
   }
 
   /** Stop following. */
