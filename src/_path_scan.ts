@@ -36,7 +36,15 @@ export interface PathScan {
   edits: Map<string, ContextEditEntry>;
 }
 
-/** One pass over the path: settings replay, boundary, kept tail, applicable edits. */
+/**
+ * One pass over the path: settings replay, boundary, kept tail, applicable edits.
+ *
+ * @example
+ * ```ts
+ * import { scanPath } from "./_path_scan.ts";
+ * scanPath([]).boundaryIndex; // -1: no verbatim boundary on an empty path
+ * ```
+ */
 export function scanPath(path: readonly SessionEntry[]): PathScan {
   const position = new Map<string, number>();
   const scan: PathScan = {
