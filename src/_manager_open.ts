@@ -55,6 +55,11 @@ export async function resolveStore(
     : await runtime.jsonlStore(sessionDir);
 }
 
+/** An explicit store, or the JSONL store of a directory. */
+export async function storeOrJsonlDir(storeOrDir: StoreOrPath): Promise<SessionStore> {
+  return isSessionStore(storeOrDir) ? storeOrDir : await runtimeStorage().jsonlStore(storeOrDir);
+}
+
 /** The store and cwd of the `(store, cwd)` / `(cwd, sessionDir?)` overload pair. */
 export async function storeAndCwd(storeOrCwd: StoreOrPath, cwdOrDir: string | undefined) {
   return isSessionStore(storeOrCwd)
@@ -149,9 +154,21 @@ export async function forkJsonlFile(
 ): Promise<OpenedSession> {
   const bytes = await runtimeStorage().readFile(sourcePath);
   const source = await parseSessionJsonl(bytes, { source: sourcePath, retainRaw: false });
-  const store = await resolveStore(targetCwd, sessionDir);
+  return await forkSession(await resolveStore(targetCwd, sessionDir), source, targetCwd, options);
+}
+
+/**
+ * Copy `source` (all branches) into a new session in `store`, its header naming `source` as
+ * its parent and keeping a workflow session's classification.
+ */
+export async function forkSession(
+  store: SessionStore,
+  source: { header: SessionHeader; entries: SessionEntry[] },
+  cwd: string,
+  options: NewSessionOptions,
+): Promise<OpenedSession> {
   const header = buildHeader(
-    targetCwd,
+    cwd,
     { parentSession: source.header.id, ...options },
     inheritedClassification(source.header),
   );

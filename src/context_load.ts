@@ -45,7 +45,7 @@ export const CONTEXT_VERBATIM = 16;
 /**
  * The facts about one entry a context-only load plans with, as bit flags (0 for entries
  * that only matter inside the context range). The same rules `scanPath` in
- * `projection.ts` applies.
+ * `_path_scan.ts` applies.
  *
  * @example
  * ```ts

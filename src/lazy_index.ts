@@ -17,96 +17,34 @@
  * Parsed entries are kept (one object per entry, as the full index keeps them), so a
  * getter returns the same object every time; memory grows only with what was asked for.
  *
- * Longer than 400 lines on purpose: every question of the index has a deferred, a columns
- * and a full answer over the same private fields, and splitting them would expose those.
+ * What a store hands over for a lazy open ({@link LazySession}) and how it offers one are
+ * in `lazy_store.ts`; the rows a store answers for while their columns are deferred, in
+ * `_lazy_deferred.ts`.
  *
  * @module
  */
 import { contextFlags, planContextLoad, projectLoadedContext } from "./context_load.ts";
 import { EntryNotFoundError, SessionStorageError } from "./errors.ts";
-import type { ListingState } from "./_listing.ts";
+import type { LazySession } from "./lazy_store.ts";
+import { type ContextPositions, DeferredRows } from "./_lazy_deferred.ts";
 import {
   buildContextEntries,
   buildSessionProjection,
   projectPath,
   type SessionProjection,
 } from "./projection.ts";
-import type { CompactionEntry, SessionEntry, SessionHeader } from "./schema.ts";
+import type { CompactionEntry, SessionEntry } from "./schema.ts";
 import { SessionIndex, type SessionTreeNode } from "./tree.ts";
 
 export {
   canOpenLazy,
+  type DeferredTree,
   type Detachable,
   LazyHolders,
   type LazyOpeningStore,
+  type LazySession,
   OPEN_LAZY,
 } from "./lazy_store.ts";
-
-/**
- * What a store hands the manager for a lazy open: the session's compact columns in commit
- * order and a synchronous reader of one entry body. The index takes the column arrays over
- * (appends extend them): a store hands out fresh ones.
- */
-export interface LazySession {
-  header: SessionHeader;
-  /** JSONL file location, when the store keeps one file per session. */
-  path?: string;
-  /** Entry ids in commit order. */
-  ids: string[];
-  /** Parent ids, by position. */
-  parents: (string | null)[];
-  /** `contextFlags` of each entry, by position. */
-  flags: number[];
-  /** The listing fold over every entry (name, summary freshness). */
-  listing: ListingState;
-  /** The entry at `position`, parsed (throws the store's typed error when it cannot). */
-  read(position: number): SessionEntry;
-  /** Positions of the `label` entries, ascending (asked once, when labels are first needed). */
-  labelPositions(): number[];
-  /**
-   * Run `fn`, whose reads are many, as one read of the store (a database's one read
-   * transaction instead of one per entry); optional, a reader runs `fn` as it is without it.
-   */
-  reading?<T>(fn: () => T): T;
-  /** Entries the store parsed anyway while opening (the context window), by position. */
-  parsed?: ReadonlyMap<number, SessionEntry>;
-  /**
-   * The position of each id, when the store mapped them while checking the session: the
-   * index takes the map over instead of building its own (a second map of every id).
-   */
-  positions?: Map<string, number>;
-  /**
-   * The columns not read yet (`ids`, `parents` and `flags` are handed empty): the store
-   * vouches that ids are unique and every parent was written before its child, and reads
-   * the columns only when a question needs the whole tree.
-   */
-  deferred?: DeferredTree;
-}
-
-/** A store's answers for a session whose compact columns it has not read (see {@link LazySession.deferred}). */
-export interface DeferredTree {
-  /** Entries at the open. */
-  count: number;
-  /** The last entry's id. */
-  lastId: string;
-  /** The compact columns of the entries at the open, in commit order. */
-  tree(): { ids: string[]; parents: (string | null)[]; flags: number[] };
-  /** The position of the entry with this id, if there is one. */
-  find(id: string): number | undefined;
-  /**
-   * Positions of the branch from the root to the entry at `position` (whose id is
-   * `leafId`), root first, without the tree; `undefined` when the store cannot tell.
-   */
-  branch?(position: number, leafId: string): number[] | undefined;
-  /**
-   * Positions of a context-only load of the branch ending at `leafId` (as
-   * `planContextLoad` plans it over the path), with the entries parsed to plan it;
-   * `undefined` when the store cannot tell without the tree.
-   */
-  context(
-    leafId: string,
-  ): { prefix: number[]; entries: number[]; parsed: Map<number, SessionEntry> } | undefined;
-}
 
 /**
  * The index behind a `SessionView`: the full {@link SessionIndex} or a {@link LazyIndex}.
@@ -122,24 +60,8 @@ export class LazyIndex {
   readonly #flags: number[];
   readonly #at: Map<string, number>;
   readonly #parsed: (SessionEntry | undefined)[];
-  /** Columns the store has not read yet (undefined once read, or never deferred). */
-  #deferred?: DeferredTree;
-  /** Ids of the parsed entries while the columns are deferred (what stays after a close). */
-  readonly #parsedAt = new Map<string, number>();
-  /**
-   * Entries appended while the columns are deferred, at positions `count`, `count + 1`, ...:
-   * an append needs its parent's id and the last id, not the tree, so the columns are read
-   * only when a question needs the whole tree (then these follow them).
-   */
-  readonly #appended: SessionEntry[] = [];
-  /**
-   * The last id the store said is not among the rows of the open (an append asks twice: the
-   * new id is checked when it is made, and again when the entry is added). Those rows do not
-   * change under the index (a rewrite is refused), so the answer holds.
-   */
-  #absent?: string;
-  /** The last deferred context plan, by leaf (answers again after the store closed). */
-  #planned?: { leaf: string; prefix: number[]; range: number[] };
+  /** The rows of the open while their columns are not read (undefined once read, or never deferred). */
+  #deferred?: DeferredRows;
   /** Ids whose parent is set but not in the session (kept as roots), as the full index. */
   readonly danglingParents: Set<string> = new Set();
   #children?: Map<string | null, number[]>;
@@ -153,7 +75,7 @@ export class LazyIndex {
     this.#ids = session.ids; // taken over, not copied (100k entries: 3 arrays of 100k)
     this.#parents = session.parents;
     this.#flags = session.flags;
-    this.#deferred = session.deferred;
+    if (session.deferred) this.#deferred = new DeferredRows(session.deferred);
     this.#opened = session.deferred?.count ?? session.ids.length;
     this.#at = at;
     // Sized up front: writing position 99,999 of an empty array first would make it a dictionary.
@@ -200,7 +122,7 @@ export class LazyIndex {
     let entry = this.#parsed[position];
     if (!entry) {
       this.#parsed[position] = entry = this.#session.read(position);
-      if (this.#deferred) this.#parsedAt.set(entry.id, position);
+      this.#deferred?.parsed(entry, position);
     }
     return entry;
   }
@@ -210,8 +132,8 @@ export class LazyIndex {
    * the shape; a tree that breaks it was rewritten by someone else since the open.
    */
   #tree(): void {
-    const deferred = this.#deferred;
-    if (!deferred) return;
+    if (!this.#deferred) return;
+    const deferred = this.#deferred.source;
     const { ids, parents, flags } = deferred.tree();
     const changed = ids.length !== deferred.count || ids[ids.length - 1] !== deferred.lastId;
     for (let i = 0; i < ids.length && !changed; i++) {
@@ -230,9 +152,9 @@ export class LazyIndex {
       this.#parents.push(parents[i]);
       this.#flags.push(flags[i]);
     }
+    const { appended } = this.#deferred;
     this.#deferred = undefined;
-    this.#planned = undefined;
-    for (const entry of this.#appended.splice(0)) this.#push(entry);
+    for (const entry of appended) this.#push(entry);
   }
 
   /** Every entry parsed, as a full index; from then on every question goes to it. */
@@ -265,12 +187,7 @@ export class LazyIndex {
 
   /** The position of an id: from the store while the columns are deferred. */
   #position(id: string): number | undefined {
-    if (!this.#deferred) return this.#at.get(id);
-    const parsed = this.#parsedAt.get(id);
-    if (parsed !== undefined || id === this.#absent) return parsed;
-    const found = this.#deferred.find(id);
-    if (found === undefined) this.#absent = id;
-    return found;
+    return this.#deferred ? this.#deferred.position(id) : this.#at.get(id);
   }
 
   get(id: string): SessionEntry | undefined {
@@ -285,7 +202,7 @@ export class LazyIndex {
    */
   pathPositions(leafId: string | null | undefined): number[] {
     if (leafId === null || leafId === undefined) return [];
-    const branch = this.#deferredBranch(leafId);
+    const branch = this.#deferred?.branch(leafId);
     if (branch) return branch;
     this.#tree();
     const path: number[] = [];
@@ -297,17 +214,6 @@ export class LazyIndex {
     return path.reverse();
   }
 
-  /**
-   * The branch to a leaf among the rows of the open, from the store while the columns are
-   * deferred (a branch through an entry appended since is walked over the columns).
-   */
-  #deferredBranch(leafId: string): number[] | undefined {
-    if (!this.#deferred?.branch) return undefined;
-    const position = this.#position(leafId);
-    if (position === undefined || position >= this.#opened) return undefined;
-    return this.#deferred.branch(position, leafId);
-  }
-
   getPath(leafId: string | null | undefined): SessionEntry[] {
     if (this.#full) return this.#full.getPath(leafId);
     return this.pathPositions(leafId).map((i) => this.#read(i));
@@ -315,13 +221,15 @@ export class LazyIndex {
 
   get lastEntry(): SessionEntry | undefined {
     if (this.#full) return this.#full.lastEntry;
-    if (this.#deferred) return this.#appended.at(-1) ?? this.#read(this.#deferred.count - 1);
+    if (this.#deferred) {
+      return this.#deferred.appended.at(-1) ?? this.#read(this.#deferred.source.count - 1);
+    }
     return this.#ids.length ? this.#read(this.#ids.length - 1) : undefined;
   }
 
   /** The id of the last entry, without parsing it. */
   get lastId(): string | undefined {
-    if (this.#deferred) return this.#appended.at(-1)?.id ?? this.#deferred.lastId;
+    if (this.#deferred) return this.#deferred.lastId;
     return this.#ids[this.#ids.length - 1];
   }
 
@@ -363,7 +271,7 @@ export class LazyIndex {
       const positions = this.#session.labelPositions();
       for (let i = this.#opened; i < this.#ids.length; i++) positions.push(i);
       for (const i of positions) this.#applyLabel(this.#read(i));
-      for (const entry of this.#appended) this.#applyLabel(entry);
+      for (const entry of this.#deferred?.appended ?? []) this.#applyLabel(entry);
     }
     return this.#labels;
   }
@@ -390,10 +298,7 @@ export class LazyIndex {
   add(entry: SessionEntry): void {
     const deferred = this.#deferred;
     if (deferred && this.#position(entry.id) === undefined) {
-      const position = deferred.count + this.#appended.length;
-      this.#appended.push(entry);
-      this.#parsed[position] = entry;
-      this.#parsedAt.set(entry.id, position);
+      this.#parsed[deferred.append(entry)] = entry;
       if (this.#labels) this.#applyLabel(entry);
       return;
     }
@@ -442,23 +347,9 @@ export class LazyIndex {
    * Positions of the context load of `leafId`: the replayed prefix and the context range,
    * planned by the store while the columns are deferred, else over the path.
    */
-  #context(leafId: string | null): { prefix: number[]; range: number[] } {
-    // The store plans over the rows of the open; a branch through an entry appended since
-    // is planned over the path (the store's positions of those rows are not vouched for).
-    const appended = leafId !== null && (this.#parsedAt.get(leafId) ?? 0) >= this.#opened;
-    if (leafId !== null && this.#deferred && !appended) {
-      if (this.#planned?.leaf === leafId) return this.#planned;
-      const plan = this.#deferred.context(leafId);
-      if (plan) {
-        for (const [position, entry] of plan.parsed) {
-          if (this.#parsed[position]) continue;
-          this.#parsed[position] = entry;
-          this.#parsedAt.set(entry.id, position);
-        }
-        this.#planned = { leaf: leafId, prefix: plan.prefix, range: plan.entries };
-        return this.#planned;
-      }
-    }
+  #context(leafId: string | null): ContextPositions {
+    const planned = leafId === null ? undefined : this.#deferred?.context(leafId, this.#parsed);
+    if (planned) return planned;
     const { path, start, prefix } = this.#plan(leafId);
     return { prefix: prefix.map((i) => path[i]), range: path.slice(start) };
   }

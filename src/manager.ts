@@ -4,46 +4,46 @@
  * from {@link SessionView}) are sync over the loaded index. A failed write rejects with the
  * store's typed error and publishes nothing (entries, leaf and projection stay as they were).
  *
- * Longer than 400 lines on purpose: it is the one class every mutation goes through, and each
- * mutation shares its private serialised append (commit, then publish), which splitting
- * would have to expose.
+ * Each append method builds its entry body in `_entry_bodies.ts`; here it is given its id,
+ * parent and timestamp and goes through the one serialised append (commit, then publish).
+ * Opening, creating, importing and forking are in `_manager_open.ts`.
  *
  * @module
  */
 import { InvalidArgumentError } from "./errors.ts";
+import {
+  assertValidEntry,
+  type Body,
+  branchSummaryBody,
+  compactionBody,
+  contextEditBody,
+  customMessageBody,
+  labelBody,
+  sessionInfoBody,
+  sessionSummaryBody,
+} from "./_entry_bodies.ts";
 import { generateEntryId } from "./_migrate.ts";
 import {
   continueRecentSession,
   createSession,
   forkJsonlFile,
+  forkSession,
   importJsonl,
   listingStore,
   type OpenedSession,
   openSession,
   storeAndCwd,
+  storeOrJsonlDir,
   type StoreOrPath,
 } from "./_manager_open.ts";
-import { runtimeStorage } from "./runtime.ts";
-import {
-  type AgentMessage,
-  type CompactionEntry,
-  entryTypeLabel,
-  isCompleteWorkflowMarker,
-  isWorkflowInternal,
-  type SessionEntry,
-  type UserContentBlock,
-  validateEntry,
-  type WorkflowMarker,
-} from "./schema.ts";
+import type { AgentMessage, SessionEntry, UserContentBlock, WorkflowMarker } from "./schema.ts";
 import { branchedSession } from "./_branching.ts";
 import {
   buildHeader,
   type ContinueRecentOptions,
-  inheritedClassification,
-  isSessionStore,
   type ListSessionsOptions,
+  markedInternal,
   type NewSessionOptions,
-  normalizeSummary,
   type ProgressCallback,
 } from "./session_options.ts";
 import { SessionView } from "./session_view.ts";
@@ -52,10 +52,6 @@ import type { SessionInfo, SessionStore } from "./store.ts";
 import { MemorySessionStore } from "./memory_store.ts";
 
 export type { SessionNameState } from "./session_view.ts";
-
-/** Distributive omit, so each entry variant keeps its own fields. */
-type EntryBody<T> = T extends SessionEntry ? Omit<T, "id" | "parentId" | "timestamp"> : never;
-type Body = EntryBody<SessionEntry>;
 
 /**
  * A session open for reading and appending.
@@ -251,16 +247,9 @@ export class SessionManager extends SessionView {
     details: Record<string, unknown> = {},
   ): Promise<string> {
     if (firstKeptEntryId !== null) this.requireEntry(firstKeptEntryId);
-    const fullDetails: Record<string, unknown> = { strategy: "verbatim-lines", ...details };
-    const body: EntryBody<CompactionEntry> = {
-      type: "compaction",
-      summary: compactedText,
-      firstKeptEntryId,
-      tokensBefore,
-      details: fullDetails,
-    };
-    if (fullDetails.rung === "extension") body.fromHook = true;
-    return await this.#append(body);
+    return await this.#append(
+      compactionBody(compactedText, firstKeptEntryId, tokensBefore, details),
+    );
   }
 
   /** Persist extension state (never part of model context). */
@@ -277,19 +266,12 @@ export class SessionManager extends SessionView {
     display: boolean,
     details?: unknown,
   ): Promise<string> {
-    return this.#append({
-      type: "custom_message",
-      customType,
-      content,
-      display,
-      ...(details === undefined ? {} : { details }),
-    });
+    return this.#append(customMessageBody(customType, content, display, details));
   }
 
   /** Set the display name; an empty (or blank) name clears it durably. */
   async appendSessionInfo(name: string): Promise<string> {
-    if (typeof name !== "string") throw new InvalidArgumentError("session name must be a string");
-    return await this.#append({ type: "session_info", name: name.trim() });
+    return await this.#append(sessionInfoBody(name));
   }
 
   /** Store a generated picker summary (whitespace collapsed, length clamped) anchored to a message. */
@@ -299,22 +281,13 @@ export class SessionManager extends SessionView {
     usage?: { input?: number; output?: number },
   ): Promise<string> {
     this.requireEntry(summarizedThroughId);
-    const text = normalizeSummary(summary);
-    return await this.#append({
-      type: "session_summary",
-      summary: text,
-      summarizedThroughId,
-      ...(usage === undefined ? {} : { usage }),
-    });
+    return await this.#append(sessionSummaryBody(summary, summarizedThroughId, usage));
   }
 
   /** Set (or with `undefined` / `""`, clear) the label of an entry. */
   async appendLabelChange(targetId: string, label: string | undefined): Promise<string> {
     this.requireEntry(targetId);
-    const trimmed = label?.trim();
-    return await this.#append(
-      trimmed ? { type: "label", targetId, label: trimmed } : { type: "label", targetId },
-    );
+    return await this.#append(labelBody(targetId, label));
   }
 
   /**
@@ -326,16 +299,7 @@ export class SessionManager extends SessionView {
     targetId: string,
     replacement: { content: string | unknown[] } | null,
   ): Promise<string> {
-    const target = this.requireEntry(targetId);
-    const editable = target.type === "custom_message" ||
-      (target.type === "message" &&
-        ["user", "assistant", "toolResult", "custom"].includes(target.message.role));
-    if (!editable) {
-      throw new InvalidArgumentError(
-        `Entry ${targetId} (${target.type}) does not produce editable model context`,
-      );
-    }
-    return await this.#append({ type: "context_edit", targetId, replacement } as Body);
+    return await this.#append(contextEditBody(this.requireEntry(targetId), replacement));
   }
 
   /** Branch from `entryId` (or `null`: a new root) with a summary; `fromId` records the leaf left behind. */
@@ -346,12 +310,8 @@ export class SessionManager extends SessionView {
     fromHook?: boolean,
   ): Promise<string> {
     if (entryId !== null) this.requireEntry(entryId);
-    const optional = {
-      ...(details === undefined ? {} : { details }),
-      ...(fromHook === undefined ? {} : { fromHook }),
-    };
     return await this.#append(
-      () => ({ type: "branch_summary", fromId: this.leafId, summary, ...optional }),
+      () => branchSummaryBody(this.leafId, summary, details, fromHook),
       entryId,
     );
   }
@@ -385,15 +345,8 @@ export class SessionManager extends SessionView {
   /** Apply valid workflow ownership; keeps an existing valid marker, repairs malformed ones. */
   markSessionInternal(workflow?: WorkflowMarker): Promise<void> {
     return this.#enqueue(async () => {
-      if (isWorkflowInternal(this.header)) return;
-      const marker = isCompleteWorkflowMarker(workflow) ? workflow : this.header.workflow;
-      if (!isCompleteWorkflowMarker(marker)) {
-        throw new InvalidArgumentError(
-          "markSessionInternal needs a workflow with non-empty runId, stageId and stageName",
-        );
-      }
-      const { runId, stageId, stageName } = marker;
-      const header = { ...this.header, internal: true, workflow: { runId, stageId, stageName } };
+      const header = markedInternal(this.header, workflow);
+      if (!header) return;
       await this.#store.updateHeader(header);
       this.header = header;
     });
@@ -419,16 +372,10 @@ export class SessionManager extends SessionView {
   ): Promise<SessionManager> {
     const store = targetStoreOrDir === undefined
       ? this.#store
-      : isSessionStore(targetStoreOrDir)
-      ? targetStoreOrDir
-      : await runtimeStorage().jsonlStore(targetStoreOrDir);
+      : await storeOrJsonlDir(targetStoreOrDir);
     await this.#writes;
-    const header = buildHeader(
-      cwd,
-      { parentSession: this.header.id, ...options },
-      inheritedClassification(this.header),
-    );
-    return new SessionManager(await createSession(store, header, [...this.index.entries]));
+    const source = { header: this.header, entries: [...this.index.entries] };
+    return new SessionManager(await forkSession(store, source, cwd, options));
   }
 
   /** Delete another session from the active store (the open one is refused; unknown ids do nothing). */
@@ -447,9 +394,4 @@ export class SessionManager extends SessionView {
       this.load(opened); // cwd from the file header
     });
   }
-}
-
-function assertValidEntry(entry: SessionEntry): void {
-  const problem = validateEntry(entry);
-  if (problem) throw new InvalidArgumentError(`invalid ${entryTypeLabel(entry)} entry: ${problem}`);
 }

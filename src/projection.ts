@@ -31,27 +31,24 @@
  *   as a `[Compaction]: ` line; the transcript grammar is documented in `_transcript.ts`.
  * - Derived timestamps are `Date.parse(entry.timestamp)` (NaN for an unparseable string).
  *
- * Longer than 400 lines on purpose: it is one walk of the active path (the public types it
- * answers with and the replay that fills them), already split where a part stands alone
- * (`_context_entry.ts`, `_context_repair.ts`, `_system_prompt.ts`, `_transcript.ts`).
+ * The walk is split where a part stands alone: the pass that finds the boundary, kept tail,
+ * settings and edits (`_path_scan.ts`), each entry's contribution (`_context_entry.ts`),
+ * tool-call repair (`_context_repair.ts`), prompt replay (`_system_prompt.ts`) and the
+ * transcript grammar (`_transcript.ts`).
  *
  * @module
  */
 import { entryContribution } from "./_context_entry.ts";
 import { ToolCallPairing, type UnansweredToolCalls } from "./_context_repair.ts";
 import { EntryNotFoundError } from "./errors.ts";
-import type {
-  AgentMessage,
-  CompactionEntry,
-  ContextEditEntry,
-  SessionEntry,
-  SystemMessage,
-} from "./schema.ts";
+import { isVerbatimCompaction, type PathScan, scanPath } from "./_path_scan.ts";
+import type { AgentMessage, CompactionEntry, SessionEntry, SystemMessage } from "./schema.ts";
 import { SessionIndex } from "./tree.ts";
 import { buildCompactionMessage, serializeTranscript, type TranscriptItem } from "./_transcript.ts";
 import { replaySystemPrompt, type SystemPromptState } from "./_system_prompt.ts";
 
 export type { SystemPromptState, SystemTool } from "./_system_prompt.ts";
+export { isVerbatimCompaction } from "./_path_scan.ts";
 
 /**
  * Why a stored tool result contributes nothing to the derived context: no earlier assistant
@@ -151,22 +148,6 @@ export interface SessionContext {
   model: { provider: string; modelId: string } | null;
 }
 
-/**
- * Whether an entry is an active-capable verbatim compaction (`details.strategy` exactly
- * `"verbatim-lines"`); other compaction records are inert.
- *
- * @example
- * ```ts
- * import { isVerbatimCompaction } from "./projection.ts";
- * isVerbatimCompaction({ type: "compaction", id: "c", parentId: null, timestamp: "", summary: "", details: { strategy: "verbatim-lines" } }); // true
- * ```
- */
-export function isVerbatimCompaction(entry: SessionEntry): entry is CompactionEntry {
-  if (entry.type !== "compaction") return false;
-  const details = entry.details as { strategy?: unknown } | null | undefined;
-  return !!details && typeof details === "object" && details.strategy === "verbatim-lines";
-}
-
 function activePath(
   entries: readonly SessionEntry[],
   leafId: string | null | undefined,
@@ -176,69 +157,6 @@ function activePath(
   const idx = index ?? SessionIndex.build(entries);
   if (leafId !== undefined && !idx.get(leafId)) throw new EntryNotFoundError(leafId);
   return idx.getPath(leafId === undefined ? idx.lastEntry?.id : leafId);
-}
-
-interface PathScan {
-  model: { provider: string; modelId: string } | null;
-  thinkingLevel: string;
-  contextWindow: number | undefined;
-  boundaryIndex: number; // -1: none
-  tailStart: number; // -1: no kept tail
-  contextStart: number;
-  edits: Map<string, ContextEditEntry>;
-}
-
-/** One pass over the path: settings replay, boundary, kept tail, applicable edits. */
-function scanPath(path: readonly SessionEntry[]): PathScan {
-  const position = new Map<string, number>();
-  const scan: PathScan = {
-    model: null,
-    thinkingLevel: "off",
-    contextWindow: undefined,
-    boundaryIndex: -1,
-    tailStart: -1,
-    contextStart: 0,
-    edits: new Map(),
-  };
-  for (let i = 0; i < path.length; i++) {
-    const entry = path[i];
-    position.set(entry.id, i);
-    switch (entry.type) {
-      case "model_change":
-        scan.model = { provider: entry.provider, modelId: entry.modelId };
-        break;
-      case "message": {
-        const message = entry.message;
-        if (
-          message.role === "assistant" && typeof message.provider === "string" &&
-          typeof message.model === "string"
-        ) {
-          scan.model = { provider: message.provider, modelId: message.model };
-        }
-        break;
-      }
-      case "thinking_level_change":
-        scan.thinkingLevel = entry.thinkingLevel;
-        break;
-      case "context_window_change":
-        scan.contextWindow = entry.contextWindow;
-        break;
-      case "compaction":
-        if (isVerbatimCompaction(entry)) scan.boundaryIndex = i;
-        break;
-      case "context_edit":
-        // Only targets already seen count: an edit never applies to a later entry.
-        if (position.has(entry.targetId)) scan.edits.set(entry.targetId, entry);
-        break;
-    }
-  }
-  if (scan.boundaryIndex >= 0) {
-    const firstKept = (path[scan.boundaryIndex] as CompactionEntry).firstKeptEntryId;
-    const at = typeof firstKept === "string" ? position.get(firstKept) : undefined;
-    scan.tailStart = at !== undefined && at < scan.boundaryIndex ? at : -1;
-    scan.contextStart = scan.tailStart >= 0 ? scan.tailStart : scan.boundaryIndex;
-  }
-  return scan;
 }
 
 type Slot = ProjectedEntry | undefined;

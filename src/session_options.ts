@@ -110,6 +110,26 @@ export function inheritedClassification(header: SessionHeader): Partial<SessionH
   return { internal: true, workflow: { runId, stageId, stageName } };
 }
 
+/**
+ * `header` marked internal with `workflow`, or with its own marker when `workflow` is not
+ * complete (a malformed `internal` repaired); `undefined` when it already is internal with a
+ * valid marker. Throws when neither marker is complete.
+ */
+export function markedInternal(
+  header: SessionHeader,
+  workflow?: WorkflowMarker,
+): SessionHeader | undefined {
+  if (isWorkflowInternal(header)) return undefined;
+  const marker = isCompleteWorkflowMarker(workflow) ? workflow : header.workflow;
+  if (!isCompleteWorkflowMarker(marker)) {
+    throw new InvalidArgumentError(
+      "markSessionInternal needs a workflow with non-empty runId, stageId and stageName",
+    );
+  }
+  const { runId, stageId, stageName } = marker;
+  return { ...header, internal: true, workflow: { runId, stageId, stageName } };
+}
+
 /** Build a format-4 header; validates the id. */
 export function buildHeader(
   cwd: string,

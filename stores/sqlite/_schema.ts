@@ -119,7 +119,7 @@ export const SQLITE_MIGRATIONS: readonly (readonly string[])[] = [
   ],
   [
     // An index keyed by random entry ids put every append on a random page of a large
-    // session (1,000 appends onto 100k entries cost 1.3-1.7x those onto an empty session).
+    // session (bench/README.md, the rows of appends onto a large session vs a new one).
     // Append-ordered instead: loadContext scans the tree columns in seq order and walks
     // parent links in memory, never reading an entry's JSON it does not return.
     `DROP INDEX entries_tree`,

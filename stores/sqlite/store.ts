@@ -12,29 +12,17 @@
  * behaves alike and a writer in another process waits (`busy_timeout`) instead of failing.
  *
  * The schema (version, tables, indexes) is described in `_schema.ts`, the per-connection
- * pragmas in `_options.ts`.
+ * pragmas in `_options.ts`, the entry-row writes (append, path pointers) in `_writes.ts`.
  * Listing reads only `sessions` rows: the listing fold (`src/_listing.ts`) is kept current
  * inside every write transaction, so no entry is ever parsed to list.
  *
  * @module
  */
 import { SessionExistsError, SessionNotFoundError } from "../../src/errors.ts";
-import { listingToInfo } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
-import {
-  decodeHeader,
-  decodeListing,
-  decodeSession,
-  foldEntries,
-  listRecords,
-  recordsToJsonl,
-} from "../../src/_records.ts";
+import { decodeListing, decodeSession, listRecords, recordsToJsonl } from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
-import {
-  assertNoCycleAcrossAppends,
-  guardStoreClass,
-  newEntries,
-} from "../../src/guarded_store.ts";
+import { guardStoreClass } from "../../src/guarded_store.ts";
 import {
   type CreatedSession,
   type ListOptions,
@@ -47,12 +35,11 @@ import { configureConnection, type SqliteStoreOptions } from "./_options.ts";
 import { readContext, type StatementSource } from "./_context.ts";
 import { listingRows, readChangeToken, readSessionRows, streamSessionRows } from "./_reads.ts";
 import { LazyOpenings } from "./_lazy.ts";
-import { committedLookup, computeWalks } from "./_walk.ts";
+import { appendEntryRows, insertEntryRows } from "./_writes.ts";
 import { type LazySession, OPEN_LAZY } from "../../src/lazy_index.ts";
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
 import {
   decoding,
-  type EntryRow,
   SESSION_COLUMNS,
   SESSION_UPDATE,
   sessionColumns,
@@ -93,6 +80,8 @@ export class SqliteSessionStore implements ContextLoadingStore {
   readonly kind = "sqlite";
   readonly #db: SqliteDatabase;
   readonly #statements = new Map<string, SqliteStatement>();
+  /** The cached prepared statements, as the row helpers (`_reads.ts`, `_writes.ts`) take them. */
+  readonly #statementSource: StatementSource = (sql) => this.#statement(sql);
   readonly #search: SqliteSearchIndex;
   readonly #lazy = new LazyOpenings(); // lazily opened sessions (`_lazy.ts`)
   readonly #textBytes?: (bytes: Uint8Array) => SqliteValue; // the driver's, if any
@@ -103,7 +92,7 @@ export class SqliteSessionStore implements ContextLoadingStore {
     this.#db = db;
     this.#textBytes = db.textBytes?.bind(db);
     this.#search = new SqliteSearchIndex({
-      statement: (sql) => this.#statement(sql),
+      statement: this.#statementSource,
       exec: (sql) => db.exec(sql),
       transaction: (fn) => sqliteTransaction(db, fn),
     }, options);
@@ -135,7 +124,7 @@ export class SqliteSessionStore implements ContextLoadingStore {
         this.#statement(
           `INSERT INTO sessions (id, ${SESSION_COLUMNS}) VALUES (?${", ?".repeat(8)})`,
         ).run(header.id, ...columns);
-        this.#insertEntries(header.id, 0, rows, false);
+        insertEntryRows(this.#statementSource, header.id, 0, rows, false);
         this.#search.add(header.id, 0, entries);
         return { id: header.id };
       };
@@ -145,64 +134,8 @@ export class SqliteSessionStore implements ContextLoadingStore {
   async append(sessionId: string, entries: readonly SessionEntry[]): Promise<void> {
     await this.#write("append", () => {
       const rows = toEntryRows(entries, this.#textBytes);
-      return () => this.#appendRows(sessionId, entries, rows);
+      return () => appendEntryRows(this.#statementSource, this.#search, sessionId, entries, rows);
     });
-  }
-
-  /**
-   * Which of the new entries' ids a stored row names as a parent that was missing when it was
-   * written (`entries_dangling` holds only such rows and other rows without path pointers):
-   * one probe finds a session has none, the usual answer.
-   */
-  #danglingIds(sessionId: string, entries: readonly SessionEntry[]): Set<string> {
-    const dangling = new Set<string>();
-    const any = "SELECT 1 AS found FROM entries WHERE session_id = ? AND walk IS NULL LIMIT 1";
-    if (this.#get(any, sessionId) === undefined) return dangling;
-    const names = this.#statement(
-      "SELECT 1 AS found FROM entries WHERE session_id = ? AND parent_id = ? AND walk IS NULL LIMIT 1",
-    );
-    for (const { id } of entries) if (names.get(sessionId, id) !== undefined) dangling.add(id);
-    return dangling;
-  }
-
-  /** The body of an append, under the write lock. */
-  #appendRows(sessionId: string, given: readonly SessionEntry[], givenRows: EntryRow[]): void {
-    const row = this.#get("SELECT header, listing FROM sessions WHERE id = ?", sessionId);
-    if (!row) throw new SessionNotFoundError(sessionId);
-    // Ids already stored: one indexed lookup each (`entries_by_id`), under the write lock.
-    const stored = this.#statement(
-      "SELECT json FROM entries WHERE entry_id = ? AND session_id = ? LIMIT 1",
-    );
-    const entries = newEntries(sessionId, given, (id) => {
-      const found = stored.get(id, sessionId);
-      return found === undefined ? undefined : String(found.json);
-    });
-    const fresh = new Set(entries);
-    const rows = entries.length === given.length
-      ? givenRows
-      : givenRows.filter((_, i) => fresh.has(given[i]));
-    if (rows.length === 0) return;
-    assertNoCycleAcrossAppends(sessionId, entries, this.#danglingIds(sessionId, entries), (id) => {
-      const found = this.#get(
-        "SELECT parent_id FROM entries WHERE entry_id = ? AND session_id = ? ORDER BY seq DESC LIMIT 1",
-        id,
-        sessionId,
-      );
-      return found === undefined ? undefined : (found.parent_id as string | null);
-    });
-    // Fold from the committed state read under the write lock, so concurrent writers in
-    // other processes never lose each other's listing updates.
-    const listing = foldEntries(decodeListing(row.listing, decoding(sessionId)), entries);
-    const header = decodeHeader(row.header, decoding(sessionId));
-    const last = this.#get("SELECT MAX(seq) AS seq FROM entries WHERE session_id = ?", sessionId);
-    const firstSeq = last?.seq == null ? 0 : Number(last.seq) + 1;
-    this.#insertEntries(sessionId, firstSeq, rows, true);
-    this.#search.add(sessionId, firstSeq, entries);
-    this.#statement("UPDATE sessions SET listing = ?, modified = ? WHERE id = ?").run(
-      JSON.stringify(listing),
-      listingToInfo(header, listing).modified.getTime(),
-      sessionId,
-    );
   }
 
   async load(sessionId: string): Promise<LoadedSession> {
@@ -215,7 +148,7 @@ export class SqliteSessionStore implements ContextLoadingStore {
     sessionId: string,
     options: { batchChars?: number } = {},
   ): Promise<AsyncIterable<LoadedSession>> {
-    const statement = (sql: string) => this.#statement(sql);
+    const statement = this.#statementSource;
     const inTransaction = <T>(read: () => T) =>
       storageOperation("streamExact", () => sqliteTransaction(this.#db, read, "DEFERRED"));
     return streamSessionRows(statement, inTransaction, sessionId, options.batchChars ?? 1 << 22);
@@ -236,7 +169,7 @@ export class SqliteSessionStore implements ContextLoadingStore {
           .run(...columns, header.id).changes;
         if (Number(changed) === 0) throw new SessionNotFoundError(header.id);
         this.#statement("DELETE FROM entries WHERE session_id = ?").run(header.id);
-        this.#insertEntries(header.id, 0, rows, false);
+        insertEntryRows(this.#statementSource, header.id, 0, rows, false);
         this.#search.remove(header.id);
         this.#search.add(header.id, 0, entries);
       };
@@ -258,7 +191,7 @@ export class SqliteSessionStore implements ContextLoadingStore {
   }
 
   async list(options: ListOptions = {}): Promise<SessionInfo[]> {
-    const statement = (sql: string) => this.#statement(sql);
+    const statement = this.#statementSource;
     const records = await storageOperation("list", () => listingRows(statement, options));
     return listRecords(records, "sqlite", options); // one fold and ordering for every store
   }
@@ -280,7 +213,7 @@ export class SqliteSessionStore implements ContextLoadingStore {
    * `data_version` counts other connections' commits, `total_changes()` this one's.
    */
   async changeToken(sessionId?: string): Promise<string> {
-    const statement = (sql: string) => this.#statement(sql);
+    const statement = this.#statementSource;
     return await storageOperation("changeToken", () => readChangeToken(statement, sessionId));
   }
 
@@ -325,7 +258,7 @@ export class SqliteSessionStore implements ContextLoadingStore {
     sessionId: string,
     leafId: string | null | undefined,
   ): Promise<T> {
-    const statement = (sql: string) => this.#statement(sql);
+    const statement = this.#statementSource;
     return await storageOperation(
       what,
       () => sqliteTransaction(this.#db, () => read(statement, sessionId, leafId), "DEFERRED"),
@@ -388,37 +321,6 @@ export class SqliteSessionStore implements ContextLoadingStore {
     return this.#statement(sql).get(...params);
   }
 
-  /** Insert rows at `firstSeq`..., with their path pointers (`_walk.ts`). */
-  #insertEntries(
-    sessionId: string,
-    firstSeq: number,
-    rows: readonly EntryRow[],
-    committed: boolean, // whether the session already has rows (an append)
-  ): void {
-    const statement = (sql: string) => this.#statement(sql);
-    const lookup = committed ? committedLookup(statement, sessionId) : () => undefined;
-    const walks = computeWalks(rows, firstSeq, lookup);
-    if (walks.clearCommitted) {
-      this.#statement("UPDATE entries SET walk = NULL WHERE session_id = ? AND walk IS NOT NULL")
-        .run(sessionId);
-    }
-    const insert = this.#statement(
-      "INSERT INTO entries (session_id, seq, entry_id, parent_id, type, flags, walk, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    );
-    rows.forEach((row, i) =>
-      insert.run(
-        sessionId,
-        firstSeq + i,
-        row.id,
-        row.parentId,
-        row.type,
-        row.flags,
-        walks.cells[i],
-        row.json,
-      )
-    );
-  }
-
   /**
    * A write: `prepare` serialises everything outside the transaction (a value JSON cannot
    * encode rejects before anything starts) and returns the body run under the write lock.
@@ -430,7 +332,7 @@ export class SqliteSessionStore implements ContextLoadingStore {
 
   /** Header and entry rows of one session, read in one snapshot. */
   async #read(what: string, sessionId: string) {
-    const statement = (sql: string) => this.#statement(sql);
+    const statement = this.#statementSource;
     return await storageOperation(
       what,
       () => sqliteTransaction(this.#db, () => readSessionRows(statement, sessionId), "DEFERRED"),
