@@ -177,13 +177,10 @@ export class PostgresSessionStore implements ContextLoadingStore {
       const columns = sessionColumns(header, records.header, records.listing);
       return async (tx) => {
         const origin = createdOn(this);
-        // Sent together (a transaction's statements are pipelined and run in order, so the
-        // session row is there for the entries' foreign key): one round trip fewer per
-        // create. If the session exists, its error rejects first and all rolls back.
-        await Promise.all([
-          insertSession(tx, this.#s, header.id, columns, entries.length, origin),
-          insertEntries(tx, this.#s, header.id, 0, rows),
-        ]);
+        // If the session exists, its error rejects first and all rolls back.
+        await insertEntries(tx, this.#s, header.id, 0, rows, {
+          before: () => insertSession(tx, this.#s, header.id, columns, entries.length, origin),
+        });
         return { id: header.id };
       };
     });
@@ -234,21 +231,20 @@ export class PostgresSessionStore implements ContextLoadingStore {
         const listing = foldEntries(decodeListing(locked.listing, decoding(sessionId)), entries);
         const header = decodeHeader(locked.header, decoding(sessionId));
         const first = Number(locked.next_seq);
-        // Both statements go out together (postgres.js pipelines a transaction's queries):
-        // one round trip fewer per append; if the insert fails the update fails with it.
-        await Promise.all([
-          insertEntries(tx, this.#s, sessionId, first, rows),
+        // The update follows the rows in the same round trip where it can (`insertEntries`);
+        // if the insert fails the update fails with it.
+        const update = () =>
           tx.unsafe(
             `UPDATE ${this.#s}.sessions SET listing = $2, modified = $3, next_seq = $4,
-           change = nextval('${this.#s}.change_seq') WHERE id = $1`,
+             change = nextval('${this.#s}.change_seq') WHERE id = $1`,
             [
               sessionId,
               JSON.stringify(listing),
               listingToInfo(header, listing).modified.getTime(),
               first + entries.length,
             ],
-          ),
-        ]);
+          );
+        await insertEntries(tx, this.#s, sessionId, first, rows, { after: update });
       };
     });
   }
