@@ -92,10 +92,17 @@ export async function copyEntryRows<T>(
   pieces.int16(-1);
   pieces.flush();
   await ended(stream, () => failed);
-  return await after();
+  return await Promise.resolve(after()).catch((error) => {
+    // The COPY's own error is lost to postgres.js once the stream ended; the statements
+    // after it then fail only because the transaction is aborted.
+    if ((error as { code?: unknown })?.code !== IN_FAILED_TRANSACTION) throw error;
+    throw new Error("the server refused the entry rows (COPY); its log has the reason");
+  });
 }
 
 const encoder = new TextEncoder();
+/** SQLSTATE of a statement sent into a transaction that already failed. */
+const IN_FAILED_TRANSACTION = "25P02";
 
 /**
  * Ends `stream` and resolves once its end hook ran (the client sent CopyDone and takes
@@ -108,7 +115,7 @@ function ended(stream: CopyStream, failure: () => unknown): Promise<void> {
     const events: StreamEvent[] = ["error", "close"];
     const fail = () => {
       for (const event of events) stream.off(event, fail);
-      reject(failure() ?? new Error("COPY stream closed"));
+      reject(failure() ?? streamClosed());
     };
     stream._final = (callback) => {
       own.call(stream, callback);
@@ -123,13 +130,20 @@ function ended(stream: CopyStream, failure: () => unknown): Promise<void> {
   });
 }
 
+/** A stream closed without an error: its connection went (`transaction` knows the code). */
+function streamClosed(): Error {
+  return Object.assign(new Error("the connection closed during a COPY"), {
+    code: "CONNECTION_CLOSED",
+  });
+}
+
 /** Resolves when `stream` takes more, rejects when it failed or closed meanwhile. */
 function drained(stream: CopyStream, failure: () => unknown): Promise<void> {
   return new Promise((resolve, reject) => {
     const events: StreamEvent[] = ["drain", "error", "close"];
     const done = () => {
       for (const event of events) stream.off(event, done);
-      const error = failure() ?? (stream.destroyed ? new Error("COPY stream closed") : undefined);
+      const error = failure() ?? (stream.destroyed ? streamClosed() : undefined);
       if (error !== undefined) reject(error);
       else resolve();
     };
