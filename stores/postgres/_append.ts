@@ -10,7 +10,14 @@ import { listingToInfo } from "../../src/_listing.ts";
 import { decodeHeader, decodeListing, foldEntries } from "../../src/_records.ts";
 import { assertNoCycleAcrossAppends, newEntries } from "../../src/guarded_store.ts";
 import type { SessionEntry } from "../../src/schema.ts";
-import { decoding, type EntryRows, insertEntries, type Runner, toEntryRows } from "./_rows.ts";
+import {
+  decoding,
+  type EntryRows,
+  insertEntries,
+  PREPARED,
+  type Runner,
+  toEntryRows,
+} from "./_rows.ts";
 import { lockSession } from "./_sessions_table.ts";
 
 /** Append `given` (encoded as `givenRows`) to `sessionId` in schema `s`, inside `tx`. */
@@ -74,6 +81,7 @@ export async function appendEntries(
         listingToInfo(header, listing).modified.getTime(),
         first + entries.length,
       ],
+      PREPARED,
     );
   await insertEntries(tx, s, sessionId, first, rows, { after: update });
 }

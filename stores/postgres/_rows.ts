@@ -76,6 +76,14 @@ export const decoding = (sessionId: string) => ({
 export type Runner = Pick<PostgresClient, "unsafe">;
 
 /**
+ * For the statements every write sends: kept prepared on each connection (postgres.js names
+ * them by their text), so after a connection's first use they go out with the statements
+ * around them and the server does not plan them again. A client created with
+ * `prepare: false` (a transaction-pooling proxy) still sends them unnamed.
+ */
+export const PREPARED = { prepare: true } as const;
+
+/**
  * Write `rows` numbered from `firstSeq`, after `order.before` and followed by `order.after`
  * (statements of the same transaction; nothing else may be sent meanwhile). The statements
  * go out together where they can: postgres.js pipelines a transaction's queries, and if
@@ -110,6 +118,7 @@ export async function insertEntries(
            ON CONFLICT (session_id) DO UPDATE
              SET from_seq = least(${s}.search_pending.from_seq, excluded.from_seq)`,
           [sessionId, firstSeq],
+          PREPARED,
         ),
         after?.(),
       ]));
