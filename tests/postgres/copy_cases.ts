@@ -15,7 +15,7 @@ import {
 import { openPostgresStore } from "../../stores/postgres/store.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/harness.ts";
-import { adminSql, freshSchema, sharedCluster, withFreshStore } from "./subject.ts";
+import { adminSql, freshSchema, settles, sharedCluster, withFreshStore } from "./subject.ts";
 
 const head = (id: string): SessionHeader => ({
   type: "session",
@@ -38,15 +38,6 @@ function chain(prefix: string, count: number, size = 10, parent: string | null =
     });
   }
   return entries;
-}
-
-/** Fail instead of hanging when a write that must settle does not. */
-function settles<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within 20 s`)), 20_000);
-  });
-  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
 }
 
 /** Make the server refuse any entry row whose JSON holds `marker`. */
