@@ -172,8 +172,7 @@ function connectionLost(error: unknown): boolean {
  *
  * @example
  * ```ts
- * import { Socket } from "node:net";
-import postgres from "postgres";
+ * import postgres from "postgres";
  * import { transaction } from "./_connect.ts";
  * const sql = postgres("postgres://localhost/db");
  * await transaction(sql, "", (tx) => tx.unsafe("SELECT 1"));
