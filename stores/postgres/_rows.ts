@@ -84,13 +84,21 @@ export type Runner = Pick<PostgresClient, "unsafe">;
 export const PREPARED = { prepare: true } as const;
 
 /**
+ * A bulk write with at least this much entry JSON (UTF-16 units) goes through binary COPY:
+ * below it the COPY's extra round trips (the session row settled first, COPY's own
+ * handshake) cost more than the parameter encoding it saves, as for a small session's
+ * create in a first push of many.
+ */
+export const COPY_MIN_CHARS = 256 * 1024;
+
+/**
  * Write `rows` numbered from `firstSeq`, after `order.before` and followed by `order.after`
  * (statements of the same transaction; nothing else may be sent meanwhile). The statements
  * go out together where they can: postgres.js pipelines a transaction's queries, and if
- * one fails the rest fail with it. A bulk write goes through binary COPY
- * (`_copy.ts`) and marks the session `search_pending` from `firstSeq`; a few rows go in one
- * statement with their search texts (parallel arrays, a data-modifying CTE; the foreign key
- * is checked at the statement's end). There the JSON texts go as one parameter split on the
+ * one fails the rest fail with it. A bulk write (no search rows) marks the session
+ * `search_pending` from `firstSeq`; a long one goes through binary COPY (`_copy.ts`), the
+ * others in one statement (parallel arrays, a data-modifying CTE; the foreign key is
+ * checked at the statement's end). There the JSON texts go as one parameter split on the
  * server at a character valid JSON never holds raw: as an array literal each quote in them
  * would be escaped by the client and unescaped by the server.
  */
@@ -104,24 +112,29 @@ export async function insertEntries(
 ): Promise<void> {
   const { before, after } = order;
   const search = rows.search;
+  const pending = () =>
+    tx.unsafe(
+      `INSERT INTO ${s}.search_pending (session_id, from_seq) VALUES ($1, $2)
+       ON CONFLICT (session_id) DO UPDATE
+         SET from_seq = least(${s}.search_pending.from_seq, excluded.from_seq)`,
+      [sessionId, firstSeq],
+      PREPARED,
+    );
   if (rows.json.length === 0) {
     await before?.();
     await after?.();
-  } else if (!search) {
+  } else if (!search && jsonChars(rows.json) >= COPY_MIN_CHARS) {
     // Settled first: a COPY must not be under way when the transaction gives up on a
     // failed statement and sends its ROLLBACK.
     await before?.();
-    await copyEntryRows(tx, s, sessionId, firstSeq, rows, () =>
-      Promise.all([
-        tx.unsafe(
-          `INSERT INTO ${s}.search_pending (session_id, from_seq) VALUES ($1, $2)
-           ON CONFLICT (session_id) DO UPDATE
-             SET from_seq = least(${s}.search_pending.from_seq, excluded.from_seq)`,
-          [sessionId, firstSeq],
-          PREPARED,
-        ),
-        after?.(),
-      ]));
+    await copyEntryRows(
+      tx,
+      s,
+      sessionId,
+      firstSeq,
+      rows,
+      () => Promise.all([pending(), after?.()]),
+    );
   } else {
     // A raw record separator cannot occur in JSON text (a control character in a string is
     // escaped); the array form stays for a caller that bypassed `toJsonLine`.
@@ -135,16 +148,23 @@ export async function insertEntries(
          SELECT $1, $2::bigint + n - 1, e, p, t, j, f
            FROM unnest($3::text[], $4::text[], $5::text[], ${json}, $7::int[]) WITH ORDINALITY
              AS u(e, p, t, j, f, n))
-         ${SEARCH_INSERT(s, 8)}`,
+         ${search ? SEARCH_INSERT(s, 8) : "SELECT 1"}`,
         [
           ...[sessionId, firstSeq, rows.ids, rows.parents, rows.types],
           ...[joinable ? rows.json.join(JSON_SEPARATOR) : rows.json, rows.flags],
-          ...[search.index, search.roles, search.ids, search.ts, search.texts],
+          ...(search ? [search.index, search.roles, search.ids, search.ts, search.texts] : []),
         ] as string[],
       ),
+      search ? undefined : pending(),
       after?.(),
     ]);
   }
+}
+
+function jsonChars(json: readonly string[]): number {
+  let chars = 0;
+  for (const text of json) chars += text.length;
+  return chars;
 }
 
 /** Joins the JSON texts of a write into one parameter (U+001E, record separator). */

@@ -1,6 +1,6 @@
 /**
  * Bulk writes of the PostgreSQL store (binary COPY, `stores/postgres/_copy.ts`), shared by
- * the Deno and Node runners: the rows' texts go through COPY, never as statement
+ * the Deno and Node runners: a long write's texts go through COPY, never as statement
  * parameters; a bulk create of a taken id or rows the server refuses (part way through or
  * after the last row was sent) reject with a typed error, keep what was committed, and
  * leave the connection able to write again.
@@ -13,6 +13,7 @@ import {
   SessionStorageError,
 } from "../../core.ts";
 import { openPostgresStore } from "../../stores/postgres/store.ts";
+import { COPY_MIN_CHARS } from "../../stores/postgres/_rows.ts";
 import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/harness.ts";
 import { adminSql, freshSchema, settles, sharedCluster, withFreshStore } from "./subject.ts";
@@ -40,6 +41,9 @@ function chain(prefix: string, count: number, size = 10, parent: string | null =
   return entries;
 }
 
+/** Characters of text per entry that make 20 entries a write long enough for COPY. */
+const LONG = Math.ceil(COPY_MIN_CHARS / 20);
+
 /** Make the server refuse any entry row whose JSON holds `marker`. */
 async function refuseRowsWith(schema: string, marker: string): Promise<void> {
   await adminSql((sql) =>
@@ -63,7 +67,7 @@ export function postgresCopyCases(t: Register, runtime: string): void {
     });
     const store = await openPostgresStore({ sql, schema: freshSchema() });
     try {
-      const entries = chain("m", 40);
+      const entries = chain("m", 40, LONG);
       await store.create(head("bulk"), entries.slice(0, 20));
       await store.append("bulk", entries.slice(20));
       assertEquals((await store.load("bulk")).entries, entries);
@@ -71,6 +75,10 @@ export function postgresCopyCases(t: Register, runtime: string): void {
       assertEquals(copies.length, 2);
       const texts = JSON.stringify(sent.map(({ parameters }) => parameters));
       assert(!texts.includes("m7 xxx"), "an entry text was sent as a parameter");
+      // A short bulk write stays one statement: COPY's round trips would cost it more.
+      await store.create(head("short"), chain("s", 20));
+      assertEquals(sent.filter(({ query }) => query.startsWith("COPY ")).length, 2);
+      assertEquals((await store.load("short")).entries, chain("s", 20));
     } finally {
       await store.close();
       await sql.end();
@@ -79,14 +87,14 @@ export function postgresCopyCases(t: Register, runtime: string): void {
 
   t(name("a bulk create of a taken id rejects and changes nothing"), async () => {
     await withFreshStore(async (store) => {
-      const first = chain("a", 20);
+      const first = chain("a", 20, LONG);
       await store.create(head("taken"), first);
       await assertRejects(
-        () => settles(store.create(head("taken"), chain("b", 30)), "the create"),
+        () => settles(store.create(head("taken"), chain("b", 30, LONG)), "the create"),
         SessionExistsError,
       );
       assertEquals((await store.load("taken")).entries, first);
-      await store.append("taken", chain("c", 20, 10, "a19")); // the connection writes on
+      await store.append("taken", chain("c", 20, LONG, "a19")); // the connection writes on
       assertEquals((await store.load("taken")).entries.length, 40);
     });
   });
@@ -96,7 +104,7 @@ export function postgresCopyCases(t: Register, runtime: string): void {
       await refuseRowsWith(schema, "refuse-me");
       const kept = chain("k", 20);
       await store.create(head("s"), kept);
-      const refused = chain("r", 20, 10, "k19");
+      const refused = chain("r", 20, LONG, "k19");
       (refused[15] as { message: { content: string } }).message.content = "refuse-me";
       const error = await assertRejects(
         () => settles(store.append("s", refused), "the append"),
@@ -111,7 +119,7 @@ export function postgresCopyCases(t: Register, runtime: string): void {
       );
       assertEquals(await store.has("t"), false);
       assertEquals((await store.load("s")).entries, kept);
-      const more = chain("n", 20, 10, "k19");
+      const more = chain("n", 20, LONG, "k19");
       await store.append("s", more);
       assertEquals((await store.load("s")).entries, [...kept, ...more]);
     });
