@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { Socket } from "node:net";
 import postgres from "postgres";
 import { SessionError, SessionStorageError } from "../../src/errors.ts";
 
@@ -60,8 +59,7 @@ function safeDecode(text: string): string {
 
 /**
  * A postgres.js client for a URL, with the store's defaults: a small pool, a bounded
- * connect wait, notices not printed (they would go to the user's console), and TCP sockets
- * that send small messages at once (`noDelaySocket`).
+ * connect wait, notices not printed (they would go to the user's console).
  *
  * @example
  * ```ts
@@ -73,35 +71,11 @@ export function connectPostgres(
   url: string,
   options: { max: number; connectTimeoutSeconds: number },
 ): PostgresClient {
-  const defaults = {
+  return postgres(url, {
     max: options.max,
     connect_timeout: options.connectTimeoutSeconds,
     onnotice: () => {},
-  };
-  const plain = postgres(url, defaults); // connects nothing until a query
-  const { host, port, path } = plain.options as { host: string[]; port: number[]; path?: string };
-  // A Unix socket path has no Nagle; several hosts are tried in turn by postgres.js alone.
-  if (path || host.length !== 1) return plain;
-  // `socket` is a postgres.js option its type declarations leave out.
-  const socket = () => noDelaySocket(host[0], port[0]);
-  return postgres(url, { ...defaults, socket } as typeof defaults);
-}
-
-/**
- * A TCP socket to the server with Nagle's algorithm off, for postgres.js to use as its own.
- * A bulk write ends with small messages (COPY's end, the statements after it) behind a
- * large one: with Nagle on, the kernel holds them until the server acknowledges the large
- * one, which it delays (tens of milliseconds per write). The socket is connecting when
- * returned: postgres.js writes to it at once (the writes wait for the connection), hears its
- * errors and times the connect as for a socket it opened itself (it opens a new one through
- * this after a connection is lost).
- */
-function noDelaySocket(host: string, port: number): Socket {
-  const socket = new Socket();
-  socket.setNoDelay(true);
-  socket.connect(port, host);
-  // postgres.js names the server in a connection error from these.
-  return Object.assign(socket, { host, port });
+  });
 }
 
 /** Cut every secret out of a text. */

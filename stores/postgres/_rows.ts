@@ -10,7 +10,6 @@ import { encodeEntries, SESSION_ROW_COLUMNS, sessionRowValues } from "../../src/
 import type { ListingState } from "../../src/_listing.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import type { PostgresClient } from "./_connect.ts";
-import { copyEntryRows } from "./_copy.ts";
 import { SEARCH_INSERT, type SearchRows, toSearchRows } from "./_search.ts";
 
 /** A row of `entries` as written. */
@@ -84,23 +83,15 @@ export type Runner = Pick<PostgresClient, "unsafe">;
 export const PREPARED = { prepare: true } as const;
 
 /**
- * A bulk write with at least this much entry JSON (UTF-16 units) goes through binary COPY:
- * below it the COPY's extra round trips (the session row settled first, COPY's own
- * handshake) cost more than the parameter encoding it saves, as for a small session's
- * create in a first push of many.
- */
-export const COPY_MIN_CHARS = 256 * 1024;
-
-/**
  * Write `rows` numbered from `firstSeq`, after `order.before` and followed by `order.after`
  * (statements of the same transaction; nothing else may be sent meanwhile). The statements
  * go out together where they can: postgres.js pipelines a transaction's queries, and if
  * one fails the rest fail with it. A bulk write (no search rows) marks the session
- * `search_pending` from `firstSeq`; a long one goes through binary COPY (`_copy.ts`), the
- * others in one statement (parallel arrays, a data-modifying CTE; the foreign key is
- * checked at the statement's end). There the JSON texts go as one parameter split on the
- * server at a character valid JSON never holds raw: as an array literal each quote in them
- * would be escaped by the client and unescaped by the server.
+ * `search_pending` from `firstSeq`. The rows go in one statement (parallel arrays, a
+ * data-modifying CTE; the foreign key is checked at the statement's end), their JSON texts
+ * as one parameter split on the server at a character valid JSON never holds raw: as an
+ * array literal each quote in them would be escaped by the client and unescaped by the
+ * server.
  */
 export async function insertEntries(
   tx: Runner,
@@ -123,18 +114,6 @@ export async function insertEntries(
   if (rows.json.length === 0) {
     await before?.();
     await after?.();
-  } else if (!search && jsonChars(rows.json) >= COPY_MIN_CHARS) {
-    // Settled first: a COPY must not be under way when the transaction gives up on a
-    // failed statement and sends its ROLLBACK.
-    await before?.();
-    await copyEntryRows(
-      tx,
-      s,
-      sessionId,
-      firstSeq,
-      rows,
-      () => Promise.all([pending(), after?.()]),
-    );
   } else {
     // A raw record separator cannot occur in JSON text (a control character in a string is
     // escaped); the array form stays for a caller that bypassed `toJsonLine`.
@@ -159,12 +138,6 @@ export async function insertEntries(
       after?.(),
     ]);
   }
-}
-
-function jsonChars(json: readonly string[]): number {
-  let chars = 0;
-  for (const text of json) chars += text.length;
-  return chars;
 }
 
 /** Joins the JSON texts of a write into one parameter (U+001E, record separator). */

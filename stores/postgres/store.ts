@@ -80,11 +80,7 @@ import {
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; the password never appears in errors. */
   url?: string;
-  /**
-   * An existing postgres.js client instead of `url`; `close()` leaves it open. Bulk writes
-   * (a sync, an import) end with small messages: give it sockets with Nagle off (its
-   * `socket` option; the store's own have it) or each waits for a delayed acknowledgement.
-   */
+  /** An existing postgres.js client instead of `url`; `close()` leaves it open. */
   sql?: PostgresClient;
   /** The PostgreSQL schema holding the tables (default `"mu_sessions"`); created if missing. */
   schema?: string;

@@ -7,7 +7,6 @@
 import { conformance } from "../conformance/mod.ts";
 import { appendsPerWriter, postgresCases } from "../postgres/cases.ts";
 import { postgresContextCases } from "../postgres/context_cases.ts";
-import { postgresCopyCases } from "../postgres/copy_cases.ts";
 import { postgresCliCases } from "../postgres/cli_cases.ts";
 import { postgresSearchCases } from "../postgres/search_cases.ts";
 import { postgresSubject, stopSharedCluster } from "../postgres/subject.ts";
@@ -34,5 +33,4 @@ postgresCases((name, fn) => Deno.test(name, fn), {
 postgresCliCases((name, fn) => Deno.test(name, fn));
 postgresSearchCases((name, fn) => Deno.test(name, fn), "deno");
 postgresContextCases((name, fn) => Deno.test(name, fn), "deno");
-postgresCopyCases((name, fn) => Deno.test(name, fn), "deno");
 Deno.test("postgres: stop the test cluster", stopSharedCluster);

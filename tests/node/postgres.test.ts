@@ -11,7 +11,6 @@ import { test } from "node:test";
 import { conformance } from "../conformance/mod.ts";
 import { appendsPerWriter, postgresCases } from "../postgres/cases.ts";
 import { postgresContextCases } from "../postgres/context_cases.ts";
-import { postgresCopyCases } from "../postgres/copy_cases.ts";
 import { postgresSearchCases } from "../postgres/search_cases.ts";
 import { postgresSubject, stopSharedCluster } from "../postgres/subject.ts";
 import { runWriter, type WriterArgs } from "../postgres/writer_core.ts";
@@ -45,6 +44,5 @@ if (writerArgs) {
   });
   postgresSearchCases((name, fn) => test(name, fn), "node");
   postgresContextCases((name, fn) => test(name, fn), "node");
-  postgresCopyCases((name, fn) => test(name, fn), "node");
   test("postgres: stop the test cluster", stopSharedCluster);
 }
