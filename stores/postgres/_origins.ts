@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Runner } from "./_rows.ts";
+import { PREPARED, type Runner } from "./_rows.ts";
 
 /**
  * The label each store records for the sessions it creates, beside the store rather than in
@@ -46,6 +46,7 @@ export async function recordOrigin(
     `INSERT INTO ${s}.origins (session_id, machine, synced_at) VALUES ($1, $2, $3)
      ON CONFLICT (session_id) DO NOTHING`,
     [sessionId, machine, Date.now()] as string[],
+    PREPARED,
   );
 }
 

@@ -75,12 +75,23 @@ export const decoding = (sessionId: string) => ({
 export type Runner = Pick<PostgresClient, "unsafe">;
 
 /**
- * All rows in one statement: parallel arrays, numbered from `firstSeq`, and their search
- * texts, or for a bulk write the session's `search_pending` mark (a data-modifying CTE; the
- * foreign key is checked at the statement's end). The JSON texts go as one parameter split
- * on the server at a character valid JSON never holds raw: as an array literal each quote
- * in them would be escaped by the client and unescaped by the server, a third of the
- * server's time on a bulk write.
+ * For the statements every write sends: kept prepared on each connection (postgres.js names
+ * them by their text), so after a connection's first use they go out with the statements
+ * around them and the server does not plan them again. A client created with
+ * `prepare: false` (a transaction-pooling proxy) still sends them unnamed.
+ */
+export const PREPARED = { prepare: true } as const;
+
+/**
+ * Write `rows` numbered from `firstSeq`, after `order.before` and followed by `order.after`
+ * (statements of the same transaction; nothing else may be sent meanwhile). The statements
+ * go out together where they can: postgres.js pipelines a transaction's queries, and if
+ * one fails the rest fail with it. A bulk write (no search rows) marks the session
+ * `search_pending` from `firstSeq`. The rows go in one statement (parallel arrays, a
+ * data-modifying CTE; the foreign key is checked at the statement's end), their JSON texts
+ * as one parameter split on the server at a character valid JSON never holds raw: as an
+ * array literal each quote in them would be escaped by the client and unescaped by the
+ * server.
  */
 export async function insertEntries(
   tx: Runner,
@@ -88,32 +99,45 @@ export async function insertEntries(
   sessionId: string,
   firstSeq: number,
   rows: EntryRows,
+  order: { before?: () => PromiseLike<unknown>; after?: () => PromiseLike<unknown> } = {},
 ): Promise<void> {
-  if (rows.json.length === 0) return;
+  const { before, after } = order;
   const search = rows.search;
-  // A raw record separator cannot occur in JSON text (a control character in a string is
-  // escaped); the array form stays for a caller that bypassed `toJsonLine`.
-  const joinable = !rows.json.some((text) => text.includes(JSON_SEPARATOR));
-  const json = joinable ? `string_to_array($6, E'\\x1e')` : "$6::text[]";
-  await tx.unsafe(
-    `WITH inserted AS (INSERT INTO ${s}.entries
-       (session_id, seq, entry_id, parent_id, type, json, flags)
-     SELECT $1, $2::bigint + n - 1, e, p, t, j, f
-       FROM unnest($3::text[], $4::text[], $5::text[], ${json}, $7::int[]) WITH ORDINALITY
-         AS u(e, p, t, j, f, n))
-     ${
-      search
-        ? SEARCH_INSERT(s, 8)
-        : `INSERT INTO ${s}.search_pending (session_id, from_seq) VALUES ($1, $2)
-           ON CONFLICT (session_id) DO UPDATE
-             SET from_seq = least(${s}.search_pending.from_seq, excluded.from_seq)`
-    }`,
-    [
-      ...[sessionId, firstSeq, rows.ids, rows.parents, rows.types],
-      ...[joinable ? rows.json.join(JSON_SEPARATOR) : rows.json, rows.flags],
-      ...(search ? [search.index, search.roles, search.ids, search.ts, search.texts] : []),
-    ] as string[],
-  );
+  const pending = () =>
+    tx.unsafe(
+      `INSERT INTO ${s}.search_pending (session_id, from_seq) VALUES ($1, $2)
+       ON CONFLICT (session_id) DO UPDATE
+         SET from_seq = least(${s}.search_pending.from_seq, excluded.from_seq)`,
+      [sessionId, firstSeq],
+      PREPARED,
+    );
+  if (rows.json.length === 0) {
+    await before?.();
+    await after?.();
+  } else {
+    // A raw record separator cannot occur in JSON text (a control character in a string is
+    // escaped); the array form stays for a caller that bypassed `toJsonLine`.
+    const joinable = !rows.json.some((text) => text.includes(JSON_SEPARATOR));
+    const json = joinable ? `string_to_array($6, E'\\x1e')` : "$6::text[]";
+    await Promise.all([
+      before?.(),
+      tx.unsafe(
+        `WITH inserted AS (INSERT INTO ${s}.entries
+           (session_id, seq, entry_id, parent_id, type, json, flags)
+         SELECT $1, $2::bigint + n - 1, e, p, t, j, f
+           FROM unnest($3::text[], $4::text[], $5::text[], ${json}, $7::int[]) WITH ORDINALITY
+             AS u(e, p, t, j, f, n))
+         ${search ? SEARCH_INSERT(s, 8) : "SELECT 1"}`,
+        [
+          ...[sessionId, firstSeq, rows.ids, rows.parents, rows.types],
+          ...[joinable ? rows.json.join(JSON_SEPARATOR) : rows.json, rows.flags],
+          ...(search ? [search.index, search.roles, search.ids, search.ts, search.texts] : []),
+        ] as string[],
+      ),
+      search ? undefined : pending(),
+      after?.(),
+    ]);
+  }
 }
 
 /** Joins the JSON texts of a write into one parameter (U+001E, record separator). */

@@ -10,7 +10,7 @@ import type { ListOptions } from "../../src/store.ts";
 import type { PostgresClient } from "./_connect.ts";
 import { SessionExistsError, SessionNotFoundError } from "../../src/errors.ts";
 import { recordOrigin } from "./_origins.ts";
-import { type Runner, SESSION_COLUMNS, SESSION_UPDATE } from "./_rows.ts";
+import { PREPARED, type Runner, SESSION_COLUMNS, SESSION_UPDATE } from "./_rows.ts";
 
 /**
  * Insert a new session's row, and its origin when a `mu sync` push creates it (in the same
@@ -29,6 +29,7 @@ export async function insertSession(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING
      RETURNING id`,
     [id, ...columns, nextSeq] as string[],
+    PREPARED,
   );
   if (inserted.length === 0) throw new SessionExistsError(id);
   if (origin) await recordOrigin(tx, s, id, origin);
@@ -39,6 +40,7 @@ export async function lockSession(tx: Runner, s: string, sessionId: string, colu
   const rows = await tx.unsafe(
     `SELECT ${columns} FROM ${s}.sessions WHERE id = $1 FOR UPDATE`,
     [sessionId],
+    PREPARED,
   );
   if (rows.length === 0) throw new SessionNotFoundError(sessionId);
   return rows[0];

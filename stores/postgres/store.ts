@@ -27,24 +27,17 @@
  */
 import { InvalidArgumentError } from "../../src/errors.ts";
 import type { ContextLoadingStore, LoadedContext } from "../../src/context_load.ts";
-import { listingToInfo } from "../../src/_listing.ts";
 import { toJsonLine } from "../../src/jsonl.ts";
 import {
-  decodeHeader,
   decodeListing,
   decodeSession,
   encodeSession,
-  foldEntries,
   listRecords,
   recordsToJsonl,
 } from "../../src/_records.ts";
 import type { SessionEntry, SessionHeader } from "../../src/schema.ts";
 import { prepareSearch, type SearchHit, type SearchOptions } from "../../src/search.ts";
-import {
-  assertNoCycleAcrossAppends,
-  guardStoreClass,
-  newEntries,
-} from "../../src/guarded_store.ts";
+import { guardStoreClass } from "../../src/guarded_store.ts";
 import type { CreatedSession, ListOptions, LoadedSession, SessionInfo } from "../../src/store.ts";
 import {
   type ConnectionTarget,
@@ -56,6 +49,7 @@ import {
   transaction,
 } from "./_connect.ts";
 import { readContext } from "./_context.ts";
+import { appendEntries } from "./_append.ts";
 import { decoding, insertEntries, type Runner, sessionColumns, toEntryRows } from "./_rows.ts";
 import { createdOn, labelCreates, readOrigins } from "./_origins.ts";
 import { migratePostgresSchema, quoteSchema } from "./_schema.ts";
@@ -177,13 +171,10 @@ export class PostgresSessionStore implements ContextLoadingStore {
       const columns = sessionColumns(header, records.header, records.listing);
       return async (tx) => {
         const origin = createdOn(this);
-        // Sent together (a transaction's statements are pipelined and run in order, so the
-        // session row is there for the entries' foreign key): one round trip fewer per
-        // create. If the session exists, its error rejects first and all rolls back.
-        await Promise.all([
-          insertSession(tx, this.#s, header.id, columns, entries.length, origin),
-          insertEntries(tx, this.#s, header.id, 0, rows),
-        ]);
+        // If the session exists, its error rejects first and all rolls back.
+        await insertEntries(tx, this.#s, header.id, 0, rows, {
+          before: () => insertSession(tx, this.#s, header.id, columns, entries.length, origin),
+        });
         return { id: header.id };
       };
     });
@@ -192,64 +183,7 @@ export class PostgresSessionStore implements ContextLoadingStore {
   async append(sessionId: string, given: readonly SessionEntry[]): Promise<void> {
     await this.#write("append", () => {
       const givenRows = toEntryRows(given);
-      return async (tx) => {
-        if (given.length === 0) {
-          await lockSession(tx, this.#s, sessionId, "id"); // a missing session still rejects
-          return;
-        }
-        // Ids already stored, read under the session's row lock (`entries_by_entry_id`): the
-        // two statements go out together and run in order, the lock taken first.
-        // With them, the new ids a stored entry names as its parent (`entries_by_parent`): a
-        // parent missing when that entry was written, through which a cycle could close.
-        const ids = given.map((entry) => entry.id);
-        const [locked, found, named] = await Promise.all([
-          lockSession(tx, this.#s, sessionId, "header, listing, next_seq"),
-          tx.unsafe(
-            `SELECT entry_id, json FROM ${this.#s}.entries
-             WHERE session_id = $1 AND entry_id = ANY($2::text[])`,
-            [sessionId, ids],
-          ),
-          tx.unsafe(
-            `SELECT DISTINCT parent_id FROM ${this.#s}.entries
-             WHERE session_id = $1 AND parent_id = ANY($2::text[])`,
-            [sessionId, ids],
-          ),
-        ]);
-        const stored = new Map(found.map((row) => [String(row.entry_id), String(row.json)]));
-        const entries = newEntries(sessionId, given, (id) => stored.get(id));
-        if (entries.length === 0) return;
-        if (named.length > 0) {
-          const dangling = new Set(named.map((row) => String(row.parent_id)));
-          const links = await tx.unsafe(
-            `SELECT entry_id, parent_id FROM ${this.#s}.entries WHERE session_id = $1 ORDER BY seq`,
-            [sessionId],
-          );
-          const parents = new Map(
-            links.map((row) => [String(row.entry_id), row.parent_id as string | null]),
-          );
-          assertNoCycleAcrossAppends(sessionId, entries, dangling, (id) => parents.get(id));
-        }
-        const rows = entries.length === given.length ? givenRows : toEntryRows(entries);
-        // Folded from the state read under the row lock, so no writer loses another's update.
-        const listing = foldEntries(decodeListing(locked.listing, decoding(sessionId)), entries);
-        const header = decodeHeader(locked.header, decoding(sessionId));
-        const first = Number(locked.next_seq);
-        // Both statements go out together (postgres.js pipelines a transaction's queries):
-        // one round trip fewer per append; if the insert fails the update fails with it.
-        await Promise.all([
-          insertEntries(tx, this.#s, sessionId, first, rows),
-          tx.unsafe(
-            `UPDATE ${this.#s}.sessions SET listing = $2, modified = $3, next_seq = $4,
-           change = nextval('${this.#s}.change_seq') WHERE id = $1`,
-            [
-              sessionId,
-              JSON.stringify(listing),
-              listingToInfo(header, listing).modified.getTime(),
-              first + entries.length,
-            ],
-          ),
-        ]);
-      };
+      return (tx) => appendEntries(tx, this.#s, sessionId, given, givenRows);
     });
   }
 

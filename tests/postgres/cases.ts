@@ -18,7 +18,7 @@ import { assert, assertEquals, assertRejects } from "../conformance/assert.ts";
 import type { Register } from "../conformance/harness.ts";
 import { goId, markerHeader, readyId, workerEntryId } from "../sqlite/append_worker_core.ts";
 import { startCluster } from "./cluster.ts";
-import { adminSql, closeAdmin, freshSchema, sharedCluster } from "./subject.ts";
+import { adminSql, closeAdmin, freshSchema, settles, sharedCluster } from "./subject.ts";
 import type { WriterArgs } from "./writer_core.ts";
 
 /** How a runtime starts one writer process (runs `runWriter` to completion). */
@@ -58,15 +58,6 @@ async function withFreshStore(fn: (store: PostgresSessionStore, schema: string) 
   } finally {
     await store.close();
   }
-}
-
-/** Fail instead of hanging when a promise that must settle does not. */
-function settles<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within 20 s`)), 20_000);
-  });
-  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
 }
 
 export function postgresCases(

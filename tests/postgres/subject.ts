@@ -42,6 +42,15 @@ export function freshSchema(): string {
   return `t${Date.now().toString(36)}_${process.pid}_${counter++}`;
 }
 
+/** Fail instead of hanging when a promise that must settle does not. */
+export function settles<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within 20 s`)), 20_000);
+  });
+  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
+}
+
 /** A store on a fresh schema of the shared cluster, closed after `fn`. */
 export async function withFreshStore(
   fn: (store: PostgresSessionStore, schema: string) => Promise<void>,
