@@ -6,7 +6,7 @@
  * @module
  */
 import type { Page } from "playwright-core";
-import { ROOT } from "./helpers.ts";
+import { ROOT, screenshot } from "./helpers.ts";
 
 /** The bundled demo sessions the tests import. */
 export const DEMO = {
@@ -129,4 +129,18 @@ export async function crampedTreeRows(
     })
   );
   return { rows: rows.length, cramped: rows.filter((row) => row.text < 80 || row.right > 1) };
+}
+
+/**
+ * At `width`, the Tree tab (chosen on a small screen) shows rows and none is squeezed or cut
+ * off; saves a screenshot named `shot`.
+ */
+export async function assertReadableTree(page: Page, width: number, shot: string): Promise<void> {
+  await page.setViewportSize({ width, height: width < 900 ? 844 : 900 });
+  if (width < 900) await page.click("#pane-tab-tree");
+  await page.waitForSelector(".tree-row[data-id]");
+  const shown = await crampedTreeRows(page);
+  assert(shown.rows > 5, `${width} px: the Tree tab shows rows (${shown.rows})`);
+  assertEquals(shown.cramped, [], `${width} px: rows whose text is squeezed or cut off`);
+  await screenshot(page, `${shot}-${width}`);
 }

@@ -13,8 +13,8 @@ import { SessionIndex } from "../../src/tree.ts";
 import { TREE_ROW_HEIGHT } from "../../web/views/tree.ts";
 import { flattenTree } from "../../web/worker/tree_rows.ts";
 import { serveGeneratedSession } from "./served_session.ts";
-import { bounded, launchBrowser, screenshot, waitReady, watchPage } from "./helpers.ts";
-import { assert, assertEquals, crampedTreeRows } from "./page.ts";
+import { bounded, launchBrowser, waitReady, watchPage } from "./helpers.ts";
+import { assert, assertEquals, assertReadableTree } from "./page.ts";
 
 const WATCHDOG_MS = 180_000;
 /** More entries than one page of the API (2,000): the full load takes several. */
@@ -63,13 +63,7 @@ Deno.test({
     const facts = await page.locator(".facts-block").textContent() ?? "";
     assert(!facts.includes(ENTRIES.toLocaleString("en-US")), `no full overview yet: ${facts}`);
     for (const width of [390, 768, 1400]) {
-      await page.setViewportSize({ width, height: width < 900 ? 844 : 900 });
-      if (width < 900) await page.click("#pane-tab-tree");
-      await page.waitForSelector(".tree-row[data-id]");
-      const shown = await crampedTreeRows(page);
-      assert(shown.rows > 5, `${width} px: the Tree tab shows rows (${shown.rows})`);
-      assertEquals(shown.cramped, [], `${width} px: rows whose text is squeezed or cut off`);
-      await screenshot(page, `serve-tree-before-load-${width}`);
+      await assertReadableTree(page, width, "serve-tree-before-load");
     }
 
     // Far down the tree: rows the tree did not open with, with their label chips.

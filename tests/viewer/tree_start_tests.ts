@@ -13,8 +13,8 @@ import { serializeSessionJsonl } from "../../src/jsonl.ts";
 import { SessionIndex } from "../../src/tree.ts";
 import { flattenTree } from "../../web/worker/tree_rows.ts";
 import { generatedSession } from "../unit/context_sessions.ts";
-import { openWithImported, screenshot, withViewerBrowser } from "./helpers.ts";
-import { assert, assertEquals, crampedTreeRows } from "./page.ts";
+import { openWithImported, withViewerBrowser } from "./helpers.ts";
+import { assert, assertEquals, assertReadableTree } from "./page.ts";
 
 /** Entries of the session: enough that a full load parses far more than a screen of rows. */
 const ENTRIES = 6000;
@@ -111,13 +111,7 @@ Deno.test({
       // rows and the branch points' children. A full load parses every entry.
       assert(parsed < ENTRIES / 2, `the worker parsed ${parsed} of ${ENTRIES} entries`);
       for (const width of [390, 1400]) {
-        await page.setViewportSize({ width, height: width < 900 ? 844 : 900 });
-        if (width < 900) await page.click("#pane-tab-tree");
-        await page.waitForSelector(".tree-row[data-id]");
-        const shown = await crampedTreeRows(page);
-        assert(shown.rows > 5, `${width} px: the Tree tab shows rows (${shown.rows})`);
-        assertEquals(shown.cramped, [], `${width} px: rows whose text is squeezed or cut off`);
-        await screenshot(page, `tree-before-load-${width}`);
+        await assertReadableTree(page, width, "tree-before-load");
       }
       const kinds = await page.locator(".tree-row[data-id] .badge").allTextContents();
       assert(kinds.includes("user") && kinds.includes("assistant"), `kinds: ${kinds}`);
