@@ -147,7 +147,7 @@ export function serveHttp(
     }
   });
   // node:http answers 408 to any request not received whole within 5 minutes, which cut a
-  // 231 MB import off while it was being stored; an upload is bounded instead by the API's
+  // large import off while it was being stored; an upload is bounded instead by the API's
   // idle timeout between chunks (and its size limit), headers by node's headersTimeout.
   server.requestTimeout = 0;
   return new Promise((resolve, reject) => {

@@ -1,7 +1,7 @@
 /**
  * Group commit for appends: appends to one session file that arrive while an earlier one
  * waits for (or holds) the file's lock are written together, as one write and one `fsync`,
- * under one lock. A durable append costs what the disk costs (issue 12), and eight appends
+ * under one lock. A durable append costs what the disk costs, and eight appends
  * in flight pay for one or two flushes, not eight.
  *
  * Every append in a group resolves only after the group's bytes are durable, so an

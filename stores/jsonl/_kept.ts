@@ -1,6 +1,6 @@
 /**
  * A session file kept open across a burst of appends, for as long as this process holds
- * (or has parked, `_park.ts`) the file's lock (issue 12). Opening the file per append cost
+ * (or has parked, `_park.ts`) the file's lock. Opening the file per append cost
  * an open, a `fstat` for its size, a seek (Deno) and a close around each write: with it
  * kept, an append is the store's `stat` of the path, the write, the `fdatasync` (durable
  * only) and one `fstat` for the new mtime.

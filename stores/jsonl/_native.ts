@@ -1,10 +1,10 @@
 /**
  * The calls made per listed file, per folder and per append (`stat`, `readdir`, the append
  * itself) through the runtime's own API when it is Deno. Deno's `node:fs` builds a full Node
- * `Stats` object (and sorts `Dirent`s) on top of its native call, which made `stat` about
- * three times as dear: a third of a cold listing of 10,000 sessions and of a relaxed append
- * (issue 12). Node keeps `node:fs`. Modification times are whole milliseconds everywhere:
- * Node reports fractions, Deno does not, and the persisted listing cache is shared by both;
+ * `Stats` object (and sorts `Dirent`s) on top of its native call, which made `stat` several
+ * times as dear, a large part of a cold listing and of a relaxed append (the bench's listing
+ * and append rows). Node keeps `node:fs`. Modification times are whole milliseconds
+ * everywhere: Node reports fractions, Deno does not, and the persisted listing cache is shared by both;
  * equal keys need equal precision.
  *
  * @module
@@ -51,8 +51,8 @@ const deno = (globalThis as { Deno?: DenoFsApi }).Deno;
 
 /**
  * How many of each system call this module has made (`stat`: a path followed, `lstat`: a
- * path itself, `fstat`: an open file). Tests read these to pin down what an append costs
- * (issue 12), which the folder interface alone cannot show; a counter is all it costs.
+ * path itself, `fstat`: an open file). Tests read these to pin down what an append costs,
+ * which the folder interface alone cannot show; a counter is all it costs.
  *
  * @example
  * ```ts

@@ -1,8 +1,8 @@
 /**
- * Lock files kept across a burst of writes (issue 12). Taking a lock file costs four
+ * Lock files kept across a burst of writes. Taking a lock file costs four
  * directory changes (temp owner file, hard link, two unlinks), and on ext4 a durable
- * append's `fsync` then also commits them: a durable append cost 1.9-2.8x a raw write +
- * fsync, a relaxed one 180-250 us instead of the older tools' 30-56 us. So a released lock
+ * append's `fsync` then also commits them, which made a lock per append several times the
+ * cost of the write itself (the bench's append rows). So a released lock
  * is first *parked*: its file stays, the process's in-memory queue is free, and the next
  * acquisition of the same path in this process takes it over with no file operation. It
  * is removed for real once the process goes idle (the next timer turn: a run of appends

@@ -1,6 +1,6 @@
 /**
  * The listing cache on disk, so a new process lists a folder without reading its sessions
- * (issue 12: 2,000 sessions cold in 1.2 s, most of it folding every file again).
+ * (without it, most of a cold listing was folding every file again).
  *
  * Where: `.mu-listing-cache.json` in the folder's root, written through the store's own
  * {@link JsonlFolderFs}. That is the one place every backend can reach (an OPFS or File
@@ -94,8 +94,8 @@ const NodeBuffer = (globalThis as {
 }).Buffer;
 
 /**
- * The cache file's text. Deno's `TextDecoder` took 3-45 ms of CPU on the 7 MB file of 10,000
- * sessions where `Buffer` takes 5 ms; both replace invalid bytes the same way.
+ * The cache file's text. Deno's `TextDecoder` took several times as long as `Buffer` on a
+ * large cache file; both replace invalid bytes the same way.
  */
 function utf8(bytes: Uint8Array): string {
   if (!NodeBuffer) return decoder.decode(bytes);

@@ -158,7 +158,7 @@ export class NodeJsonlFolderFs implements JsonlFolderFs {
 
   // The small operations of appends and listings are synchronous system calls: each is a
   // few microseconds, while a promise-based call costs a thread-pool round trip (tens to
-  // hundreds of microseconds in Deno), which was most of an append's time (issue 12).
+  // hundreds of microseconds in Deno), which was most of an append's time.
   async stat(path: string): Promise<FileStat | undefined> {
     return this.#burst.stat(path);
   }

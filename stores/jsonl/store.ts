@@ -115,7 +115,7 @@ export class JsonlSessionStore implements SessionStore, ContextLoadingStore {
 
   async load(sessionId: string): Promise<LoadedSession> {
     // The file keeps the original text, so loading need not hold a second copy of it
-    // (bench finding 1: 0.47x the parse floor and +386 MB at 100k entries).
+    // (a second copy doubled a large session's memory at load).
     return await this.#load(sessionId, false);
   }
 

@@ -28,7 +28,7 @@ export interface OpenedStorage {
 export const VIEWER_SQLITE_FILE = "/mu-sessions-viewer.sqlite3";
 /**
  * Imports of more entries leave search indexing to the first search: trigram indexing
- * was most of the time of importing a large session (100k entries: ~85 % of the insert).
+ * was most of the time of importing a large session.
  */
 const DEFER_SEARCH_INDEX_ABOVE = 1000;
 /** IndexedDB database of the viewer (used when OPFS SQLite cannot open). */

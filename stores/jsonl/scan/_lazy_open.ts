@@ -71,8 +71,8 @@ class RetainedBytes {
 
 /**
  * Bytes read past a body when bodies are read in file order: a context's entries lie
- * together, and reading them one by one cost the 100k session's open 2,254 reads (35-51 ms
- * of opening, reading and closing the file) where about 25 serve.
+ * together, and reading them one by one cost a large session's open thousands of reads (each
+ * opening, reading and closing the file) where a few dozen serve.
  */
 export const READ_AHEAD_BYTES = 256 << 10;
 

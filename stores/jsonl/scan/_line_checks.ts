@@ -194,9 +194,9 @@ class RangeScanner {
     scan.flags.push(flags);
     if (entry.type === "label") scan.labels.push(index);
     applyEntryToListing(scan.listing, entry);
-    // Nothing else is kept: holding even the entries since the last boundaries (5-10 % of
-    // the 100k session) doubled the pass's time in garbage collection; the few entries a
-    // context needs are read back by their offsets instead.
+    // Nothing else is kept: holding even the entries since the last boundaries (a few
+    // percent of a large session) doubled the pass's time in garbage collection; the few
+    // entries a context needs are read back by their offsets instead.
     if (flags & RARE || entry.type === "model_change" || ORDER_DEPENDENT_TYPES.has(entry.type)) {
       scan.kept.push([index, entry]);
     }

@@ -1,8 +1,8 @@
 /**
- * The resume index of a large JSONL session (issue 12): what the checking pass
+ * The resume index of a large JSONL session: what the checking pass
  * (`_scan.ts`) learned about the file's first `bytes` bytes, saved so that the next
- * open of the same file checks only the lines appended since. Without it, resuming the 100k
- * session parsed and checked all 231 MB again on every open.
+ * open of the same file checks only the lines appended since. Without it, resuming a large
+ * session parsed and checked the whole file again on every open.
  *
  * Trust: the index is believed only when this user's key sealed it, and only for bytes whose
  * SHA-256 still match. The file is a side file (`../_side_file.ts`) whose checksum is an
@@ -123,7 +123,7 @@ export interface ResumeIndexFile {
   blockBytes?: number;
   /**
    * SHA-256 (hex) of a block, when the runtime has a faster one than `crypto.subtle` (Node's
-   * and Deno's `node:crypto` hash 231 MB in about half the time); default {@link sha256Hex}.
+   * and Deno's `node:crypto` hash in about half the time); default {@link sha256Hex}.
    */
   digest?: Digest;
 }
@@ -248,8 +248,8 @@ const IN_FLIGHT = 3;
 export class BlockHasher {
   readonly blockBytes: number;
   // One block, allocated at the first push and reused: a digest is taken (a synchronous
-  // one) or its input copied (`crypto.subtle`) when it is asked for. Fresh blocks cost the
-  // 100k session's first open about 150 ms of page faults.
+  // one) or its input copied (`crypto.subtle`) when it is asked for. Fresh blocks cost a
+  // large session's first open a noticeable share of its time in page faults.
   #block?: Uint8Array;
   #filled = 0;
   #length = 0;
@@ -301,8 +301,8 @@ export class BlockHasher {
     }
   }
 
-  /** `chunk` into the block's running hash (no copy: the 100k session's first open copied
-   * its 231 MB into blocks in about 110 ms). */
+  /** `chunk` into the block's running hash (no copy: copying every byte of a large session
+   * into blocks was a noticeable part of its first open). */
   #stream(chunk: Uint8Array): void {
     let at = 0;
     while (at < chunk.length) {
