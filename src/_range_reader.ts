@@ -93,7 +93,7 @@ export type RangeRead =
   | { kind: "whole"; index: ExportIndexFacts; body: AsyncIterable<Uint8Array> }
   | { kind: "none" };
 
-const decoder = new TextDecoder();
+const decoder = /* @__PURE__ */ new TextDecoder();
 const NEWLINE = 0x0a;
 const CLOSE_BRACE = 0x7d;
 
@@ -225,8 +225,8 @@ async function answerFromRanges(
   };
 }
 
-const lineDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lineDecoder = /* @__PURE__ */ new TextDecoder("utf-8", { ignoreBOM: true });
+const strictDecoder = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Bytes decoded as the parser decodes a line: without `fatal` (faster), and again with it
