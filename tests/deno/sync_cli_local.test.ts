@@ -87,6 +87,28 @@ Deno.test("mu sync: push to a JSONL folder, pull into another machine's SQLite f
   });
 });
 
+Deno.test("mu sync: a pi file already migrated is synced once and not reported as skipped", async () => {
+  await world(async ({ root, agentDir, mu }) => {
+    // After `mu migrate`, the session is in the default store and its pi file stays.
+    const pi = await openJsonlDirectory(join(agentDir, "sessions"));
+    await pi.create(header("one"), chain(3, "one"));
+    await pi.close();
+    const local = await openSqliteStore(join(agentDir, "sessions.db"));
+    await local.create(header("one"), chain(3, "one"));
+    await local.close();
+    for (const round of [1, 2]) {
+      const pushed = await mu(["sync", "--to", "folder", "--json"]);
+      assertEquals(pushed.code, 0, pushed.stderr);
+      const report = JSON.parse(pushed.stdout).push;
+      assertEquals(report.skipped, [], `round ${round}`);
+      assertEquals(report.sessionsCreated, round === 1 ? 1 : 0, `round ${round}`);
+    }
+    const folder = await openJsonlDirectory(join(root, "folder"));
+    assertEquals((await folder.list()).map((info) => info.id), ["one"]);
+    await folder.close();
+  });
+});
+
 Deno.test("mu sync: a progress line on a terminal's stderr only", async () => {
   await world(async ({ agentDir, mu }) => {
     const local = await openSqliteStore(join(agentDir, "sessions.db"));
