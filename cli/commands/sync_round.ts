@@ -8,6 +8,7 @@ import type { CliContext } from "../context.ts";
 import type { SessionStore } from "../../src/store.ts";
 import { type SyncReport, syncStores } from "../../src/sync.ts";
 import type { LocalSide, RemotePlan } from "./sync_sides.ts";
+import { cliAdvice } from "../format.ts";
 
 /** A direction of a round. */
 export type Direction = "push" | "pull";
@@ -94,7 +95,7 @@ export function describeRound(round: RoundReport, remoteLabel: string): string {
       );
     }
     for (const skipped of report.skipped) {
-      lines.push(`  skipped ${skipped.sessionId}: ${skipped.reason}`);
+      lines.push(`  skipped ${skipped.sessionId}: ${cliAdvice(skipped.reason)}`);
     }
   }
   return lines.join("\n") + "\n";

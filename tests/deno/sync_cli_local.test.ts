@@ -109,6 +109,21 @@ Deno.test("mu sync: a pi file already migrated is synced once and not reported a
   });
 });
 
+Deno.test("mu sync: a torn pi file is named with the command that repairs it", async () => {
+  await world(async ({ agentDir, mu }) => {
+    const pi = await openJsonlDirectory(join(agentDir, "sessions"));
+    await pi.create(header("good"), chain(2, "good"));
+    await pi.close();
+    await Deno.writeTextFile(
+      join(agentDir, "sessions", "torn.jsonl"),
+      JSON.stringify(header("torn")) + "\n" + '{"type":"message","id":"x1"',
+    );
+    const pushed = await mu(["sync", "--to", "folder"]);
+    assert(pushed.stdout.includes("torn.jsonl"), pushed.stdout);
+    assert(pushed.stdout.includes("mu repair <file> drops it, keeping a backup"), pushed.stdout);
+  });
+});
+
 Deno.test("mu sync: a progress line on a terminal's stderr only", async () => {
   await world(async ({ agentDir, mu }) => {
     const local = await openSqliteStore(join(agentDir, "sessions.db"));
