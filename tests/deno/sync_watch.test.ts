@@ -58,24 +58,31 @@ Deno.test("mu sync --watch: pushes appends, rides out a server restart, stops on
       await store.append("w", [userEntry(id, parentId, id)]);
       await store.close();
     };
+    // A step that fails is told with the watcher's own log (read once it has stopped).
+    let failed: string | undefined;
+    const step = (ok: boolean, what: string) => failed ??= ok ? undefined : what;
     try {
-      assert(await eventually(30_000, async () => (await entryCount()) === 2), "first sync");
-      await append("w-2", "w-1");
-      assert(await eventually(2_000, async () => (await entryCount()) === 3), "pushed within 2 s");
-
-      await cluster.crash();
-      await append("w-3", "w-2"); // written while the server is away
-      await new Promise((resolve) => setTimeout(resolve, 10_000));
-      await cluster.start();
-      assert(
-        await eventually(15_000, async () => (await entryCount()) === 4),
-        "caught up after the restart",
-      );
+      step(await eventually(30_000, async () => (await entryCount()) === 2), "first sync");
+      if (!failed) await append("w-2", "w-1");
+      if (!failed) {
+        step(await eventually(2_000, async () => (await entryCount()) === 3), "pushed within 2 s");
+      }
+      if (!failed) {
+        await cluster.crash();
+        await append("w-3", "w-2"); // written while the server is away
+        await new Promise((resolve) => setTimeout(resolve, 10_000));
+        await cluster.start();
+        step(
+          await eventually(15_000, async () => (await entryCount()) === 4),
+          "caught up after the restart",
+        );
+      }
     } finally {
       child.kill("SIGINT");
     }
-    const { code, stderr } = await output;
+    const { code, stderr, stdout } = await output;
     const log = new TextDecoder().decode(stderr);
+    assert(!failed, `${failed}; the watcher said:\n${log}${new TextDecoder().decode(stdout)}`);
     assertEquals(code, 0, log);
     assertEquals(log.split("retrying until it answers").length - 1, 1, log);
     assert(log.includes("is back; caught up"), log);
