@@ -33,6 +33,15 @@
 /** What the reader does to scroll (a pinned item is let go then). */
 const READER_INPUT = ["wheel", "touchstart", "pointerdown", "keydown"] as const;
 
+/** A scroller's top and the visible part of it, in viewport coordinates (see `#view`). */
+interface ScrollerView {
+  top: number;
+  /** The middle of the visible part; none when none of it is visible. */
+  middle?: number;
+  shownTop: number;
+  shownBottom: number;
+}
+
 /** The anchoring of one scrolling list. */
 export class ScrollAnchor {
   #anchor: HTMLElement | undefined;
@@ -92,14 +101,18 @@ export class ScrollAnchor {
    * scroller scrolls, and then with the items) and the middle of its visible part, in
    * viewport coordinates; no middle when none of it is visible.
    */
-  #view(scroller: Element): { top: number; middle?: number } {
-    if (this.#isPage(scroller)) return { top: 0, middle: innerHeight / 2 };
+  #view(scroller: Element): ScrollerView {
+    if (this.#isPage(scroller)) {
+      return { top: 0, middle: innerHeight / 2, shownTop: 0, shownBottom: innerHeight };
+    }
     const box = scroller.getBoundingClientRect();
     const shownTop = Math.max(0, box.top);
     const shownBottom = Math.min(innerHeight, box.bottom);
     return {
       top: box.top,
       middle: shownBottom > shownTop ? (shownTop + shownBottom) / 2 : undefined,
+      shownTop,
+      shownBottom,
     };
   }
 
@@ -208,7 +221,7 @@ export class ScrollAnchor {
     // A pinned item scrolled out of view by the page itself (an outline row brought into
     // view) is let go: held, a page put in above it pulled the view back to it, thousands
     // of pixels away from what the reader went to.
-    if (this.#pinned?.isConnected && !this.#inView(this.#pinned, scroller)) {
+    if (this.#pinned?.isConnected && !this.#inView(this.#pinned, view)) {
       this.#pinned = undefined;
     }
     if (this.#pinned?.isConnected) {
@@ -232,13 +245,10 @@ export class ScrollAnchor {
     if (best && top <= middle) place(best, top);
   }
 
-  /** Whether any of `item` is inside the visible part of `scroller`. */
-  #inView(item: HTMLElement, scroller: Element): boolean {
+  /** Whether any of `item` is inside the visible part of the scroller `view` describes. */
+  #inView(item: HTMLElement, view: ScrollerView): boolean {
     const box = item.getBoundingClientRect();
-    const shown = this.#isPage(scroller)
-      ? { top: 0, bottom: innerHeight }
-      : scroller.getBoundingClientRect();
-    return box.bottom > Math.max(0, shown.top) && box.top < Math.min(innerHeight, shown.bottom);
+    return box.bottom > view.shownTop && box.top < view.shownBottom;
   }
 
   /** Stop following. */
